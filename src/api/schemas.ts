@@ -1,0 +1,340 @@
+/**
+ * zod schemas for every platform API response the daemon reads: the single
+ * source of the API's shapes (spec/api-concepts.md, spec/api-endpoints.md).
+ *
+ * Rules:
+ * - Unknown fields are tolerated (z.object strips them).
+ * - Fields the spec marks "or null" accept null.
+ * - Fields the exporter publishes are required, so a record missing one is
+ *   reported and skipped instead of producing a wrong value.
+ * - Casing is kept exactly as the spec spells it (camelCase for most
+ *   resources, snake_case for usage reports, performance reports, backup
+ *   listings, security alerts and logs).
+ */
+import { z } from "zod";
+
+const int = () => z.number().int();
+const num = () => z.number();
+
+/** Paginated responses carry `page`. */
+export const PageSchema = z.object({
+  currentPage: int(),
+  nextPage: int().nullable(),
+  lastPage: int(),
+  perPage: int(),
+  totalItems: int(),
+});
+export type Page = z.infer<typeof PageSchema>;
+
+/**
+ * The standard envelope; `data` is validated separately (record by record for
+ * lists) so one bad record never rejects the whole response.
+ */
+export const EnvelopeSchema = z.object({
+  message: z.string().optional(),
+  data: z.unknown(),
+  errors: z.array(z.string()).nullable().optional(),
+  page: PageSchema.optional(),
+});
+export type Envelope = z.infer<typeof EnvelopeSchema>;
+
+/** Error bodies use the same envelope; everything is optional because a proxy may answer instead. */
+export const ErrorBodySchema = z.object({
+  message: z.string().optional(),
+  errors: z.array(z.string()).nullable().optional(),
+});
+
+// ---------------------------------------------------------------- auth
+
+export const TokenResponseSchema = z.object({
+  access_token: z.string().min(1),
+  token_type: z.string().optional(),
+  expires_in: num().positive(),
+  scope: z.string().optional(),
+  created_at: num().optional(),
+  id: int().optional(),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  gravatar: z.string().optional(),
+  scopes: z.array(z.string()).optional(),
+});
+export type TokenResponse = z.infer<typeof TokenResponseSchema>;
+
+// ---------------------------------------------------------------- account
+
+const PageViewCountSchema = z.object({ people: num(), views: num() });
+
+export const AccountSchema = z.object({
+  name: z.string().optional(),
+  email: z.string().optional(),
+  maxSites: int(),
+  sitesCount: int().optional(),
+  capacity: z.object({
+    sites: z.object({
+      maxBillable: int(),
+      maxStaging: int(),
+      billable: int(),
+      staging: int(),
+      total: int(),
+    }),
+  }),
+});
+export type Account = z.infer<typeof AccountSchema>;
+
+// ---------------------------------------------------------------- sites
+
+export const TagSchema = z.object({ id: int(), name: z.string() });
+
+export const SiteSchema = z.object({
+  id: int(),
+  name: z.string().min(1),
+  displayName: z.string(),
+  url: z.string(),
+  state: z.string().min(1),
+  datacenterCode: z.string(),
+  datacenterName: z.string().optional(),
+  phpVersion: z.string().nullable(),
+  cmsEnvironmentType: z.string(),
+  staging: z.boolean(),
+  sandbox: z.boolean(),
+  kit: z.boolean(),
+  edgeCache: z.string(),
+  edgeCacheDefensiveMode: z.boolean(),
+  edgeCacheDefensiveModeUntil: int().nullable().optional(),
+  fileSystemUsageBytes: num(),
+  databaseUsageBytes: num(),
+  maxFileSystemUsageBytes: num().nullable().optional(),
+  warningHeadroomFileSystemUsageBytes: num().nullable().optional(),
+  maxDatabaseUsageBytes: num().nullable().optional(),
+  warningHeadroomDatabaseUsageBytes: num().nullable().optional(),
+  tags: z.array(TagSchema).default([]),
+  created: z.string().optional(),
+  accountId: int().optional(),
+  favorite: z.boolean().optional(),
+});
+export type Site = z.infer<typeof SiteSchema>;
+
+/** The single-site detail view adds a few fields; the daemon reads the same subset. */
+export const SiteDetailSchema = SiteSchema;
+
+// ---------------------------------------------------------------- statistics
+
+export const StatisticsPeriods = [
+  "today",
+  "yesterday",
+  "currentMonth",
+  "lastMonth",
+  "twoMonthsAgo",
+  "lastOneYear",
+  "lastTwoYears",
+] as const;
+export type StatisticsPeriod = (typeof StatisticsPeriods)[number];
+
+export const StatisticsSchema = z.object({
+  id: int().optional(),
+  databaseUsageBytes: num().optional(),
+  fileSystemUsageBytes: num().optional(),
+  pageViews: z.object({
+    today: PageViewCountSchema.optional(),
+    yesterday: PageViewCountSchema.optional(),
+    currentMonth: PageViewCountSchema.optional(),
+    lastMonth: PageViewCountSchema.optional(),
+    twoMonthsAgo: PageViewCountSchema.optional(),
+    lastOneYear: PageViewCountSchema.optional(),
+    lastTwoYears: PageViewCountSchema.optional(),
+  }),
+});
+export type Statistics = z.infer<typeof StatisticsSchema>;
+
+// ---------------------------------------------------------------- usage report
+
+export const UsageReportEntrySchema = z.object({
+  billing_cycle: z.object({
+    start_date: z.string(),
+    end_date: z.string(),
+    total_daily_average_storage_usage_in_gigabytes: num().optional(),
+    total_unique_visits: num().optional(),
+    site: z.object({
+      id: int().optional(),
+      name: z.string().optional(),
+      url: z.string().optional(),
+      daily_average_visits: num(),
+      daily_average_storage_usage_in_gigabytes: num(),
+    }),
+  }),
+});
+export type UsageReportEntry = z.infer<typeof UsageReportEntrySchema>;
+
+// ---------------------------------------------------------------- performance report
+
+export const AuditNames = [
+  "first_contentful_paint",
+  "largest_contentful_paint",
+  "speed_index",
+  "interactive",
+  "total_blocking_time",
+  "server_response_time",
+  "cumulative_layout_shift",
+] as const;
+export type AuditName = (typeof AuditNames)[number];
+
+const auditFields = Object.fromEntries(
+  AuditNames.flatMap((name) => [
+    [`${name}_score`, num().nullable().optional()],
+    [`${name}_display_value`, z.string().nullable().optional()],
+    // The spec says the numeric value is a string; accept a number too.
+    [`${name}_numeric_value`, z.union([z.string(), num()]).nullable().optional()],
+    [`${name}_numeric_unit`, z.string().nullable().optional()],
+  ]),
+) as Record<string, z.ZodType>;
+
+export const StrategyReportSchema = z.object({
+  created_at: z.string().nullable().optional(),
+  updated_at: z.string().nullable().optional(),
+  fetch_time: z.string().nullable().optional(),
+  final_url: z.string().nullable().optional(),
+  performance_score: num().nullable().optional(),
+  accessibility_score: num().nullable().optional(),
+  best_practices_score: num().nullable().optional(),
+  seo_score: num().nullable().optional(),
+  audit_tool_version: z.string().nullable().optional(),
+  ...auditFields,
+});
+export type StrategyReport = z.infer<typeof StrategyReportSchema> & Record<string, unknown>;
+
+export const PerformanceReportSchema = z.object({
+  desktop_report: StrategyReportSchema.nullable().optional(),
+  mobile_report: StrategyReportSchema.nullable().optional(),
+});
+export type PerformanceReport = z.infer<typeof PerformanceReportSchema>;
+
+// ---------------------------------------------------------------- metrics (traffic)
+
+/** period = {timestamp, <dimension>: {<metric>: {<dimension value>: number}}} */
+export const MetricsPeriodSchema = z
+  .object({ timestamp: num() })
+  .catchall(z.union([z.record(z.string(), z.record(z.string(), num().nullable())), num()]));
+export type MetricsPeriod = z.infer<typeof MetricsPeriodSchema>;
+
+export const MetricsResultSchema = z.object({
+  id: int().optional(),
+  name: z.string().optional(),
+  search: z
+    .object({
+      startAt: num().optional(),
+      endAt: num().optional(),
+      resolution: num().optional(),
+      metrics: z.array(z.string()).optional(),
+      dimensions: z.array(z.string()).optional(),
+    })
+    .optional(),
+  periods: z.array(z.unknown()),
+});
+export type MetricsResult = z.infer<typeof MetricsResultSchema>;
+
+// ---------------------------------------------------------------- security alerts
+
+export const SecurityAlertSchema = z.object({
+  title: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  severity: z.string().nullable(),
+  fixed_in: z.string().nullable().optional(),
+  reference_urls: z.array(z.string()).nullable().optional(),
+});
+
+export const SecurityAlertItemSchema = z.object({
+  id: z.union([int(), z.string()]).optional(),
+  site_id: int().optional(),
+  name: z.string().min(1),
+  version: z.string().nullable(),
+  status: z.string().nullable().optional(),
+  active: z.boolean().optional(),
+  // Unstated type in the spec: a boolean, or the plugin record's none/available wording.
+  update_available: z.union([z.boolean(), z.string()]).nullable().optional(),
+  update_version: z.string().nullable().optional(),
+  security_risk: z.boolean().optional(),
+  security_alerts: z.array(SecurityAlertSchema).nullable().default([]),
+});
+export type SecurityAlertItem = z.infer<typeof SecurityAlertItemSchema>;
+
+/** data = object grouped by status (plugins: active, active-network, drop-ins, inactive, must-use; themes: active, inactive, parent). */
+export const SecurityAlertGroupsSchema = z.record(z.string(), z.array(z.unknown()).nullable());
+
+// ---------------------------------------------------------------- domains
+
+export const DomainSchema = z.object({
+  id: z.union([int(), z.string()]).optional(),
+  primary: z.boolean(),
+  name: z.string().nullable().optional(),
+  healthy: z.boolean(),
+  dnsConfirmed: z.boolean(),
+  provisioned: z.boolean(),
+  type: z.string().optional(),
+  displayType: z.string().optional(),
+  domainName: z.string().min(1),
+  ipAddresses: z.array(z.string()).optional(),
+  zoneId: z.union([int(), z.string()]).nullable().optional(),
+});
+export type Domain = z.infer<typeof DomainSchema>;
+
+// ---------------------------------------------------------------- backups
+
+/** Combined listing entry; `timestamp` is 'YYYY-MM-DD-HH-MM' (UTC). */
+export const BackupEntrySchema = z.object({
+  timestamp: z.string().regex(/^\d{4}-\d{2}-\d{2}-\d{2}-\d{2}$/),
+  siteId: int().optional(),
+  databaseBackupId: int().nullable(),
+  filesystemBackupId: int().nullable(),
+});
+export type BackupEntry = z.infer<typeof BackupEntrySchema>;
+
+// ---------------------------------------------------------------- logs
+
+/** The log endpoints' own shape (no envelope). */
+export const LogPageSchema = z.object({
+  total_results: num().nullable().optional(),
+  logs: z.array(z.unknown()).nullable(),
+  scroll_id: z.string().nullable().optional(),
+});
+
+/** ISO 8601 string, or epoch seconds (web-server logs), or epoch ms; normalised by the caller. */
+const LogTimestampSchema = z.union([z.string().min(1), num()]);
+
+export const PhpLogEntrySchema = z.object({
+  message: z.string(),
+  severity: z.string().nullable().optional(),
+  kind: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
+  file: z.string().nullable().optional(),
+  line: int().nullable().optional(),
+  timestamp: LogTimestampSchema,
+  hosted_site_id: z.union([int(), z.string()]).nullable().optional(),
+});
+export type PhpLogEntry = z.infer<typeof PhpLogEntrySchema>;
+
+export const ServerLogEntrySchema = z.object({
+  body_bytes_sent: num().nullable().optional(),
+  cached: z.union([z.string(), z.boolean()]).nullable().optional(),
+  date: z.string().nullable().optional(),
+  http2: z.union([z.string(), z.boolean()]).nullable().optional(),
+  http_host: z.string().nullable().optional(),
+  http_referer: z.string().nullable().optional(),
+  http_user_agent: z.string().nullable().optional(),
+  http_version: z.string().nullable().optional(),
+  http_x_forwarded_for: z.string().nullable().optional(),
+  renderer: z.string().nullable().optional(),
+  request_completion: z.string().nullable().optional(),
+  request_time: num().nullable().optional(),
+  request_type: z.string().nullable().optional(),
+  request_url: z.string().nullable().optional(),
+  scheme: z.string().nullable().optional(),
+  status: int(),
+  timestamp: LogTimestampSchema,
+  type: z.string().nullable().optional(),
+  user_ip: z.string().nullable().optional(),
+});
+export type ServerLogEntry = z.infer<typeof ServerLogEntrySchema>;
+
+export type LogStream = "php" | "server";
+export const LogStreams: readonly LogStream[] = ["php", "server"];
+export type LogEntry = PhpLogEntry | ServerLogEntry;

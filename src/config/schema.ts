@@ -1,0 +1,182 @@
+/**
+ * The configuration contract (DESIGN.md "Config file"): one zod schema that
+ * validates the merged YAML + environment + flags. Unknown keys are errors.
+ * Durations, cron expressions and URLs are checked here, at load time.
+ */
+import cron from "node-cron";
+import { z } from "zod";
+import { parseDuration } from "./duration.js";
+
+/**
+ * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
+ * allocations is full) and not named there.
+ */
+export const DEFAULT_PORT = 10987;
+
+export const COLLECTOR_NAMES = [
+  "inventory",
+  "traffic",
+  "statistics",
+  "usage",
+  "performance",
+  "security",
+  "domains",
+  "backups",
+] as const;
+export type CollectorName = (typeof COLLECTOR_NAMES)[number];
+
+export const SITE_KINDS = ["live", "staging", "sandbox", "kit"] as const;
+export type SiteKind = (typeof SITE_KINDS)[number];
+
+/**
+ * Defaults follow how often the platform's data changes (README "Schedules").
+ * Seconds field first when six fields are given.
+ */
+export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
+  inventory: "*/5 * * * *", // site list and storage: new sites show up within 5 minutes
+  traffic: "0 * * * * *", // requests/bytes per second: a new period every minute
+  statistics: "17 */3 * * *", // page views are updated once a day; look a few times so a day's change shows early
+  usage: "23 */6 * * *", // usage reports cover billing cycles: daily averages
+  performance: "41 */6 * * *", // audits run rarely (on demand or daily)
+  security: "*/30 * * * *", // plugin/theme vulnerabilities and updates
+  domains: "*/10 * * * *", // domain health and DNS confirmation
+  backups: "7 * * * *", // automatic backups are daily; an hour is ample to flag a stale one
+};
+
+const durationString = (_path: string) =>
+  z.string().superRefine((value, ctx) => {
+    if (parseDuration(value) === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(value)} is not a duration such as 30s or 5m`,
+      });
+    }
+  });
+
+const cronString = z.string().superRefine((value, ctx) => {
+  if (!cron.validate(value)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (optional leading seconds field)`,
+    });
+  }
+});
+
+const httpUrl = z.string().superRefine((value, ctx) => {
+  let ok = false;
+  try {
+    const u = new URL(value);
+    ok = u.protocol === "http:" || u.protocol === "https:";
+  } catch {
+    ok = false;
+  }
+  if (!ok) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an http(s) URL` });
+});
+
+/** `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp. */
+const startFrom = z.string().superRefine((value, ctx) => {
+  if (value === "now") return;
+  if (value.startsWith("-") && parseDuration(value.slice(1)) !== undefined) return;
+  if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) return;
+  ctx.addIssue({
+    code: "custom",
+    message: `${JSON.stringify(value)} is not "now", a negative duration such as -15m, or a timestamp such as 2026-01-31T00:00:00Z`,
+  });
+});
+
+const SiteMatchSchema = z.strictObject({
+  ids: z.array(z.number().int().positive()).default([]),
+  names: z.array(z.string().min(1)).default([]),
+  tags: z.array(z.string().min(1)).default([]),
+  /** Glob patterns on the site name (`*` and `?`). */
+  namePatterns: z.array(z.string().min(1)).default([]),
+});
+export type SiteMatch = z.infer<typeof SiteMatchSchema>;
+
+const CollectorSchema = (name: CollectorName) =>
+  z.strictObject({
+    enabled: z.boolean().default(true),
+    schedule: cronString.default(DEFAULT_SCHEDULES[name]),
+  });
+
+const collectorsShape = Object.fromEntries(
+  COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})]),
+) as { [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>> };
+
+export const ConfigSchema = z.strictObject({
+  api: z
+    .strictObject({
+      /** The `/v1` base. */
+      url: httpUrl.default("https://api.sitehost.example/v1"),
+      /** Host root of the token endpoints. */
+      authUrl: httpUrl.default("https://api.sitehost.example"),
+      clientId: z.string().min(1).optional(),
+      clientSecret: z.string().min(1).optional(),
+      clientSecretFile: z.string().min(1).optional(),
+      timeout: durationString("api.timeout").default("30s"),
+      maxConcurrency: z.number().int().min(1).max(1000).default(8),
+      maxRequestsPerSecond: z.number().positive().max(10_000).default(20),
+      /** Retries of read requests on network errors and 5xx. */
+      maxRetries: z.number().int().min(0).max(20).default(4),
+      /** Refresh the token this long before it expires. */
+      tokenRefreshMargin: durationString("api.tokenRefreshMargin").default("5m"),
+    })
+    .prefault({}),
+  sites: z
+    .strictObject({
+      include: SiteMatchSchema.optional(),
+      exclude: SiteMatchSchema.prefault({}),
+      kinds: z.array(z.enum(SITE_KINDS)).min(1).default([...SITE_KINDS]),
+      shard: z
+        .strictObject({
+          index: z.number().int().min(0),
+          count: z.number().int().min(1),
+        })
+        .refine((s) => s.index < s.count, { message: "index must be less than count", path: ["index"] })
+        .default({ index: 0, count: 1 }),
+    })
+    .prefault({}),
+  metrics: z
+    .strictObject({
+      /** Metric-name patterns (`*` wildcards) neither published nor, when they cover a whole collector, fetched. */
+      exclude: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
+  collectors: z.strictObject(collectorsShape).prefault({}),
+  logs: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** false: read and count (log-derived metrics) without shipping over OTLP. */
+      ship: z.boolean().default(true),
+      streams: z
+        .array(z.enum(["php", "server"]))
+        .min(1)
+        .default(["php", "server"]),
+      pollInterval: durationString("logs.pollInterval").default("30s"),
+      startFrom: startFrom.default("now"),
+      checkpointDir: z.string().min(1).default("./checkpoints"),
+      /** Entries this close to the high-water mark are remembered by fingerprint. */
+      overlap: durationString("logs.overlap").default("2m"),
+      /** Global limit on tailers polling at once. */
+      maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
+      /** Deadline for the in-flight export at shutdown. */
+      shutdownTimeout: durationString("logs.shutdownTimeout").default("10s"),
+      /** Cap on the export retry backoff while the collector is down. */
+      maxExportBackoff: durationString("logs.maxExportBackoff").default("30s"),
+    })
+    .prefault({}),
+  web: z
+    .strictObject({
+      listenAddress: z.string().min(1).default(`:${DEFAULT_PORT}`),
+      telemetryPath: z
+        .string()
+        .regex(/^\//, "must start with /")
+        .default("/metrics"),
+      /** exporter-toolkit web config file (TLS, basic auth). */
+      configFile: z.string().min(1).optional(),
+    })
+    .prefault({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
