@@ -1,0 +1,87 @@
+import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+
+/** Get-or-create, so several clients (tests, benchmarks) can share one registry. */
+function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
+  return (registry.getSingleMetric(name) as T | undefined) ?? create();
+}
+
+export interface ApiSelfMetrics {
+  requests: Counter<"endpoint" | "code">;
+  duration: Histogram<"endpoint">;
+  retries: Counter<"endpoint" | "reason">;
+  tokenRequests: Counter<"result">;
+  invalidRecords: Counter<"endpoint">;
+  inFlight: Gauge;
+}
+
+export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
+  const registers = [registry];
+  return {
+    requests: getOrCreate(
+      registry,
+      "sitehost_exporter_api_requests_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_api_requests_total",
+          help: "Requests sent to the platform API, by route template and HTTP status (or network_error).",
+          labelNames: ["endpoint", "code"] as const,
+          registers,
+        }),
+    ),
+    duration: getOrCreate(
+      registry,
+      "sitehost_exporter_api_request_duration_seconds",
+      () =>
+        new Histogram({
+          name: "sitehost_exporter_api_request_duration_seconds",
+          help: "Duration of platform API requests in seconds, by route template.",
+          labelNames: ["endpoint"] as const,
+          buckets: [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+          registers,
+        }),
+    ),
+    retries: getOrCreate(
+      registry,
+      "sitehost_exporter_api_retries_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_api_retries_total",
+          help: "Platform API requests retried, by route template and reason (network, server_error, rate_limited, auth).",
+          labelNames: ["endpoint", "reason"] as const,
+          registers,
+        }),
+    ),
+    tokenRequests: getOrCreate(
+      registry,
+      "sitehost_exporter_auth_token_requests_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_auth_token_requests_total",
+          help: "Client-credentials token requests, by result (success, failure).",
+          labelNames: ["result"] as const,
+          registers,
+        }),
+    ),
+    invalidRecords: getOrCreate(
+      registry,
+      "sitehost_exporter_api_invalid_records_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_api_invalid_records_total",
+          help: "API records that did not fit the expected schema and were skipped, by route template.",
+          labelNames: ["endpoint"] as const,
+          registers,
+        }),
+    ),
+    inFlight: getOrCreate(
+      registry,
+      "sitehost_exporter_api_in_flight_requests",
+      () =>
+        new Gauge({
+          name: "sitehost_exporter_api_in_flight_requests",
+          help: "Platform API requests currently in flight (capped by api.maxConcurrency).",
+          registers,
+        }),
+    ),
+  };
+}

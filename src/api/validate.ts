@@ -1,0 +1,50 @@
+import type { z } from "zod";
+import { abbreviate } from "./errors.js";
+import type { RejectedRecord } from "./types.js";
+
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return abbreviate(text, 60);
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+/** First issue of a failed parse as (field path, problem with what came). */
+export function describeIssue(error: z.ZodError, input: unknown, prefix = ""): { field: string; problem: string } {
+  const issue = error.issues[0];
+  if (!issue) return { field: prefix, problem: "invalid" };
+  const field = prefix + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");
+  const got = valueAt(input, issue.path);
+  return {
+    field: field.replace(/^\./, ""),
+    problem: `${issue.message}; got ${got === undefined ? "nothing" : preview(got)}`,
+  };
+}
+
+/** Validate list records one by one: good ones returned, bad ones reported. */
+export function validateRecords<T>(
+  schema: z.ZodType<T>,
+  records: readonly unknown[],
+  endpoint: string,
+): { items: T[]; rejected: RejectedRecord[] } {
+  const items: T[] = [];
+  const rejected: RejectedRecord[] = [];
+  records.forEach((record, index) => {
+    const result = schema.safeParse(record);
+    if (result.success) items.push(result.data);
+    else rejected.push({ endpoint, ...describeIssue(result.error, record, `[${index}]`) });
+  });
+  return { items, rejected };
+}

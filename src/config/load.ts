@@ -1,0 +1,209 @@
+import { readFile } from "node:fs/promises";
+import { parseDocument } from "yaml";
+import { z } from "zod";
+import { closest, ConfigError } from "./errors.js";
+import { ConfigSchema, type Config } from "./schema.js";
+
+/** Command-line flags that map onto config keys (DESIGN.md "Command line"). */
+export interface CliFlags {
+  "web.listen-address"?: string;
+  "web.telemetry-path"?: string;
+  "web.config.file"?: string;
+}
+
+export interface LoadOptions {
+  configFile?: string;
+  env?: NodeJS.ProcessEnv;
+  flags?: CliFlags;
+  /** `run` and `once` need credentials; `check-config` reports their absence without failing on it. */
+  requireCredentials?: boolean;
+}
+
+type Json = Record<string, unknown>;
+
+function setPath(target: Json, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Json;
+  }
+  node[path[path.length - 1] as string] = value;
+}
+
+/** Environment variables and the config keys they override. */
+export const ENV_KEYS: Record<string, string[]> = {
+  SITEHOST_API_URL: ["api", "url"],
+  SITEHOST_AUTH_URL: ["api", "authUrl"],
+  SITEHOST_CLIENT_ID: ["api", "clientId"],
+  SITEHOST_CLIENT_SECRET: ["api", "clientSecret"],
+  SITEHOST_CLIENT_SECRET_FILE: ["api", "clientSecretFile"],
+  SITEHOST_LISTEN_ADDRESS: ["web", "listenAddress"],
+  SITEHOST_CHECKPOINT_DIR: ["logs", "checkpointDir"],
+};
+
+const FLAG_KEYS: Record<keyof CliFlags, string[]> = {
+  "web.listen-address": ["web", "listenAddress"],
+  "web.telemetry-path": ["web", "telemetryPath"],
+  "web.config.file": ["web", "configFile"],
+};
+
+async function readYaml(file: string): Promise<Json> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    throw new ConfigError([`${file}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      doc.errors.map((e) => {
+        const pos = e.linePos?.[0];
+        return `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: YAML syntax error: ${e.message.split("\n")[0]}`;
+      }),
+    );
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError([`${file}: the top level must be a mapping of keys (api, sites, metrics, collectors, logs, web)`]);
+  }
+  return value as Json;
+}
+
+/** Allowed keys at a path of the schema, for "did you mean" hints. */
+function allowedKeys(path: PropertyKey[]): string[] {
+  let schema: z.ZodType = ConfigSchema;
+  for (const key of path) {
+    schema = unwrap(schema);
+    if (schema instanceof z.ZodObject) {
+      const child = (schema.shape as Record<string, z.ZodType>)[String(key)];
+      if (!child) return [];
+      schema = child;
+    } else return [];
+  }
+  schema = unwrap(schema);
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape as object) : [];
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  let s: z.ZodType = schema;
+  for (let i = 0; i < 10; i++) {
+    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })._zod.def;
+    if (def.innerType) s = def.innerType;
+    else if (def.type === "pipe" && def.in) s = def.in;
+    else break;
+  }
+  return s;
+}
+
+function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  return String(value);
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let node = input;
+  for (const key of path) {
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+const SECRET_KEYS = new Set(["clientSecret"]);
+
+/** Turns zod issues into one line each: `key.path: what was expected`. Secret values are never echoed. */
+export function formatIssues(issues: z.core.$ZodIssue[], input: unknown): string[] {
+  const lines: string[] = [];
+  for (const issue of issues) {
+    const path = issue.path.map(String);
+    const where = path.join(".") || "(top level)";
+    if (issue.code === "unrecognized_keys") {
+      const allowed = allowedKeys(issue.path);
+      for (const key of issue.keys) {
+        const full = [...path, key].join(".");
+        const hint = closest(key, allowed);
+        lines.push(
+          `${full}: unknown key; ${hint ? `did you mean ${hint}?` : `allowed keys here: ${allowed.join(", ")}`}`,
+        );
+      }
+      continue;
+    }
+    const got = valueAt(input, issue.path);
+    const secret = path.some((p) => SECRET_KEYS.has(p));
+    if (issue.code === "invalid_type") {
+      lines.push(
+        got === undefined
+          ? `${where}: required (${issue.expected})`
+          : `${where}: expected ${issue.expected === "array" ? "a list" : issue.expected === "object" ? "a mapping" : `a ${issue.expected}`}, got ${secret ? "<redacted>" : describe(got)}`,
+      );
+    } else if (issue.code === "invalid_value") {
+      lines.push(
+        `${where}: ${secret ? "<redacted>" : describe(got)} is not one of ${issue.values.map((v) => JSON.stringify(v)).join(", ")}`,
+      );
+    } else {
+      lines.push(`${where}: ${issue.message}`);
+    }
+  }
+  return lines;
+}
+
+/** Merge YAML < environment < flags, validate, and resolve the client secret file. */
+export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
+  const env = opts.env ?? process.env;
+  const raw: Json = opts.configFile ? await readYaml(opts.configFile) : {};
+  for (const [name, path] of Object.entries(ENV_KEYS)) {
+    const value = env[name];
+    if (value !== undefined && value !== "") setPath(raw, path, value);
+  }
+  for (const [flag, path] of Object.entries(FLAG_KEYS)) {
+    const value = opts.flags?.[flag as keyof CliFlags];
+    if (value !== undefined) setPath(raw, path, value);
+  }
+  // An explicit secret file wins over an inherited plain secret from a lower layer only when the
+  // secret itself is absent; both set in the same layer is ambiguous, but the variable wins (documented).
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, raw));
+  const config = parsed.data;
+
+  if (!config.api.clientSecret && config.api.clientSecretFile) {
+    try {
+      config.api.clientSecret = (await readFile(config.api.clientSecretFile, "utf8")).replace(/\r?\n$/, "");
+    } catch (err) {
+      throw new ConfigError([
+        `api.clientSecretFile: cannot read ${config.api.clientSecretFile} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      ]);
+    }
+    if (config.api.clientSecret === "") {
+      throw new ConfigError([`api.clientSecretFile: ${config.api.clientSecretFile} is empty`]);
+    }
+  }
+  if (opts.requireCredentials) {
+    const problems = credentialProblems(config);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
+  return config;
+}
+
+export function credentialProblems(config: Config): string[] {
+  const problems: string[] = [];
+  if (!config.api.clientId) problems.push("api.clientId: required (set it in the config file or SITEHOST_CLIENT_ID)");
+  if (!config.api.clientSecret) {
+    problems.push(
+      "api.clientSecret: required (set SITEHOST_CLIENT_SECRET, or SITEHOST_CLIENT_SECRET_FILE / api.clientSecretFile pointing at a file)",
+    );
+  }
+  return problems;
+}
+
+/** The effective config with every secret replaced (check-config, landing page, logs). */
+export function redactConfig(config: Config): Config {
+  const copy = structuredClone(config);
+  if (copy.api.clientSecret !== undefined) copy.api.clientSecret = "<redacted>";
+  return copy;
+}
