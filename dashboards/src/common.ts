@@ -1,0 +1,175 @@
+/**
+ * Shared building blocks for the dashboards: the datasource reference every
+ * panel and query uses, the job/instance/site selectors and small panel helpers.
+ */
+import type * as cog from "@grafana/grafana-foundation-sdk/cog";
+import {
+  DashboardLinkBuilder,
+  DashboardLinkType,
+  DatasourceVariableBuilder,
+  QueryVariableBuilder,
+  ThresholdsConfigBuilder,
+  ThresholdsMode,
+  VariableRefresh,
+  VariableSort,
+  type DataTransformerConfig,
+  type Panel,
+  type Dashboard,
+  type RowPanel,
+  type Threshold,
+} from "@grafana/grafana-foundation-sdk/dashboard";
+import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
+import type { DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
+
+/** Every panel and query points at the `datasource` template variable, never at a fixed uid. */
+export const DS: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
+
+/** Label matchers every query carries: the exporter's job and instance(s). */
+export const JOB_INSTANCE = 'job="$job", instance=~"$instance"';
+
+/** `{job=..., instance=~..., <extra>}` */
+export function sel(extra?: string): string {
+  return extra ? `{${JOB_INSTANCE}, ${extra}}` : `{${JOB_INSTANCE}}`;
+}
+
+export function datasourceVariable(): DatasourceVariableBuilder {
+  return new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus").regex("");
+}
+
+export function jobVariable(): QueryVariableBuilder {
+  return new QueryVariableBuilder("job")
+    .label("Job")
+    .description("Prometheus job that scrapes sitehost-exporter.")
+    .datasource(DS)
+    .query("label_values(sitehost_up, job)")
+    .definition("label_values(sitehost_up, job)")
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(VariableSort.AlphabeticalAsc);
+}
+
+export function instanceVariable(): QueryVariableBuilder {
+  return new QueryVariableBuilder("instance")
+    .label("Instance")
+    .description("Exporter instance(s); several when replicas shard one account.")
+    .datasource(DS)
+    .query('label_values(sitehost_up{job="$job"}, instance)')
+    .definition('label_values(sitehost_up{job="$job"}, instance)')
+    .refresh(VariableRefresh.OnTimeRangeChanged)
+    .sort(VariableSort.AlphabeticalAsc)
+    .multi(true)
+    .includeAll(true)
+    .allValue(".+");
+}
+
+export interface QueryOpts {
+  legend?: string;
+  /** Instant query in table format (tables, bar gauges of "now"). */
+  table?: boolean;
+  instant?: boolean;
+}
+
+export function q(expr: string, opts: QueryOpts = {}): DataqueryBuilder {
+  const b = new DataqueryBuilder().datasource(DS).expr(expr);
+  if (opts.legend !== undefined) b.legendFormat(opts.legend);
+  if (opts.table) b.instant().format(PromQueryFormat.Table);
+  else if (opts.instant) b.instant();
+  else b.range();
+  return b;
+}
+
+/** The "Sitehost" drop-down at the top of each dashboard: the other dashboards, keeping time and variables. */
+export function sitehostLinks(): DashboardLinkBuilder {
+  return new DashboardLinkBuilder("Sitehost dashboards")
+    .type(DashboardLinkType.Dashboards)
+    .tags(["sitehost"])
+    .asDropdown(true)
+    .includeVars(true)
+    .keepTime(true);
+}
+
+/**
+ * A data link from a per-site value to the site detail dashboard. `from` is how the panel exposes the
+ * site name: a series label (bar gauges, stats) or a table column.
+ */
+export function siteDetailLink(from: "label" | "column"): DashboardLinkBuilder {
+  const site = from === "label" ? "${__field.labels.site}" : "${__data.fields.site}";
+  return new DashboardLinkBuilder("Site detail: " + site).url(
+    "/d/sitehost-site/sitehost-site-detail?${datasource:queryparam}&${job:queryparam}&${instance:queryparam}" +
+      `&var-site=${site}&\${__url_time_range}`,
+  );
+}
+
+/** What every panel builder of the SDK offers and we rely on. */
+interface PanelLike<T> extends cog.Builder<Panel> {
+  title(title: string): T;
+  description(description: string): T;
+  datasource(datasource: DataSourceRef): T;
+  unit(unit: string): T;
+  withTarget(target: cog.Builder<cog.Dataquery>): T;
+  span(w: number): T;
+  height(h: number): T;
+}
+
+export interface PanelOpts {
+  title: string;
+  description: string;
+  unit: string;
+  targets: DataqueryBuilder[];
+  w?: number;
+  h?: number;
+}
+
+/** Fills in what every panel must have: title, description, unit, datasource, queries with refIds. */
+export function panel<T extends PanelLike<T>>(b: T, o: PanelOpts): T {
+  b.title(o.title).description(o.description).datasource(DS).unit(o.unit);
+  o.targets.forEach((t, i) => b.withTarget(t.refId(String.fromCharCode(65 + i))));
+  b.span(o.w ?? 12).height(o.h ?? 8);
+  return b;
+}
+
+export function thresholds(steps: Threshold[]): ThresholdsConfigBuilder {
+  return new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(steps);
+}
+
+/** Green below `warn`, orange from `warn`, red from `crit`. */
+export function upThresholds(warn: number, crit: number): ThresholdsConfigBuilder {
+  return thresholds([
+    { value: null, color: "green" },
+    { value: warn, color: "orange" },
+    { value: crit, color: "red" },
+  ]);
+}
+
+/** Red below `crit`, orange below `warn`, green above. */
+export function downThresholds(crit: number, warn: number): ThresholdsConfigBuilder {
+  return thresholds([
+    { value: null, color: "red" },
+    { value: crit, color: "orange" },
+    { value: warn, color: "green" },
+  ]);
+}
+
+/** Hides the bookkeeping columns of an instant table query and names the value column. */
+export function organize(valueName: string, hide: string[] = []): DataTransformerConfig {
+  const excludeByName: Record<string, boolean> = { Time: true, __name__: true, job: true, instance: true };
+  for (const h of hide) excludeByName[h] = true;
+  return { id: "organize", options: { excludeByName, renameByName: { Value: valueName } } };
+}
+
+/**
+ * Panel ids are assigned here, in layout order, so they stay stable as long
+ * as the layout does (Grafana links to panels by id).
+ */
+export function finalize(d: Dashboard): Dashboard {
+  // The SDK marks every link "inControlsMenu", which hides dashboard links in newer Grafana; the default
+  // placement (above the panels) is what we want.
+  for (const l of d.links ?? []) delete l.placement;
+  let id = 1;
+  const panels = (d.panels ?? []) as Array<Panel | RowPanel>;
+  for (const p of panels) {
+    p.id = id++;
+    if (p.type === "row") for (const inner of (p as RowPanel).panels) inner.id = id++;
+    else for (const l of (p as Panel).fieldConfig?.defaults?.links ?? []) delete l.placement;
+  }
+  return d;
+}

@@ -1,0 +1,313 @@
+/** Fleet overview: every site of the account at a glance. */
+import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargauge";
+import {
+  BarGaugeDisplayMode,
+  BigValueTextMode,
+  VizOrientation,
+} from "@grafana/grafana-foundation-sdk/common";
+import { ReduceDataOptionsBuilder } from "@grafana/grafana-foundation-sdk/common";
+import {
+  DashboardBuilder,
+  DashboardCursorSync,
+  MappingType,
+  RowBuilder,
+  type Dashboard,
+} from "@grafana/grafana-foundation-sdk/dashboard";
+import { PanelBuilder as Stat } from "@grafana/grafana-foundation-sdk/stat";
+import { PanelBuilder as Table } from "@grafana/grafana-foundation-sdk/table";
+import { PanelBuilder as TimeSeries } from "@grafana/grafana-foundation-sdk/timeseries";
+import {
+  datasourceVariable,
+  sitehostLinks,
+  siteDetailLink,
+  downThresholds,
+  finalize,
+  instanceVariable,
+  jobVariable,
+  organize,
+  panel,
+  q,
+  sel,
+  thresholds,
+  upThresholds,
+} from "./common.js";
+
+export const FLEET_UID = "sitehost-fleet";
+
+const last = (): ReduceDataOptionsBuilder =>
+  new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
+
+export function fleetDashboard(): Dashboard {
+  const S = sel();
+  const d = new DashboardBuilder("Sitehost / Fleet overview")
+    .uid(FLEET_UID)
+    .description(
+      "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains and backups.",
+    )
+    .tags(["sitehost", "sitehost-exporter"])
+    .time({ from: "now-6h", to: "now" })
+    .refresh("1m")
+    .tooltip(DashboardCursorSync.Crosshair)
+    .link(sitehostLinks())
+    .withVariable(datasourceVariable())
+    .withVariable(jobVariable())
+    .withVariable(instanceVariable());
+
+  d.withRow(new RowBuilder("Sites and account"));
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Sites",
+      description: "Sites the exporter watches (after include/exclude filters).",
+      unit: "none",
+      w: 4,
+      targets: [q(`count(sitehost_site_info${S})`, { legend: "sites" })],
+    }).reduceOptions(last()),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Sites by state",
+      description: "Number of sites in each platform state (live, deploying, cloning, disabled, ...).",
+      unit: "none",
+      w: 8,
+      targets: [q(`count by (state) (sitehost_site_state${S} == 1)`, { legend: "{{state}}" })],
+    })
+      .reduceOptions(last())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Sites by kind",
+      description: "Number of sites of each kind (live, staging, sandbox, kit).",
+      unit: "none",
+      w: 6,
+      targets: [q(`count by (kind) (sitehost_site_info${S})`, { legend: "{{kind}}" })],
+    })
+      .reduceOptions(last())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Account capacity used",
+      description:
+        "Sites on the account against what the account allows: billable and staging sites against their capacity, and all sites against the account maximum.",
+      unit: "percentunit",
+      w: 6,
+      targets: [
+        q(
+          `max by (kind) (sitehost_account_sites${sel('kind=~"billable|staging"')}) / max by (kind) (sitehost_account_site_capacity${S})`,
+          { legend: "{{kind}}", instant: true },
+        ),
+        q(`max(sitehost_account_sites${sel('kind="total"')}) / max(sitehost_account_max_sites${S})`, {
+          legend: "total",
+          instant: true,
+        }),
+      ],
+    })
+      .min(0)
+      .max(1)
+      .thresholds(upThresholds(0.8, 0.95))
+      .reduceOptions(last())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+
+  d.withRow(new RowBuilder("Traffic"));
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Requests per second",
+      description: "Requests per second across the fleet, served from the edge cache (cached=true) or not.",
+      unit: "reqps",
+      w: 8,
+      targets: [
+        q(`sum by (cached) (sitehost_site_requests_per_second${S})`, { legend: "cached={{cached}}" }),
+      ],
+    }),
+  );
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Bandwidth",
+      description: "Response bytes per second across the fleet, by cache status.",
+      unit: "Bps",
+      w: 8,
+      targets: [
+        q(`sum by (cached) (sitehost_site_response_bytes_per_second${S})`, { legend: "cached={{cached}}" }),
+      ],
+    }),
+  );
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Edge cache hit ratio",
+      description: "Share of requests across the fleet that the edge cache served.",
+      unit: "percentunit",
+      w: 8,
+      targets: [
+        q(
+          `sum(sitehost_site_requests_per_second${sel('cached="true"')}) / sum(sitehost_site_requests_per_second${S})`,
+          { legend: "hit ratio" },
+        ),
+      ],
+    })
+      .min(0)
+      .max(1),
+  );
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Top sites by traffic",
+      description:
+        "The ten sites with the most requests per second (cached and uncached) in the latest period.",
+      unit: "reqps",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`topk(10, sum by (site) (sitehost_site_requests_per_second${S}))`, {
+          legend: "{{site}}",
+          instant: true,
+        }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .reduceOptions(last())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "HTTP 5xx ratio (from logs)",
+      description:
+        "Share of web-server responses with a 5xx status across the fleet, counted from the shipped web-server log records.",
+      unit: "percentunit",
+      w: 12,
+      h: 10,
+      targets: [
+        q(
+          `(sum(rate(sitehost_site_http_responses_total${sel('status_class="5xx"')}[$__rate_interval])) or vector(0)) / sum(rate(sitehost_site_http_responses_total${S}[$__rate_interval]))`,
+          { legend: "5xx ratio" },
+        ),
+      ],
+    }).min(0),
+  );
+
+  d.withRow(new RowBuilder("Storage, security and performance"));
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Storage against limit",
+      description:
+        "The ten sites closest to a storage limit: used bytes divided by the limit, per store (filesystem, database). Sites without a limit are not shown.",
+      unit: "percentunit",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`topk(10, sitehost_site_storage_used_bytes${S} / sitehost_site_storage_limit_bytes${S})`, {
+          legend: "{{site}} {{store}}",
+          instant: true,
+        }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .min(0)
+      .max(1)
+      .thresholds(upThresholds(0.8, 0.9))
+      .reduceOptions(last())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Table(), {
+      title: "Vulnerable extensions",
+      description:
+        "Sites with plugins or themes that have known vulnerabilities, by type and highest severity.",
+      unit: "none",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`sum by (site, type, severity) (sitehost_site_vulnerable_extensions${S})`, { table: true }),
+      ],
+    })
+      .dataLinks([siteDetailLink("column")])
+      .withTransformation(organize("Extensions")),
+  );
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Worst performance scores",
+      description:
+        "The ten lowest performance audit scores (0-1) across sites and strategies (desktop, mobile).",
+      unit: "percentunit",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`bottomk(10, sitehost_site_audit_score${sel('category="performance"')})`, {
+          legend: "{{site}} {{strategy}}",
+          instant: true,
+        }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .min(0)
+      .max(1)
+      .thresholds(downThresholds(0.5, 0.9))
+      .reduceOptions(last())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Unhealthy domains",
+      description: "Number of domains across the fleet that the platform reports as not healthy.",
+      unit: "none",
+      w: 4,
+      h: 10,
+      targets: [q(`count(sitehost_site_domain_healthy${S} == 0) or vector(0)`, { legend: "unhealthy" })],
+    })
+      .reduceOptions(last())
+      .thresholds(upThresholds(1, 1)),
+  );
+  d.withPanel(
+    panel(new Table(), {
+      title: "Domain health (unhealthy first)",
+      description: "Every domain of every site with its health; unhealthy domains sort to the top.",
+      unit: "none",
+      w: 8,
+      h: 10,
+      targets: [q(`sort(sitehost_site_domain_healthy${S})`, { table: true })],
+    })
+      .dataLinks([siteDetailLink("column")])
+      .mappings([
+        {
+          type: MappingType.ValueToText,
+          options: {
+            "0": { text: "Unhealthy", color: "red", index: 0 },
+            "1": { text: "Healthy", color: "green", index: 1 },
+          },
+        },
+      ])
+      .withTransformation(organize("Health", ["site_id"])),
+  );
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Oldest backups",
+      description:
+        "The ten sites whose newest automatic backup is oldest, per type (filesystem, database). Orange past 24 hours, red past 36 hours.",
+      unit: "s",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`topk(10, time() - sitehost_site_backup_last_timestamp_seconds${S})`, {
+          legend: "{{site}} {{type}}",
+          instant: true,
+        }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .thresholds(
+        thresholds([
+          { value: null, color: "green" },
+          { value: 86400, color: "orange" },
+          { value: 129600, color: "red" },
+        ]),
+      )
+      .reduceOptions(last())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  return finalize(d.build());
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+/**
+ * sitehost-exporter command line. Exit codes: 0 ok; 1 runtime failure (auth,
+ * API unreachable, crash); 2 invalid configuration or usage.
+ */
+import { Command, Option } from "commander";
+import { stringify } from "yaml";
+import { ConfigError } from "../config/errors.js";
+import { credentialProblems, loadConfig, redactConfig, type CliFlags } from "../config/load.js";
+import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
+import { VERSION } from "../version.js";
+import { demoCommand, simulateCommand } from "../simulator/command.js";
+
+interface CommonOptions {
+  config?: string;
+  "web.listenAddress"?: string;
+  "web.telemetryPath"?: string;
+  "web.config.file"?: string;
+  "log.level": string;
+  "log.format": LogFormat;
+}
+
+function addCommonOptions(cmd: Command): Command {
+  return cmd
+    .option("--config <file>", "YAML configuration file")
+    .option("--web.listen-address <address>", "address to listen on, e.g. :10987 or 127.0.0.1:10987")
+    .option("--web.telemetry-path <path>", "path of the metrics endpoint (default /metrics)")
+    .option("--web.config.file <file>", "exporter-toolkit web config file (TLS, basic auth)")
+    .addOption(new Option("--log.level <level>", "log level").choices(LOG_LEVELS).default("info"))
+    .addOption(new Option("--log.format <format>", "log format").choices(["json", "logfmt", "pretty"]).default("json"));
+}
+
+/** commander keeps dotted flag names as keys with the last segment camel-cased. */
+function flagsOf(opts: Record<string, unknown>): CliFlags {
+  const pick = (...keys: string[]) => {
+    for (const k of keys) if (typeof opts[k] === "string") return opts[k] as string;
+    return undefined;
+  };
+  return {
+    "web.listen-address": pick("web.listenAddress", "webListenAddress"),
+    "web.telemetry-path": pick("web.telemetryPath", "webTelemetryPath"),
+    "web.config.file": pick("web.config.file", "webConfigFile"),
+  };
+}
+
+function fail(reason: string, code = 1): never {
+  process.stderr.write(`sitehost-exporter: ${reason.replace(/\s*\n\s*/g, " ")}\n`);
+  process.exit(code);
+}
+
+async function load(opts: CommonOptions, requireCredentials: boolean) {
+  try {
+    return await loadConfig({
+      configFile: opts.config,
+      env: process.env,
+      flags: flagsOf(opts as unknown as Record<string, unknown>),
+      requireCredentials,
+    });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`sitehost-exporter: invalid configuration\n${err.problems.map((p) => `  ${p}\n`).join("")}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+const program = new Command()
+  .name("sitehost-exporter")
+  .description("Prometheus exporter and OpenTelemetry log shipper for every site of a managed web-hosting account")
+  .version(VERSION, "--version", "print the version")
+  .showHelpAfterError();
+
+addCommonOptions(
+  program
+    .command("run", { isDefault: true })
+    .description("run the daemon")
+    .action(async (opts: CommonOptions) => {
+      const config = await load(opts, true);
+      const logger = createLogger({ level: opts["log.level"], format: opts["log.format"] });
+      const { runDaemon } = await import("../daemon.js");
+      let handle;
+      try {
+        handle = await runDaemon({ config, logger });
+      } catch (err) {
+        fail((err as Error).message);
+      }
+      let signals = 0;
+      const shutdown = (signal: string) => {
+        signals += 1;
+        if (signals > 1) {
+          logger.warn({ signal }, "second signal: exiting now");
+          process.exit(1);
+        }
+        logger.info({ signal }, "received signal; shutting down");
+        handle
+          .stop()
+          .then(() => process.exit(0))
+          .catch((err: unknown) => {
+            logger.error({ err: (err as Error).message }, "shutdown failed");
+            process.exit(1);
+          });
+      };
+      process.on("SIGTERM", () => shutdown("SIGTERM"));
+      process.on("SIGINT", () => shutdown("SIGINT"));
+    }),
+);
+
+addCommonOptions(
+  program
+    .command("once")
+    .description("discovery plus one run of each enabled collector; prints the exposition")
+    .option("--collectors <names>", "comma-separated collectors to run (default: every enabled one)")
+    .action(async (opts: CommonOptions & { collectors?: string }) => {
+      const config = await load(opts, true);
+      const logger = createLogger({ level: opts["log.level"] === "info" ? "warn" : opts["log.level"], format: opts["log.format"] });
+      const { runOnce } = await import("../daemon.js");
+      try {
+        const text = await runOnce({
+          config,
+          logger,
+          collectors: opts.collectors?.split(",").map((s) => s.trim()).filter(Boolean),
+        });
+        process.stdout.write(text);
+        process.exit(0);
+      } catch (err) {
+        fail((err as Error).message);
+      }
+    }),
+);
+
+addCommonOptions(
+  program
+    .command("check-config")
+    .description("validate the configuration; print the effective config with secrets redacted")
+    .action(async (opts: CommonOptions) => {
+      const config = await load(opts, false);
+      process.stdout.write(stringify(redactConfig(config)));
+      const missing = credentialProblems(config);
+      if (missing.length > 0) {
+        process.stderr.write(`sitehost-exporter: the daemon would not start:\n${missing.map((p) => `  ${p}\n`).join("")}`);
+        process.exit(2);
+      }
+      process.stderr.write("configuration is valid\n");
+    }),
+);
+
+program.addCommand(simulateCommand());
+program.addCommand(demoCommand());
+
+program.parseAsync(process.argv).catch((err: unknown) => fail((err as Error).message));

@@ -1,0 +1,57 @@
+import type { Account, Site } from "../api/schemas.js";
+import type { Sample } from "../metrics/sample.js";
+import { sampleFor, siteKind } from "./labels.js";
+
+/** States the spec lists; any other value seen is kept as its own series. */
+export const KNOWN_STATES = ["live", "deploying", "cloning", "disabled"] as const;
+
+export function collectAccount(account: Account): Sample[] {
+  const c = account.capacity.sites;
+  return [
+    { name: "sitehost_account_sites", labels: { kind: "billable" }, value: c.billable },
+    { name: "sitehost_account_sites", labels: { kind: "staging" }, value: c.staging },
+    { name: "sitehost_account_sites", labels: { kind: "total" }, value: c.total },
+    { name: "sitehost_account_site_capacity", labels: { kind: "billable" }, value: c.maxBillable },
+    { name: "sitehost_account_site_capacity", labels: { kind: "staging" }, value: c.maxStaging },
+    { name: "sitehost_account_max_sites", labels: {}, value: account.maxSites },
+  ];
+}
+
+export function collectSite(site: Site, nowMs: number): Sample[] {
+  const out: Sample[] = [
+    sampleFor(
+      site,
+      "sitehost_site_info",
+      {
+        display_name: site.displayName,
+        url: site.url,
+        datacenter: site.datacenterCode,
+        php_version: site.phpVersion ?? "",
+        environment: site.cmsEnvironmentType,
+        kind: siteKind(site),
+      },
+      1,
+    ),
+  ];
+  const states = new Set<string>(KNOWN_STATES);
+  states.add(site.state);
+  for (const state of states) out.push(sampleFor(site, "sitehost_site_state", { state }, state === site.state ? 1 : 0));
+
+  const stores = [
+    ["filesystem", site.fileSystemUsageBytes, site.maxFileSystemUsageBytes, site.warningHeadroomFileSystemUsageBytes],
+    ["database", site.databaseUsageBytes, site.maxDatabaseUsageBytes, site.warningHeadroomDatabaseUsageBytes],
+  ] as const;
+  for (const [store, used, limit, headroom] of stores) {
+    out.push(sampleFor(site, "sitehost_site_storage_used_bytes", { store }, used));
+    if (limit !== null && limit !== undefined) out.push(sampleFor(site, "sitehost_site_storage_limit_bytes", { store }, limit));
+    if (headroom !== null && headroom !== undefined) {
+      out.push(sampleFor(site, "sitehost_site_storage_warning_headroom_bytes", { store }, headroom));
+    }
+  }
+  out.push(sampleFor(site, "sitehost_site_edge_cache_enabled", {}, site.edgeCache === "enabled" ? 1 : 0));
+  // Defensive mode with an end time in the past is over, whatever the flag still says.
+  const until = site.edgeCacheDefensiveModeUntil;
+  const defensive = site.edgeCacheDefensiveMode && (until === null || until === undefined || until * 1000 > nowMs);
+  out.push(sampleFor(site, "sitehost_site_edge_cache_defensive_mode_enabled", {}, defensive ? 1 : 0));
+  return out;
+}

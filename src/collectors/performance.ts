@@ -1,0 +1,59 @@
+import type { PerformanceReport, StrategyReport } from "../api/schemas.js";
+import type { Sample } from "../metrics/sample.js";
+import { sampleFor, type SiteRef } from "./labels.js";
+
+const CATEGORIES = ["performance", "accessibility", "best_practices", "seo"] as const;
+const TIMINGS = [
+  "first_contentful_paint",
+  "largest_contentful_paint",
+  "speed_index",
+  "interactive",
+  "total_blocking_time",
+  "server_response_time",
+] as const;
+
+/** Seconds per unit of `<audit>_numeric_unit`. */
+const UNIT_SECONDS: Record<string, number> = {
+  millisecond: 0.001,
+  milliseconds: 0.001,
+  ms: 0.001,
+  second: 1,
+  seconds: 1,
+  s: 1,
+  microsecond: 0.000001,
+};
+
+function finite(value: unknown): number | undefined {
+  const n = typeof value === "string" ? Number(value.trim()) : typeof value === "number" ? value : NaN;
+  return typeof value === "string" && value.trim() === "" ? undefined : Number.isFinite(n) ? n : undefined;
+}
+
+export function collectStrategy(site: SiteRef, strategy: "desktop" | "mobile", r: StrategyReport): Sample[] {
+  const out: Sample[] = [];
+  const report = r as Record<string, unknown>;
+  for (const category of CATEGORIES) {
+    const score = finite(report[`${category}_score`]);
+    if (score !== undefined) out.push(sampleFor(site, "sitehost_site_audit_score", { strategy, category }, score));
+  }
+  for (const audit of TIMINGS) {
+    const value = finite(report[`${audit}_numeric_value`]);
+    const unitName = String(report[`${audit}_numeric_unit`] ?? "millisecond").toLowerCase();
+    // Unknown units are skipped rather than published wrong; lighthouse reports milliseconds.
+    const factor = UNIT_SECONDS[unitName];
+    if (value !== undefined && factor !== undefined) {
+      out.push(sampleFor(site, "sitehost_site_audit_timing_seconds", { strategy, audit }, value * factor));
+    }
+  }
+  const cls = finite(report.cumulative_layout_shift_numeric_value);
+  if (cls !== undefined) out.push(sampleFor(site, "sitehost_site_audit_cumulative_layout_shift", { strategy }, cls));
+  const at = [r.fetch_time, r.created_at, r.updated_at].map((t) => (t ? Date.parse(t) : NaN)).find((t) => !Number.isNaN(t));
+  if (at !== undefined) out.push(sampleFor(site, "sitehost_site_audit_timestamp_seconds", { strategy }, at / 1000));
+  return out;
+}
+
+export function collectPerformance(site: SiteRef, report: PerformanceReport): Sample[] {
+  return [
+    ...(report.desktop_report ? collectStrategy(site, "desktop", report.desktop_report as StrategyReport) : []),
+    ...(report.mobile_report ? collectStrategy(site, "mobile", report.mobile_report as StrategyReport) : []),
+  ];
+}

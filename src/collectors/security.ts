@@ -1,0 +1,67 @@
+import type { SecurityAlertGroup } from "../api/types.js";
+import type { Sample } from "../metrics/sample.js";
+import { sampleFor, type SiteRef } from "./labels.js";
+
+export type ExtensionType = "plugin" | "theme";
+
+const SEVERITY_RANK: Record<string, number> = { unknown: 0, low: 1, medium: 2, moderate: 2, high: 3, critical: 4 };
+
+function severityOf(value: string | null | undefined): string {
+  const s = (value ?? "").trim().toLowerCase();
+  return s === "" || s === "null" ? "unknown" : s;
+}
+
+function rank(severity: string): number {
+  // Unlisted words rank between medium and high: known to be something, not known to be low.
+  return SEVERITY_RANK[severity] ?? 2.5;
+}
+
+/** `update_available` has no stated type: a boolean, or wording such as none / available. */
+export function hasUpdate(value: boolean | string | null | undefined, updateVersion?: string | null): boolean {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    const v = value.trim().toLowerCase();
+    return !(v === "" || v === "none" || v === "false" || v === "no" || v === "0");
+  }
+  return Boolean(updateVersion);
+}
+
+export function collectSecurity(site: SiteRef, type: ExtensionType, groups: readonly SecurityAlertGroup[]): Sample[] {
+  const byStatus = new Map<string, number>();
+  const vulnerable = new Map<string, number>();
+  const info = new Map<string, Sample>();
+  let updates = 0;
+  const seen = new Set<string>();
+  for (const { group, item } of groups) {
+    // One extension may be listed under several groups: count it once.
+    const key = `${item.name}@${item.version ?? ""}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const status = item.status?.trim() || group;
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    if (hasUpdate(item.update_available, item.update_version)) updates += 1;
+    const alerts = item.security_alerts ?? [];
+    if (alerts.length > 0) {
+      const worst = alerts.map((a) => severityOf(a.severity)).reduce((a, b) => (rank(b) > rank(a) ? b : a));
+      vulnerable.set(worst, (vulnerable.get(worst) ?? 0) + 1);
+      for (const alert of alerts) {
+        const labels = {
+          type,
+          extension: item.name,
+          version: item.version ?? "",
+          fixed_in: alert.fixed_in ?? "",
+          severity: severityOf(alert.severity),
+        };
+        info.set(JSON.stringify(labels), sampleFor(site, "sitehost_site_vulnerability_info", labels, 1));
+      }
+    } else if (item.security_risk) {
+      vulnerable.set("unknown", (vulnerable.get("unknown") ?? 0) + 1);
+    }
+  }
+  const out: Sample[] = [];
+  for (const [status, n] of byStatus) out.push(sampleFor(site, "sitehost_site_extensions", { type, status }, n));
+  out.push(sampleFor(site, "sitehost_site_extension_updates_available", { type }, updates));
+  for (const [severity, n] of vulnerable) out.push(sampleFor(site, "sitehost_site_vulnerable_extensions", { type, severity }, n));
+  out.push(...info.values());
+  return out;
+}

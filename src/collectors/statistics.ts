@@ -1,0 +1,25 @@
+import type { Statistics } from "../api/schemas.js";
+import type { Sample } from "../metrics/sample.js";
+import { sampleFor, type SiteRef } from "./labels.js";
+
+/** API period keys (camelCase) and the `period` label values of the contract. */
+const PERIODS: ReadonlyArray<[keyof Statistics["pageViews"], string]> = [
+  ["today", "today"],
+  ["yesterday", "yesterday"],
+  ["currentMonth", "current_month"],
+  ["lastMonth", "last_month"],
+  ["twoMonthsAgo", "two_months_ago"],
+  ["lastOneYear", "last_one_year"],
+  ["lastTwoYears", "last_two_years"],
+];
+
+export function collectStatistics(site: SiteRef, stats: Statistics): Sample[] {
+  const out: Sample[] = [];
+  for (const [key, period] of PERIODS) {
+    const count = stats.pageViews[key];
+    if (!count) continue;
+    out.push(sampleFor(site, "sitehost_site_page_views", { period }, count.views));
+    out.push(sampleFor(site, "sitehost_site_unique_visits", { period }, count.people));
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+import type { UsageReportEntry } from "../api/schemas.js";
+import type { Sample } from "../metrics/sample.js";
+import { GIB, sampleFor, type SiteRef } from "./labels.js";
+
+function startOf(entry: UsageReportEntry): number {
+  const t = Date.parse(entry.billing_cycle.start_date);
+  return Number.isNaN(t) ? -Infinity : t;
+}
+
+/** The latest billing cycle, whatever the order of the list. */
+export function latestCycle(entries: readonly UsageReportEntry[]): UsageReportEntry | undefined {
+  let best: UsageReportEntry | undefined;
+  for (const e of entries) if (!best || startOf(e) > startOf(best)) best = e;
+  return best;
+}
+
+export function collectUsage(site: SiteRef, entries: readonly UsageReportEntry[]): Sample[] {
+  const latest = latestCycle(entries);
+  if (!latest) return [];
+  const s = latest.billing_cycle.site;
+  return [
+    // *_in_gigabytes are binary gibibytes.
+    sampleFor(site, "sitehost_site_usage_storage_daily_average_bytes", {}, Math.round(s.daily_average_storage_usage_in_gigabytes * GIB)),
+    sampleFor(site, "sitehost_site_usage_daily_average_visits", {}, s.daily_average_visits),
+  ];
+}

@@ -1,0 +1,126 @@
+/**
+ * Durable checkpoints, one JSON file per (site, stream): the high-water time,
+ * the fingerprints (with occurrence counts) delivered within the overlap
+ * window below it, and the cumulative log-derived counts. Written atomically:
+ * temporary file, fsync, rename, fsync of the directory.
+ */
+import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { z } from "zod";
+import type { LogStream } from "../api/schemas.js";
+
+export const CHECKPOINT_VERSION = 1;
+
+const CheckpointFileSchema = z.strictObject({
+  version: z.literal(CHECKPOINT_VERSION),
+  siteId: z.number().int(),
+  stream: z.enum(["php", "server"]),
+  /** Entries older than this are never shipped (logs.startFrom at first start). */
+  floorMs: z.number(),
+  /** Time of the newest delivered entry (ms); equals floorMs before anything was delivered. */
+  highWaterMs: z.number(),
+  /** fingerprint → [occurrences delivered, entry time ms], entries within the overlap window. */
+  recent: z.record(z.string(), z.tuple([z.number().int().min(1), z.number()])),
+  /** Cumulative log-derived counts by counter key. */
+  counts: z.record(z.string(), z.number().min(0)),
+  updatedAt: z.string(),
+});
+
+export type Checkpoint = z.infer<typeof CheckpointFileSchema>;
+
+export class CorruptCheckpointError extends Error {
+  constructor(
+    readonly file: string,
+    reason: string,
+  ) {
+    super(
+      `checkpoint ${file} is unreadable (${reason}); this stream is stopped so nothing is shipped twice or skipped. ` +
+        `To reset it, stop the exporter, delete the file, set logs.startFrom to where shipping should resume ` +
+        `(for example -1h or a timestamp), and start again.`,
+    );
+    this.name = "CorruptCheckpointError";
+  }
+}
+
+export class CheckpointStore {
+  constructor(private readonly dir: string) {}
+
+  fileFor(siteId: number, stream: LogStream): string {
+    return join(this.dir, `site-${siteId}-${stream}.json`);
+  }
+
+  async init(): Promise<void> {
+    await mkdir(this.dir, { recursive: true });
+  }
+
+  /** undefined when there is no checkpoint yet; throws CorruptCheckpointError when it cannot be trusted. */
+  async load(siteId: number, stream: LogStream): Promise<Checkpoint | undefined> {
+    const file = this.fileFor(siteId, stream);
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return undefined;
+      throw new CorruptCheckpointError(file, code ?? "read error");
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new CorruptCheckpointError(file, "not valid JSON");
+    }
+    if (typeof raw === "object" && raw !== null && (raw as { version?: unknown }).version !== CHECKPOINT_VERSION) {
+      throw new CorruptCheckpointError(file, `unknown version ${JSON.stringify((raw as { version?: unknown }).version)}`);
+    }
+    const parsed = CheckpointFileSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new CorruptCheckpointError(file, `${issue?.path.join(".") || "content"}: ${issue?.message ?? "invalid"}`);
+    }
+    if (parsed.data.siteId !== siteId || parsed.data.stream !== stream) {
+      throw new CorruptCheckpointError(file, "it belongs to another site or stream");
+    }
+    return parsed.data;
+  }
+
+  async save(checkpoint: Checkpoint): Promise<void> {
+    const file = this.fileFor(checkpoint.siteId, checkpoint.stream);
+    const tmp = `${file}.tmp-${process.pid}`;
+    const handle = await open(tmp, "w");
+    try {
+      await handle.writeFile(JSON.stringify({ ...checkpoint, updatedAt: new Date().toISOString() }));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+    try {
+      const dir = await open(this.dir, "r");
+      try {
+        await dir.sync();
+      } finally {
+        await dir.close();
+      }
+    } catch {
+      // Some filesystems refuse fsync on a directory; the rename is still atomic.
+    }
+  }
+
+  async remove(siteId: number, stream: LogStream): Promise<void> {
+    await unlink(this.fileFor(siteId, stream)).catch(() => undefined);
+  }
+}
+
+export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number): Checkpoint {
+  return {
+    version: CHECKPOINT_VERSION,
+    siteId,
+    stream,
+    floorMs,
+    highWaterMs: floorMs,
+    recent: {},
+    counts: {},
+    updatedAt: new Date().toISOString(),
+  };
+}

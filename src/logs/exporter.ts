@@ -1,0 +1,81 @@
+/**
+ * OTLP log export through the OpenTelemetry JS exporters. Records go straight
+ * to `exporter.export()` and we wait for its result: no batch processor that
+ * could drop on a full queue or report success it did not get.
+ */
+import type { Attributes, HrTime } from "@opentelemetry/api";
+import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
+import { OTLPLogExporter as GrpcExporter } from "@opentelemetry/exporter-logs-otlp-grpc";
+import { OTLPLogExporter as HttpJsonExporter } from "@opentelemetry/exporter-logs-otlp-http";
+import { OTLPLogExporter as HttpProtoExporter } from "@opentelemetry/exporter-logs-otlp-proto";
+import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { VERSION } from "../version.js";
+import type { MappedRecord } from "./mapper.js";
+
+export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
+
+export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
+  const value = (env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf").trim();
+  if (value === "http/protobuf" || value === "http/json" || value === "grpc") return value;
+  throw new Error(
+    `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: ${JSON.stringify(value)} is not one of http/protobuf, http/json, grpc`,
+  );
+}
+
+/** The OTLP exporter for the configured protocol; endpoint, headers, compression and timeout come from OTEL_* variables. */
+export function createOtlpExporter(env: NodeJS.ProcessEnv = process.env): LogRecordExporter {
+  const protocol = otlpProtocol(env);
+  if (protocol === "grpc") return new GrpcExporter();
+  if (protocol === "http/json") return new HttpJsonExporter();
+  return new HttpProtoExporter();
+}
+
+/** service.name defaults to sitehost-exporter; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win. */
+export function createResource(env: NodeJS.ProcessEnv = process.env): Resource {
+  const fromEnv: Attributes = {};
+  for (const pair of (env.OTEL_RESOURCE_ATTRIBUTES ?? "").split(",")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    try {
+      fromEnv[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      // a malformed pair is ignored, as the SDK does
+    }
+  }
+  const serviceName = env.OTEL_SERVICE_NAME?.trim() || (fromEnv["service.name"] as string | undefined) || "sitehost-exporter";
+  return defaultResource().merge(
+    resourceFromAttributes({ ...fromEnv, "service.name": serviceName, "service.version": VERSION }),
+  );
+}
+
+const SCOPE = { name: "sitehost-exporter", version: VERSION };
+
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+}
+
+export function toReadable(record: MappedRecord, resource: Resource, observedMs: number): ReadableLogRecord {
+  return {
+    hrTime: hrTime(record.timeMs),
+    hrTimeObserved: hrTime(observedMs),
+    severityNumber: record.severityNumber,
+    severityText: record.severityText,
+    body: record.body,
+    resource,
+    instrumentationScope: SCOPE,
+    attributes: record.attributes,
+    droppedAttributesCount: 0,
+  };
+}
+
+/** Resolves when the collector acknowledged the export; rejects with its error otherwise. */
+export function exportRecords(exporter: LogRecordExporter, records: ReadableLogRecord[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    exporter.export(records, (result: ExportResult) => {
+      if (result.code === ExportResultCode.SUCCESS) resolve();
+      else reject(result.error ?? new Error("OTLP export failed"));
+    });
+  });
+}

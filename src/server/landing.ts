@@ -1,0 +1,44 @@
+export interface LandingInfo {
+  version: string;
+  sitesDiscovered: number;
+  telemetryPath: string;
+  collectors: Array<{
+    name: string;
+    enabled: boolean;
+    schedule: string;
+    lastRun?: { startedAt: Date; durationSeconds: number; result: "success" | "partial" | "failure" };
+  }>;
+}
+
+function esc(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string);
+}
+
+export function renderLanding(info: LandingInfo): string {
+  const rows = info.collectors
+    .map((c) => {
+      const run = c.lastRun;
+      return `<tr><td>${esc(c.name)}</td><td>${c.enabled ? "yes" : "no"}</td><td><code>${esc(c.schedule)}</code></td><td>${
+        run ? esc(run.startedAt.toISOString()) : "not yet"
+      }</td><td>${run ? run.durationSeconds.toFixed(2) + " s" : ""}</td><td>${run ? esc(run.result) : ""}</td></tr>`;
+    })
+    .join("\n");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>sitehost-exporter</title>
+<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
+</head><body>
+<h1>sitehost-exporter</h1>
+<p>Version ${esc(info.version)} &middot; ${info.sitesDiscovered} sites discovered</p>
+<ul>
+<li><a href="${esc(info.telemetryPath)}">Metrics</a></li>
+<li><a href="/-/healthy">Health</a></li>
+<li><a href="/-/ready">Readiness</a></li>
+</ul>
+<h2>Collectors</h2>
+<table><thead><tr><th>collector</th><th>enabled</th><th>schedule</th><th>last run</th><th>duration</th><th>result</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+</body></html>
+`;
+}

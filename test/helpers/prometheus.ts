@@ -1,0 +1,197 @@
+/**
+ * Test helper: a real Prometheus server (Debian's /usr/bin/prometheus) on a free loopback port with a
+ * temporary data directory, scraping the given targets and evaluating the given rule files.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+
+export const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
+
+export interface PrometheusOptions {
+  scrapeTargets: Array<{ job: string; target: string }>;
+  /** Default 1s. */
+  scrapeInterval?: string;
+  ruleFiles?: string[];
+  /** Base URL of an Alertmanager, e.g. http://127.0.0.1:9093 */
+  alertmanagerUrl?: string;
+  /** Default 1s. */
+  evaluationInterval?: string;
+}
+
+export interface PromSample {
+  metric: Record<string, string>;
+  value: number;
+}
+
+export interface RunningPrometheus {
+  url: string;
+  /** Instant query; throws with Prometheus's error message when the query is invalid. */
+  query(promql: string, time?: number): Promise<PromSample[]>;
+  /** Polls `query` until `predicate` holds for the result; throws with the last result after `timeoutMs`. */
+  waitFor(
+    promql: string,
+    predicate: (result: PromSample[]) => boolean,
+    timeoutMs: number,
+  ): Promise<PromSample[]>;
+  /** Server log output so far (stderr), for failure messages. */
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (the binaries cannot report a port-0 listener back). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps the last `max` characters of a child's output. */
+export function captureOutput(child: ChildProcess, max = 64 * 1024): () => string {
+  let buf = "";
+  const add = (chunk: Buffer): void => {
+    buf = (buf + chunk.toString("utf8")).slice(-max);
+  };
+  child.stdout?.on("data", add);
+  child.stderr?.on("data", add);
+  return () => buf;
+}
+
+export async function waitForReady(
+  url: string,
+  child: ChildProcess,
+  logs: () => string,
+  timeoutMs: number,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null)
+      throw new Error(`process exited with ${child.exitCode} before ready:\n${logs()}`);
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${logs()}`);
+}
+
+export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface ApiAnswer {
+  status: "success" | "error";
+  error?: string;
+  errorType?: string;
+  data?: { resultType: string; result: unknown };
+}
+
+export async function startPrometheus(opts: PrometheusOptions): Promise<RunningPrometheus> {
+  const dir = await mkdtemp(join(tmpdir(), "sitehost-prometheus-"));
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const config: Record<string, unknown> = {
+    global: {
+      scrape_interval: opts.scrapeInterval ?? "1s",
+      scrape_timeout: opts.scrapeInterval ?? "1s",
+      evaluation_interval: opts.evaluationInterval ?? "1s",
+    },
+    scrape_configs: opts.scrapeTargets.map((t) => ({
+      job_name: t.job,
+      static_configs: [{ targets: [t.target] }],
+    })),
+  };
+  if (opts.ruleFiles?.length) config.rule_files = opts.ruleFiles;
+  if (opts.alertmanagerUrl) {
+    const am = new URL(opts.alertmanagerUrl);
+    config.alerting = {
+      alertmanagers: [{ scheme: am.protocol.replace(":", ""), static_configs: [{ targets: [am.host] }] }],
+    };
+  }
+  const configFile = join(dir, "prometheus.yml");
+  await writeFile(configFile, stringify(config));
+  const child = spawn(
+    PROMETHEUS_BIN,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, "data")}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      "--log.level=warn",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const logs = captureOutput(child);
+  const close = async (): Promise<void> => {
+    await stopChild(child);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", reject);
+    });
+    await waitForReady(`${url}/-/ready`, child, logs, 30_000);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+
+  const query = async (promql: string, time?: number): Promise<PromSample[]> => {
+    const params = new URLSearchParams({ query: promql });
+    if (time !== undefined) params.set("time", String(time));
+    const res = await fetch(`${url}/api/v1/query`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: params.toString(),
+    });
+    const body = (await res.json()) as ApiAnswer;
+    if (body.status !== "success" || !body.data) {
+      throw new Error(`query ${promql} failed: ${body.errorType ?? res.status}: ${body.error ?? "no data"}`);
+    }
+    const { resultType, result } = body.data;
+    if (resultType === "scalar") return [{ metric: {}, value: Number((result as [number, string])[1]) }];
+    if (resultType !== "vector") throw new Error(`query ${promql}: unexpected result type ${resultType}`);
+    return (result as Array<{ metric: Record<string, string>; value: [number, string] }>).map((r) => ({
+      metric: r.metric,
+      value: Number(r.value[1]),
+    }));
+  };
+
+  const waitFor = async (
+    promql: string,
+    predicate: (result: PromSample[]) => boolean,
+    timeoutMs: number,
+  ): Promise<PromSample[]> => {
+    const deadline = Date.now() + timeoutMs;
+    let last: PromSample[];
+    for (;;) {
+      last = await query(promql);
+      if (predicate(last)) return last;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `timed out after ${timeoutMs} ms waiting for ${promql}; last result ${JSON.stringify(last)}`,
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+
+  return { url, query, waitFor, logs, close };
+}

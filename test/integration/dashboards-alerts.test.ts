@@ -1,0 +1,240 @@
+/**
+ * End to end: simulator → daemon (child process) → real Prometheus (scraping every second, alert rules
+ * loaded) → real Alertmanager → webhook. Checks that every query of every shipped dashboard returns data
+ * against a live exporter, and that disabling a site makes SitehostSiteDisabled reach the receiver.
+ * Needs the build (`npm run build`: dist/src/cli/main.js) and /usr/bin/prometheus, /usr/bin/prometheus-alertmanager.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse, stringify } from "yaml";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
+import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
+import {
+  captureOutput,
+  freePort,
+  startPrometheus,
+  stopChild,
+  waitForReady,
+  type PromSample,
+  type RunningPrometheus,
+} from "../helpers/prometheus.js";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+const MAIN = join(ROOT, "dist", "src", "cli", "main.js");
+const JOB = "sitehost-exporter";
+const COLLECTORS = [
+  "inventory",
+  "traffic",
+  "statistics",
+  "usage",
+  "performance",
+  "security",
+  "domains",
+  "backups",
+];
+
+interface Target {
+  expr: string;
+}
+interface PanelJson {
+  type: string;
+  title?: string;
+  targets?: Target[];
+  panels?: PanelJson[];
+}
+interface DashboardJson {
+  uid: string;
+  panels: PanelJson[];
+  templating: { list: Array<{ name: string; type: string; query?: unknown }> };
+}
+interface RuleFile {
+  groups: Array<{ name: string; rules: Array<{ alert?: string; for?: string }> }>;
+}
+
+let dir: string;
+let sim: RunningSimulator;
+let daemon: ChildProcess | undefined;
+let daemonLogs: () => string = () => "";
+let instance: string;
+let prom: RunningPrometheus;
+let am: RunningAlertmanager;
+
+beforeAll(async () => {
+  expect(existsSync(MAIN), `${MAIN} missing: run npm run build first`).toBe(true);
+  dir = await mkdtemp(join(tmpdir(), "sitehost-dash-alerts-"));
+  sim = await startSimulator({ sites: 8, seed: 11, logRatePerSite: 2 });
+
+  // The daemon, with every collector every 5 seconds and logs counted (not shipped) every second.
+  const port = await freePort();
+  instance = `127.0.0.1:${port}`;
+  const config = {
+    api: {
+      url: sim.apiUrl,
+      authUrl: sim.authUrl,
+      clientId: sim.clientId,
+      clientSecret: sim.clientSecret,
+      maxRequestsPerSecond: 500,
+      maxConcurrency: 16,
+    },
+    collectors: Object.fromEntries(COLLECTORS.map((c) => [c, { schedule: "*/5 * * * * *" }])),
+    logs: {
+      enabled: true,
+      ship: false,
+      pollInterval: "1s",
+      startFrom: "-15m",
+      checkpointDir: join(dir, "checkpoints"),
+    },
+    web: { listenAddress: instance },
+  };
+  const configFile = join(dir, "config.yaml");
+  await writeFile(configFile, stringify(config));
+  daemon = spawn(process.execPath, [MAIN, "run", "--config", configFile, "--log.level", "warn"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, OTEL_SDK_DISABLED: "true" },
+  });
+  daemonLogs = captureOutput(daemon);
+  await waitForReady(`http://${instance}/-/ready`, daemon, daemonLogs, 45_000);
+
+  // A test copy of the rules with SitehostSiteDisabled's `for` shortened so the test stays short.
+  const rules = parse(
+    await readFile(join(ROOT, "config", "alerts", "sitehost-exporter.rules.yaml"), "utf8"),
+  ) as RuleFile;
+  for (const g of rules.groups) for (const r of g.rules) if (r.alert === "SitehostSiteDisabled") r.for = "2s";
+  const rulesFile = join(dir, "rules.yaml");
+  await writeFile(rulesFile, stringify(rules));
+
+  am = await startAlertmanager({ groupWait: "1s", groupInterval: "1s" });
+  prom = await startPrometheus({
+    scrapeTargets: [{ job: JOB, target: instance }],
+    scrapeInterval: "1s",
+    evaluationInterval: "1s",
+    ruleFiles: [rulesFile],
+    alertmanagerUrl: am.url,
+  });
+  await prom.waitFor(`count(sitehost_site_info{job="${JOB}"})`, (r) => (r[0]?.value ?? 0) > 0, 30_000);
+}, 120_000);
+
+afterAll(async () => {
+  await prom?.close();
+  await am?.close();
+  if (daemon) await stopChild(daemon);
+  await sim?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+async function dashboards(): Promise<DashboardJson[]> {
+  const files = (await readdir(join(ROOT, "dashboards"))).filter((f) => f.endsWith(".json"));
+  return Promise.all(
+    files.map(async (f) => JSON.parse(await readFile(join(ROOT, "dashboards", f), "utf8")) as DashboardJson),
+  );
+}
+
+function panelsOf(d: DashboardJson): PanelJson[] {
+  return d.panels.flatMap((p) => (p.type === "row" ? (p.panels ?? []) : [p]));
+}
+
+/** What Grafana does to a query before sending it: template variables replaced. */
+function substitute(expr: string, site: string): string {
+  return expr
+    .replaceAll("$__rate_interval", "1m")
+    .replaceAll("$__range", "5m")
+    .replaceAll("$__interval", "15s")
+    .replaceAll("$job", JOB)
+    .replaceAll("$instance", instance.replace(/\./g, "\\\\."))
+    .replaceAll("$site", site);
+}
+
+describe("dashboards and alert rules against a live exporter", () => {
+  it("every query of every dashboard panel and variable returns data", async () => {
+    const all = await dashboards();
+    expect(all.map((d) => d.uid).sort()).toEqual([
+      "sitehost-exporter-health",
+      "sitehost-fleet",
+      "sitehost-site",
+    ]);
+    const sites = (await prom.query(`sitehost_site_info{job="${JOB}"}`))
+      .map((s) => s.metric.site as string)
+      .sort();
+    expect(sites.length).toBe(8);
+
+    const queries: Array<{ where: string; expr: string; perSite: boolean }> = [];
+    for (const d of all) {
+      for (const v of d.templating.list) {
+        // label_values(selector, label) → the selector must have series carrying the label.
+        const m = typeof v.query === "string" ? /^label_values\((.+), (\w+)\)$/.exec(v.query) : null;
+        if (m)
+          queries.push({
+            where: `${d.uid} variable ${v.name}`,
+            expr: `count by (${m[2]}) (${m[1]})`,
+            perSite: false,
+          });
+      }
+      for (const p of panelsOf(d)) {
+        for (const t of p.targets ?? []) {
+          queries.push({ where: `${d.uid} / ${p.title}`, expr: t.expr, perSite: t.expr.includes("$site") });
+        }
+      }
+    }
+    expect(queries.length).toBeGreaterThan(50);
+
+    // Counters need a few scrapes before rate() has two samples; retry the empty ones until a deadline.
+    const deadline = Date.now() + 60_000;
+    let empty = queries;
+    for (;;) {
+      const still: typeof queries = [];
+      for (const q of empty) {
+        let result: PromSample[] = [];
+        // A site panel "has data" when it shows something for at least one site (not every site has a storage limit or a vulnerable plugin).
+        for (const site of q.perSite ? sites : [""]) {
+          result = await prom.query(substitute(q.expr, site));
+          if (result.length > 0) break;
+        }
+        if (result.length === 0) still.push(q);
+      }
+      empty = still;
+      if (empty.length === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+    expect(
+      empty.map((q) => `${q.where}: ${q.expr}`),
+      `daemon logs:\n${daemonLogs().slice(-3000)}`,
+    ).toEqual([]);
+  }, 120_000);
+
+  it("disabling a site in the platform makes SitehostSiteDisabled reach Alertmanager's receiver", async () => {
+    // The rules are loaded and evaluated: site index 3 of the simulated fleet starts disabled.
+    const before = await prom.waitFor(
+      'ALERTS{alertname="SitehostSiteDisabled", alertstate="firing"}',
+      (r) => r.length > 0,
+      30_000,
+    );
+    const live = sim.control.sites().find((s) => s.site.state === "live");
+    expect(live).toBeDefined();
+    const target = live as NonNullable<typeof live>;
+    expect(before.map((s) => s.metric.site)).not.toContain(target.site.name);
+    expect(am.received.flatMap((p) => p.alerts).some((a) => a.labels.site === target.site.name)).toBe(false);
+
+    sim.control.disableSite(target.site.id);
+
+    const alert = await am.waitForAlert(
+      (a) =>
+        a.labels.alertname === "SitehostSiteDisabled" &&
+        a.labels.site === target.site.name &&
+        a.status === "firing",
+      90_000,
+    );
+    expect(alert.labels).toMatchObject({
+      severity: "warning",
+      job: JOB,
+      instance,
+      site_id: String(target.site.id),
+      state: "disabled",
+    });
+    expect(alert.annotations.description).toContain(`Site ${target.site.name} (id ${target.site.id})`);
+    expect(alert.annotations.runbook_url).toMatch(/docs\/runbook\.md#sitehostsitedisabled$/);
+  }, 120_000);
+});

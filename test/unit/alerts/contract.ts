@@ -1,0 +1,60 @@
+/**
+ * Metric names of the public contract (DESIGN.md "Metrics" and "Self-metrics") that dashboards and alert
+ * rules may reference. Site and account families come from src/metrics/families.ts; the self-metrics are
+ * listed here by hand from DESIGN.md.
+ */
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+
+export const SELF_METRICS: readonly string[] = [
+  "sitehost_up",
+  "sitehost_exporter_build_info",
+  "sitehost_exporter_api_requests_total",
+  "sitehost_exporter_api_request_duration_seconds_bucket",
+  "sitehost_exporter_api_request_duration_seconds_sum",
+  "sitehost_exporter_api_request_duration_seconds_count",
+  "sitehost_exporter_api_retries_total",
+  "sitehost_exporter_auth_token_requests_total",
+  "sitehost_exporter_collector_runs_total",
+  "sitehost_exporter_collector_duration_seconds",
+  "sitehost_exporter_collector_last_success_timestamp_seconds",
+  "sitehost_exporter_sites_discovered",
+  "sitehost_exporter_log_records_shipped_total",
+  "sitehost_exporter_log_records_deduplicated_total",
+  "sitehost_exporter_log_export_failures_total",
+  "sitehost_exporter_log_lag_seconds",
+  "sitehost_exporter_log_gaps_total",
+];
+
+/** Prometheus's own `up` and the prom-client process metrics the exporter health dashboard charts. */
+export const OTHER_METRICS: readonly string[] = [
+  "up",
+  "process_resident_memory_bytes",
+  "process_cpu_seconds_total",
+  "nodejs_heap_size_used_bytes",
+  "nodejs_eventloop_lag_p99_seconds",
+];
+
+export const KNOWN_METRICS: ReadonlySet<string> = new Set([
+  ...METRIC_FAMILIES.map((f) => f.name),
+  ...SELF_METRICS,
+  ...OTHER_METRICS,
+]);
+
+const METRIC_RE = /\b(sitehost_[a-z0-9_]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+)\b(?!\s*\()/g;
+
+/** The metric selectors of a PromQL expression: name and the text inside its `{...}` (undefined when none). */
+export function metricSelectors(expr: string): Array<{ name: string; matchers: string | undefined }> {
+  const out: Array<{ name: string; matchers: string | undefined }> = [];
+  for (const m of expr.matchAll(METRIC_RE)) {
+    const name = m[1] as string;
+    const at = m.index ?? 0;
+    // Inside a quoted label value (odd number of quotes before it): not a metric.
+    if ((expr.slice(0, at).match(/"/g)?.length ?? 0) % 2 === 1) continue;
+    // A label name inside {...}, by (...) or on (...) is not a metric either.
+    if (/[{,(]\s*$/.test(expr.slice(0, at)) && /^\s*(=|!=|=~|!~|,|\))/.test(expr.slice(at + name.length)))
+      continue;
+    const braces = /^\s*\{([^}]*)\}/.exec(expr.slice(at + name.length));
+    out.push({ name, matchers: braces?.[1] });
+  }
+  return out;
+}

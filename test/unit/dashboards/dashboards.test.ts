@@ -1,0 +1,161 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderDashboards } from "../../../dashboards/src/index.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { KNOWN_METRICS as KNOWN, metricSelectors as selectors } from "../alerts/contract.js";
+
+const DIR = join(import.meta.dirname, "..", "..", "..", "dashboards");
+
+interface Target {
+  expr: string;
+  refId?: string;
+  datasource?: { type?: string; uid?: string };
+}
+interface PanelJson {
+  id: number;
+  type: string;
+  title?: string;
+  description?: string;
+  datasource?: { type?: string; uid?: string };
+  targets?: Target[];
+  fieldConfig?: { defaults?: { unit?: string } };
+  panels?: PanelJson[];
+}
+interface VariableJson {
+  name: string;
+  type: string;
+  query?: unknown;
+  datasource?: { type?: string; uid?: string };
+}
+interface DashboardJson {
+  uid: string;
+  title: string;
+  panels: PanelJson[];
+  templating: { list: VariableJson[] };
+}
+
+const committed = new Map<string, { text: string; json: DashboardJson }>();
+for (const file of renderDashboards().keys()) {
+  const text = await readFile(join(DIR, file), "utf8");
+  committed.set(file, { text, json: JSON.parse(text) as DashboardJson });
+}
+const all = [...committed.entries()];
+
+function panelsOf(d: DashboardJson): PanelJson[] {
+  return d.panels.flatMap((p) => (p.type === "row" ? (p.panels ?? []) : [p]));
+}
+function exprsOf(d: DashboardJson): string[] {
+  return panelsOf(d).flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+}
+describe("generated dashboards", () => {
+  it("ships the three dashboards with stable, unique uids", () => {
+    const uids = all.map(([, d]) => d.json.uid).sort();
+    expect(uids).toEqual(["sitehost-exporter-health", "sitehost-fleet", "sitehost-site"]);
+  });
+
+  it("committed JSON is what the generator produces from dashboards/src (run npm run dashboards)", () => {
+    for (const [file, text] of renderDashboards()) expect(committed.get(file)?.text, file).toBe(text);
+  });
+
+  it.each(all)("%s has no __inputs and no hard-coded datasource", (_file, { text, json }) => {
+    expect(text).not.toContain("__inputs");
+    expect(text).not.toMatch(/\$\{DS_/);
+    const ds = json.templating.list.find((v) => v.name === "datasource");
+    expect(ds).toMatchObject({ type: "datasource", query: "prometheus" });
+    // Every datasource reference anywhere in the file is the variable.
+    const uids = [...text.matchAll(/"uid":\s*"([^"]*)"/g)].map((m) => m[1]).filter((u) => u !== json.uid);
+    expect(uids.length).toBeGreaterThan(0);
+    expect(new Set(uids)).toEqual(new Set(["${datasource}"]));
+  });
+
+  it.each(all)("%s: every panel and every query uses the datasource variable", (_file, { json }) => {
+    const panels = panelsOf(json).filter((p) => p.type !== "row");
+    expect(panels.length).toBeGreaterThan(5);
+    for (const p of panels) {
+      expect(p.datasource, p.title).toEqual({ type: "prometheus", uid: "${datasource}" });
+      expect(p.targets?.length, p.title).toBeGreaterThan(0);
+      for (const t of p.targets ?? []) expect(t.datasource, `${p.title}: ${t.expr}`).toEqual(p.datasource);
+    }
+    for (const v of json.templating.list.filter((v) => v.type === "query")) {
+      expect(v.datasource, v.name).toEqual({ type: "prometheus", uid: "${datasource}" });
+    }
+  });
+
+  it.each(all)("%s: every panel has a title, a description and a unit; ids are unique", (_file, { json }) => {
+    const ids = new Set<number>();
+    for (const p of json.panels.flatMap((p) => [p, ...(p.panels ?? [])])) {
+      expect(ids.has(p.id), `duplicate panel id ${p.id}`).toBe(false);
+      ids.add(p.id);
+      if (p.type === "row") continue;
+      expect(p.title?.trim(), `panel ${p.id}`).toBeTruthy();
+      expect(p.description?.trim().length ?? 0, p.title).toBeGreaterThan(20);
+      expect(p.fieldConfig?.defaults?.unit, p.title).toBeTruthy();
+    }
+  });
+
+  it.each(all)(
+    "%s: job and instance variables exist and every selector filters on them",
+    (_file, { json }) => {
+      const names = json.templating.list.map((v) => v.name);
+      expect(names).toEqual(expect.arrayContaining(["datasource", "job", "instance"]));
+      for (const expr of exprsOf(json)) {
+        const sels = selectors(expr);
+        expect(sels.length, expr).toBeGreaterThan(0);
+        for (const s of sels) {
+          expect(s.matchers, `${s.name} in ${expr}`).toContain('job="$job"');
+          expect(s.matchers, `${s.name} in ${expr}`).toContain('instance=~"$instance"');
+        }
+      }
+    },
+  );
+
+  it.each(all)("%s: every rate/increase uses $__rate_interval", (_file, { json }) => {
+    for (const expr of exprsOf(json)) {
+      const fns = [...expr.matchAll(/\b(rate|irate|increase|delta|deriv|[a-z]+_over_time)\s*\(/g)].length;
+      const ranges = [...expr.matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]);
+      expect(ranges.length, expr).toBe(fns);
+      for (const r of ranges) expect(r, expr).toBe("$__rate_interval");
+    }
+  });
+
+  it.each(all)("%s: every metric referenced is part of the documented contract", (_file, { json }) => {
+    for (const expr of exprsOf(json)) {
+      for (const s of selectors(expr)) expect(KNOWN.has(s.name), `${s.name} in ${expr}`).toBe(true);
+    }
+  });
+
+  it("the site dashboard has a site variable and every per-site query selects it", () => {
+    const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
+    const v = site.templating.list.find((x) => x.name === "site");
+    expect(v?.query).toBe('label_values(sitehost_site_info{job="$job", instance=~"$instance"}, site)');
+    for (const expr of exprsOf(site)) {
+      for (const s of selectors(expr)) expect(s.matchers, expr).toContain('site="$site"');
+    }
+  });
+
+  it("together the dashboards chart every per-site family of the contract, the site dashboard each one", () => {
+    const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
+    const used = new Set(exprsOf(site).flatMap((e) => selectors(e).map((s) => s.name)));
+    const missing = METRIC_FAMILIES.filter((f) => f.perSite && !used.has(f.name)).map((f) => f.name);
+    expect(missing).toEqual([]);
+    const everywhere = new Set(
+      all.flatMap(([, d]) => exprsOf(d.json).flatMap((e) => selectors(e).map((s) => s.name))),
+    );
+    const notCharted = [...KNOWN].filter(
+      (n) => n.startsWith("sitehost_") && !n.endsWith("_sum") && !n.endsWith("_count") && !everywhere.has(n),
+    );
+    expect(notCharted).toEqual([]);
+  });
+
+  it("log-derived counters are charted on the site dashboard as rates by status class and severity", () => {
+    const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
+    const exprs = exprsOf(site);
+    expect(
+      exprs.some((e) => /sum by \(status_class\) \(rate\(sitehost_site_http_responses_total\{/.test(e)),
+    ).toBe(true);
+    expect(
+      exprs.some((e) => /sum by \(severity\) \(rate\(sitehost_site_php_log_entries_total\{/.test(e)),
+    ).toBe(true);
+  });
+});
