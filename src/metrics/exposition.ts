@@ -3,22 +3,38 @@
  * prom-client self-metrics at most once per `selfMetricsTtlMs`, and concurrent
  * scrapes share one render. Scrape cost does not grow with scrape rate.
  */
-import { gzip as gzipCallback } from "node:zlib";
-import { promisify } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
+
 import type { Registry } from "prom-client";
 import type { MetricStore } from "./store.js";
 
-const gzip = promisify(gzipCallback);
+
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ExpositionBody {
-  body: Buffer;
+  /** Uncompressed text; decompressed from `gzip` on first use and kept until the next change. */
+  readonly body: Buffer;
   gzip: Buffer;
   contentType: string;
 }
 
+/** Only the compressed text is kept by default: Prometheus always asks for gzip. */
+class CachedBody implements ExpositionBody {
+  private plain: Buffer | undefined;
+  readonly contentType = CONTENT_TYPE;
+  constructor(
+    readonly gzip: Buffer,
+    readonly storeVersion: number,
+    readonly at: number,
+  ) {}
+  get body(): Buffer {
+    this.plain ??= gunzipSync(this.gzip);
+    return this.plain;
+  }
+}
+
 export class Exposition {
-  private cached: (ExpositionBody & { storeVersion: number; at: number }) | undefined;
+  private cached: CachedBody | undefined;
   private inFlight: Promise<ExpositionBody> | undefined;
   /** How many times the body was rebuilt (tests, benchmark). */
   renders = 0;
@@ -45,11 +61,10 @@ export class Exposition {
   private async build(): Promise<ExpositionBody> {
     const storeVersion = this.store.version;
     const self = await this.registry.metrics();
-    const body = Buffer.from(this.store.render() + self, "utf8");
     // Level 1: scrapes are frequent and the text compresses well anyway.
-    const zipped = await gzip(body, { level: 1 });
+    const zipped = gzipSync(Buffer.from(this.store.render() + self, "utf8"), { level: 1 });
     this.renders += 1;
-    this.cached = { body, gzip: zipped, contentType: CONTENT_TYPE, storeVersion, at: Date.now() };
+    this.cached = new CachedBody(zipped, storeVersion, Date.now());
     return this.cached;
   }
 }

@@ -1,8 +1,8 @@
 /**
  * The metric store: samples keyed by (collector, site). A collector run
  * replaces exactly its own samples for the sites it covered, so a removed
- * domain or a deleted site leaves no ghost series. Rendering is cached per
- * family and redone only for families that changed.
+ * domain or a deleted site leaves no ghost series. Series lines are rendered
+ * once, when stored.
  */
 import type { MetricFamily, Sample } from "./sample.js";
 import { renderFamilyHeader, renderSample } from "./render.js";
@@ -18,7 +18,6 @@ interface FamilyState {
   family: MetricFamily;
   /** entry key (collector|site) → rendered lines of that entry for this family */
   entries: Map<string, string>;
-  rendered: string | undefined;
 }
 
 export class MetricStore {
@@ -29,11 +28,12 @@ export class MetricStore {
   private readonly exclude: RegExp[];
   private readonly listeners: Array<() => void> = [];
   private versionCounter = 0;
-  private fullText: string | undefined;
+  private readonly sortedNames: string[];
 
   constructor(families: readonly MetricFamily[], opts: { exclude?: string[] } = {}) {
-    for (const family of families) this.families.set(family.name, { family, entries: new Map(), rendered: undefined });
+    for (const family of families) this.families.set(family.name, { family, entries: new Map() });
     this.exclude = (opts.exclude ?? []).map(globToRegExp);
+    this.sortedNames = [...this.families.keys()].sort();
   }
 
   get version(): number {
@@ -85,20 +85,20 @@ export class MetricStore {
     return [...this.siteEntries.keys()];
   }
 
-  /** Samples of one entry, parsed back from nothing: kept for tests via render(). */
+  /**
+   * The exposition text of every family. Series lines are rendered once, when a
+   * collector stores them; this only joins them. Nothing else is cached here, so
+   * memory holds each line once (the exposition keeps the compressed result).
+   */
   render(): string {
-    if (this.fullText !== undefined) return this.fullText;
     const parts: string[] = [];
-    for (const name of [...this.families.keys()].sort()) {
+    for (const name of this.sortedNames) {
       const state = this.families.get(name) as FamilyState;
       if (state.entries.size === 0) continue;
-      if (state.rendered === undefined) {
-        state.rendered = renderFamilyHeader(state.family) + [...state.entries.values()].join("");
-      }
-      parts.push(state.rendered);
+      parts.push(renderFamilyHeader(state.family));
+      for (const text of state.entries.values()) parts.push(text);
     }
-    this.fullText = parts.join("");
-    return this.fullText;
+    return parts.join("");
   }
 
   private replace(key: string, samples: readonly Sample[]): void {
@@ -122,7 +122,6 @@ export class MetricStore {
       const text = [...lines.values()].join("");
       if (state.entries.get(key) !== text) {
         state.entries.set(key, text);
-        state.rendered = undefined;
         changed = true;
       }
     }
@@ -140,14 +139,11 @@ export class MetricStore {
 
   private dropFamilyEntry(name: string, key: string): boolean {
     const state = this.families.get(name);
-    if (!state || !state.entries.delete(key)) return false;
-    state.rendered = undefined;
-    return true;
+    return state !== undefined && state.entries.delete(key);
   }
 
   private changed(): void {
     this.versionCounter += 1;
-    this.fullText = undefined;
     for (const listener of this.listeners) listener();
   }
 }

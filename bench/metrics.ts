@@ -1,0 +1,173 @@
+/**
+ * Metrics benchmark (issue #4): at N simulated sites, the series count,
+ * /metrics latency beside serving the same bytes from memory in the same run
+ * (the ratio is the figure), the daemon's RSS, time to ready, and API requests
+ * per site per hour against the minimum the schedules imply.
+ *
+ *   npm run bench -- metrics            (or: node dist/bench/metrics.js 1000 5000)
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import cron from "node-cron";
+import { Agent, request } from "undici";
+import { stringify } from "yaml";
+import { REQUESTS_PER_SITE } from "../src/collectors/index.js";
+import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
+import { startSimulator } from "../src/simulator/index.js";
+
+const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8");
+  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
+  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import("node:net");
+  return new Promise((res) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** Sequential GETs over one keep-alive connection; latencies in ms. */
+async function measure(url: string, n: number): Promise<number[]> {
+  const agent = new Agent({ connections: 1 });
+  const times: number[] = [];
+  for (let i = 0; i < n + 10; i++) {
+    const t = performance.now();
+    const res = await request(url, { dispatcher: agent });
+    await res.body.arrayBuffer();
+    if (i >= 10) times.push(performance.now() - t); // first 10 warm up
+  }
+  await agent.close();
+  return times.sort((a, b) => a - b);
+}
+
+/** Scheduled runs per hour of a cron expression, counted over a day. */
+function runsPerHour(expr: string): number {
+  const task = cron.createTask(expr, () => undefined);
+  const runs = task.getNextRuns(100_000).filter((d) => d.getTime() - Date.now() <= 86_400_000);
+  void task.destroy();
+  return runs.length / 24;
+}
+
+export async function benchMetrics(sites: number): Promise<Record<string, string | number>> {
+  const sim = await startSimulator({ sites, seed: 3 });
+  const dir = await mkdtemp(join(tmpdir(), "sitehost-bench-"));
+  const port = await freePort();
+  const file = join(dir, "config.yaml");
+  await writeFile(
+    file,
+    stringify({
+      api: { url: sim.apiUrl, authUrl: sim.authUrl, clientId: sim.clientId, maxRequestsPerSecond: 5000, maxConcurrency: 32 },
+      logs: { enabled: false },
+    }),
+  );
+  const started = performance.now();
+  const child = spawn(process.execPath, [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "warn"], {
+    env: { ...process.env, SITEHOST_CLIENT_SECRET: sim.clientSecret },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  let readyMs = NaN;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/-/ready`);
+      if (res.ok) {
+        readyMs = performance.now() - started;
+        break;
+      }
+    } catch {
+      // starting
+    }
+    if (performance.now() - started > 600_000) throw new Error("daemon not ready after 10 minutes");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const startupStats = sim.control.stats();
+
+  const body = Buffer.from(await (await fetch(`${url}/metrics`)).arrayBuffer());
+  const series = body
+    .toString("utf8")
+    .split("\n")
+    .filter((l) => l.startsWith("sitehost_site_") || l.startsWith("sitehost_account_")).length;
+
+  // Baseline: a separate process serving the same bytes from memory.
+  const bytesFile = join(dir, "metrics.txt");
+  await writeFile(bytesFile, body);
+  const basePort = await freePort();
+  const baseline = spawn(
+    process.execPath,
+    [
+      "-e",
+      `const b=require("fs").readFileSync(${JSON.stringify(bytesFile)});require("http").createServer((q,r)=>{r.writeHead(200,{"content-type":"text/plain; version=0.0.4; charset=utf-8","content-length":b.length});r.end(b)}).listen(${basePort},"127.0.0.1")`,
+    ],
+    { stdio: "ignore" },
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const n = 300;
+  const daemonTimes = await measure(`${url}/metrics`, n);
+  const baseTimes = await measure(`http://127.0.0.1:${basePort}/`, n);
+  baseline.kill();
+  const mem = await rssOf(child.pid as number);
+
+  // Requests per site per run, from the start-up runs, times runs per hour of the default schedules.
+  const perRoute = (template: string) =>
+    Object.entries(startupStats.requests)
+      .filter(([k]) => k.split(" ")[1] === template)
+      .reduce((a, [, v]) => a + v, 0);
+  const routes: Record<string, string[]> = {
+    traffic: ["/sites/{id}/metrics"],
+    statistics: ["/sites/{site_id}/statistics"],
+    usage: ["/sites/{id}/reports/usage"],
+    performance: ["/sites/{id}/reports/performance/latest"],
+    security: ["/sites/{id}/security-alerts/{kind}"],
+    domains: ["/sites/{site_id}/domains"],
+    backups: ["/sites/{site_id}/backups"],
+    inventory: ["/sites", "/account"],
+  };
+  let measuredPerHour = 0;
+  let minimumPerHour = 0;
+  for (const name of COLLECTOR_NAMES) {
+    const perRun = (routes[name] ?? []).reduce((a, t) => a + perRoute(t), 0) / sites;
+    const minPerRun = name === "inventory" ? (Math.ceil(sites / 100) + 1) / sites : (REQUESTS_PER_SITE[name] ?? 1);
+    const rph = runsPerHour(DEFAULT_SCHEDULES[name]);
+    measuredPerHour += perRun * rph;
+    minimumPerHour += minPerRun * rph;
+  }
+
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+  await sim.close();
+  const p = (t: number[], q: number) => percentile(t, q).toFixed(2);
+  return {
+    sites,
+    series,
+    "exposition bytes": body.length,
+    "/metrics p50 ms": p(daemonTimes, 50),
+    "/metrics p99 ms": p(daemonTimes, 99),
+    "memory p50 ms": p(baseTimes, 50),
+    "memory p99 ms": p(baseTimes, 99),
+    "p50 ratio": (percentile(daemonTimes, 50) / percentile(baseTimes, 50)).toFixed(2),
+    "p99 ratio": (percentile(daemonTimes, 99) / percentile(baseTimes, 99)).toFixed(2),
+    "RSS MB": (mem.rss / 1048576).toFixed(0),
+    "peak RSS MB": (mem.hwm / 1048576).toFixed(0),
+    "ready s": (readyMs / 1000).toFixed(1),
+    "API req/site/h": measuredPerHour.toFixed(2),
+    "minimum req/site/h": minimumPerHour.toFixed(2),
+  };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = process.argv.slice(2).map(Number).filter(Boolean);
+  for (const n of sizes.length ? sizes : [1000, 5000]) console.log(JSON.stringify(await benchMetrics(n)));
+}

@@ -1,0 +1,117 @@
+/**
+ * Test helper: the built daemon (`dist/src/cli/main.js run`) as a child process
+ * on a free loopback port, configured through a temporary YAML file.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { stringify } from "yaml";
+import { captureOutput, freePort } from "./prometheus.js";
+
+export const MAIN = resolve(import.meta.dirname, "../../dist/src/cli/main.js");
+
+export interface SimulatorEndpoint {
+  apiUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface DaemonProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  checkpointDir: string;
+  /** Sends the signal (default SIGTERM) and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  kill(): Promise<void>;
+  logs(): string;
+}
+
+function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] =
+      v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev)
+        ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
+  }
+  return out;
+}
+
+export async function startDaemonProcess(opts: {
+  sim: SimulatorEndpoint;
+  config?: Record<string, unknown>;
+  env?: Record<string, string>;
+  checkpointDir?: string;
+  port?: number;
+}): Promise<DaemonProcess> {
+  const dir = await mkdtemp(join(tmpdir(), "sitehost-daemon-"));
+  const checkpointDir = opts.checkpointDir ?? join(dir, "checkpoints");
+  const port = opts.port ?? (await freePort());
+  const config = deepMerge(
+    {
+      api: { url: opts.sim.apiUrl, authUrl: opts.sim.authUrl, clientId: opts.sim.clientId, maxRequestsPerSecond: 500, maxConcurrency: 16 },
+      logs: { checkpointDir, pollInterval: "1s", ship: false },
+    },
+    opts.config ?? {},
+  );
+  const file = join(dir, "config.yaml");
+  await writeFile(file, stringify(config));
+  const child = spawn(process.execPath, [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`], {
+    env: { ...process.env, SITEHOST_CLIENT_SECRET: opts.sim.clientSecret, ...opts.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs = captureOutput(child, 256 * 1024);
+  const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}:\n${logs()}`);
+    try {
+      const res = await fetch(`${url}/-/healthy`);
+      if (res.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`daemon did not become healthy:\n${logs()}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url,
+    pid: child.pid as number,
+    child,
+    checkpointDir,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    logs,
+  };
+}
+
+/** Polls /-/ready until 200. */
+export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/-/ready`);
+      last = await res.text();
+      if (res.ok) return;
+    } catch (err) {
+      last = String(err);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+}
