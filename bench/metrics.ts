@@ -69,17 +69,27 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   await writeFile(
     file,
     stringify({
-      api: { url: sim.apiUrl, authUrl: sim.authUrl, clientId: sim.clientId, maxRequestsPerSecond: 5000, maxConcurrency: 32 },
+      api: {
+        url: sim.apiUrl,
+        authUrl: sim.authUrl,
+        clientId: sim.clientId,
+        maxRequestsPerSecond: 5000,
+        maxConcurrency: 32,
+      },
       logs: { enabled: false },
     }),
   );
   const started = performance.now();
-  const child = spawn(process.execPath, [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "warn"], {
-    env: { ...process.env, SITEHOST_CLIENT_SECRET: sim.clientSecret },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "warn"],
+    {
+      env: { ...process.env, SITEHOST_CLIENT_SECRET: sim.clientSecret },
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
-  let readyMs = NaN;
+  let readyMs: number;
   for (;;) {
     try {
       const res = await fetch(`${url}/-/ready`);
@@ -139,7 +149,8 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   let minimumPerHour = 0;
   for (const name of COLLECTOR_NAMES) {
     const perRun = (routes[name] ?? []).reduce((a, t) => a + perRoute(t), 0) / sites;
-    const minPerRun = name === "inventory" ? (Math.ceil(sites / 100) + 1) / sites : (REQUESTS_PER_SITE[name] ?? 1);
+    const minPerRun =
+      name === "inventory" ? (Math.ceil(sites / 100) + 1) / sites : (REQUESTS_PER_SITE[name] ?? 1);
     const rph = runsPerHour(DEFAULT_SCHEDULES[name]);
     measuredPerHour += perRun * rph;
     minimumPerHour += minPerRun * rph;

@@ -29,7 +29,11 @@ function createRegistry(): Registry {
   collectDefaultMetrics({ register: registry });
   // Gauges that prom-client names with a _total suffix fail `promtool check metrics`; the same
   // information is in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.
-  for (const name of ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"]) {
+  for (const name of [
+    "nodejs_active_handles_total",
+    "nodejs_active_requests_total",
+    "nodejs_active_resources_total",
+  ]) {
     registry.removeSingleMetric(name);
   }
   new Gauge({
@@ -106,7 +110,9 @@ export async function runOnce({
 }: DaemonOptions & { collectors?: string[] }): Promise<string> {
   for (const name of collectors ?? []) {
     if (!(COLLECTOR_NAMES as readonly string[]).includes(name)) {
-      throw new Error(`--collectors: unknown collector ${JSON.stringify(name)} (known: ${COLLECTOR_NAMES.join(", ")})`);
+      throw new Error(
+        `--collectors: unknown collector ${JSON.stringify(name)} (known: ${COLLECTOR_NAMES.join(", ")})`,
+      );
     }
   }
   const { registry, api, store, runner } = createCore(config, logger);
@@ -123,7 +129,9 @@ export async function runOnce({
       throw new Error(`site discovery failed (${result})${err ? `: ${(err as Error).message}` : ""}`);
     }
     const wanted = (collectors && collectors.length > 0 ? collectors : COLLECTOR_NAMES) as CollectorName[];
-    await Promise.all(wanted.filter((n) => n !== "inventory" && runner.isEnabled(n)).map((n) => runner.run(n)));
+    await Promise.all(
+      wanted.filter((n) => n !== "inventory" && runner.isEnabled(n)).map((n) => runner.run(n)),
+    );
     return store.render() + (await registry.metrics());
   } finally {
     await api.close();

@@ -75,10 +75,17 @@ export interface ApiClientOptions {
   backoffCapMs?: number;
 }
 
-export function apiClientOptionsFromConfig(config: Config, registry: Registry, logger: Logger): ApiClientOptions {
+export function apiClientOptionsFromConfig(
+  config: Config,
+  registry: Registry,
+  logger: Logger,
+): ApiClientOptions {
   const { api } = config;
   if (!api.clientId || !api.clientSecret) {
-    throw new ApiAuthError("client id and client secret are required (api.clientId, api.clientSecret)", "/auth/token");
+    throw new ApiAuthError(
+      "client id and client secret are required (api.clientId, api.clientSecret)",
+      "/auth/token",
+    );
   }
   return {
     apiUrl: api.url,
@@ -214,7 +221,11 @@ export class ApiClient implements SitehostApi {
           joinUrl(this.opts.authUrl, endpoint),
           endpoint,
           {},
-          { grant_type: "client_credentials", client_id: this.opts.clientId, client_secret: this.opts.clientSecret },
+          {
+            grant_type: "client_credentials",
+            client_id: this.opts.clientId,
+            client_secret: this.opts.clientSecret,
+          },
           undefined,
         );
       } catch (err) {
@@ -237,7 +248,7 @@ export class ApiClient implements SitehostApi {
         await sleep(this.backoff(attempt++));
         continue;
       }
-      let body: unknown = null;
+      let body: unknown;
       try {
         body = res.text ? JSON.parse(res.text) : null;
       } catch {
@@ -271,7 +282,6 @@ export class ApiClient implements SitehostApi {
     let retries = 0;
     let rateLimited = 0;
     let reauthenticated = false;
-    let lastRetryAfter = 0;
     for (;;) {
       const token = await this.tokens.get();
       const release = await this.budget.acquire(spec.signal);
@@ -320,8 +330,8 @@ export class ApiClient implements SitehostApi {
         continue;
       }
       if (status === 429) {
-        lastRetryAfter = this.pauseFor429(res.headers["retry-after"], rateLimited);
-        if (rateLimited++ >= RATE_LIMIT_RETRIES) throw new ApiRateLimitedError(spec.endpoint, lastRetryAfter);
+        const retryAfterMs = this.pauseFor429(res.headers["retry-after"], rateLimited);
+        if (rateLimited++ >= RATE_LIMIT_RETRIES) throw new ApiRateLimitedError(spec.endpoint, retryAfterMs);
         this.metrics.retries.inc({ endpoint: spec.endpoint, reason: "rate_limited" });
         continue;
       }
@@ -351,7 +361,9 @@ export class ApiClient implements SitehostApi {
 
   // ------------------------------------------------------------------ envelope + validation
 
-  private async envelope(spec: CallSpec): Promise<{ data: unknown; page?: z.infer<typeof EnvelopeSchema>["page"] }> {
+  private async envelope(
+    spec: CallSpec,
+  ): Promise<{ data: unknown; page?: z.infer<typeof EnvelopeSchema>["page"] }> {
     const body = await this.call(spec);
     const parsed = EnvelopeSchema.safeParse(body);
     if (!parsed.success) {
@@ -426,7 +438,11 @@ export class ApiClient implements SitehostApi {
       const next = info?.nextPage ?? null;
       if (next === null || next === undefined) break;
       if (seen.has(next) || (info && next > info.lastPage) || seen.size > 10_000) {
-        throw new ApiSchemaError("/sites", "page.nextPage", `pagination does not advance (page ${page} → ${next})`);
+        throw new ApiSchemaError(
+          "/sites",
+          "page.nextPage",
+          `pagination does not advance (page ${page} → ${next})`,
+        );
       }
       page = next;
     }
@@ -500,7 +516,13 @@ export class ApiClient implements SitehostApi {
   ): Promise<ListResult<SecurityAlertGroup>> {
     const endpoint = `/sites/{id}/security-alerts/${kind}`;
     const groups = await this.object(
-      { method: "GET", endpoint, path: `/sites/${siteId}/security-alerts/${kind}`, retry: true, signal: opts?.signal },
+      {
+        method: "GET",
+        endpoint,
+        path: `/sites/${siteId}/security-alerts/${kind}`,
+        retry: true,
+        signal: opts?.signal,
+      },
       SecurityAlertGroupsSchema,
     );
     const items: SecurityAlertGroup[] = [];

@@ -61,14 +61,20 @@ export class TokenManager {
     const startedAt = this.now();
     const { status, body } = await this.fetchToken();
     if (status === 400 || status === 401 || status === 403) {
-      throw new ApiAuthError(`/auth/token: the platform rejected the client credentials (HTTP ${status})`, "/auth/token");
+      throw new ApiAuthError(
+        `/auth/token: the platform rejected the client credentials (HTTP ${status})`,
+        "/auth/token",
+      );
     }
     if (status < 200 || status >= 300) {
       throw new ApiAuthError(`/auth/token: token request failed (HTTP ${status})`, "/auth/token");
     }
     const parsed = TokenResponseSchema.safeParse(body);
     if (!parsed.success) {
-      throw new ApiAuthError("/auth/token: the token response has no access_token or expires_in", "/auth/token");
+      throw new ApiAuthError(
+        "/auth/token: the token response has no access_token or expires_in",
+        "/auth/token",
+      );
     }
     const lifetimeMs = parsed.data.expires_in * 1000;
     // Short-lived tokens: refresh at half-life so the margin never eats the whole lifetime.

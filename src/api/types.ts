@@ -80,7 +80,12 @@ export interface SitehostApi {
    * Never retried internally with the same scroll id: a failure is thrown
    * to the tailer, which restarts from its checkpoint.
    */
-  getLogPage(siteId: number, stream: LogStream, scrollId: string | null, opts?: RequestOptions): Promise<LogPageResult>;
+  getLogPage(
+    siteId: number,
+    stream: LogStream,
+    scrollId: string | null,
+    opts?: RequestOptions,
+  ): Promise<LogPageResult>;
   /** Revoke the token and close the connection pool. */
   close(): Promise<void>;
 }

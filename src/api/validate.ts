@@ -22,7 +22,11 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
 }
 
 /** First issue of a failed parse as (field path, problem with what came). */
-export function describeIssue(error: z.ZodError, input: unknown, prefix = ""): { field: string; problem: string } {
+export function describeIssue(
+  error: z.ZodError,
+  input: unknown,
+  prefix = "",
+): { field: string; problem: string } {
   const issue = error.issues[0];
   if (!issue) return { field: prefix, problem: "invalid" };
   const field = prefix + issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("");

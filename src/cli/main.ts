@@ -27,7 +27,9 @@ function addCommonOptions(cmd: Command): Command {
     .option("--web.telemetry-path <path>", "path of the metrics endpoint (default /metrics)")
     .option("--web.config.file <file>", "exporter-toolkit web config file (TLS, basic auth)")
     .addOption(new Option("--log.level <level>", "log level").choices(LOG_LEVELS).default("info"))
-    .addOption(new Option("--log.format <format>", "log format").choices(["json", "logfmt", "pretty"]).default("json"));
+    .addOption(
+      new Option("--log.format <format>", "log format").choices(["json", "logfmt", "pretty"]).default("json"),
+    );
 }
 
 /** commander keeps dotted flag names as keys with the last segment camel-cased. */
@@ -58,7 +60,9 @@ async function load(opts: CommonOptions, requireCredentials: boolean) {
     });
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`sitehost-exporter: invalid configuration\n${err.problems.map((p) => `  ${p}\n`).join("")}`);
+      process.stderr.write(
+        `sitehost-exporter: invalid configuration\n${err.problems.map((p) => `  ${p}\n`).join("")}`,
+      );
       process.exit(2);
     }
     throw err;
@@ -67,7 +71,9 @@ async function load(opts: CommonOptions, requireCredentials: boolean) {
 
 const program = new Command()
   .name("sitehost-exporter")
-  .description("Prometheus exporter and OpenTelemetry log shipper for every site of a managed web-hosting account")
+  .description(
+    "Prometheus exporter and OpenTelemetry log shipper for every site of a managed web-hosting account",
+  )
   .version(VERSION, "--version", "print the version")
   .showHelpAfterError();
 
@@ -113,13 +119,19 @@ addCommonOptions(
     .option("--collectors <names>", "comma-separated collectors to run (default: every enabled one)")
     .action(async (opts: CommonOptions & { collectors?: string }) => {
       const config = await load(opts, true);
-      const logger = createLogger({ level: opts["log.level"] === "info" ? "warn" : opts["log.level"], format: opts["log.format"] });
+      const logger = createLogger({
+        level: opts["log.level"] === "info" ? "warn" : opts["log.level"],
+        format: opts["log.format"],
+      });
       const { runOnce } = await import("../daemon.js");
       try {
         const text = await runOnce({
           config,
           logger,
-          collectors: opts.collectors?.split(",").map((s) => s.trim()).filter(Boolean),
+          collectors: opts.collectors
+            ?.split(",")
+            .map((s) => s.trim())
+            .filter(Boolean),
         });
         process.stdout.write(text);
         process.exit(0);
@@ -138,7 +150,9 @@ addCommonOptions(
       process.stdout.write(stringify(redactConfig(config)));
       const missing = credentialProblems(config);
       if (missing.length > 0) {
-        process.stderr.write(`sitehost-exporter: the daemon would not start:\n${missing.map((p) => `  ${p}\n`).join("")}`);
+        process.stderr.write(
+          `sitehost-exporter: the daemon would not start:\n${missing.map((p) => `  ${p}\n`).join("")}`,
+        );
         process.exit(2);
       }
       process.stderr.write("configuration is valid\n");

@@ -21,7 +21,11 @@ export function collectBackups(site: SiteRef, entries: readonly BackupEntry[]): 
     if (e.databaseBackupId !== null && (database === undefined || t > database)) database = t;
   }
   const out: Sample[] = [];
-  if (filesystem !== undefined) out.push(sampleFor(site, "sitehost_site_backup_last_timestamp_seconds", { type: "filesystem" }, filesystem));
-  if (database !== undefined) out.push(sampleFor(site, "sitehost_site_backup_last_timestamp_seconds", { type: "database" }, database));
+  if (filesystem !== undefined)
+    out.push(
+      sampleFor(site, "sitehost_site_backup_last_timestamp_seconds", { type: "filesystem" }, filesystem),
+    );
+  if (database !== undefined)
+    out.push(sampleFor(site, "sitehost_site_backup_last_timestamp_seconds", { type: "database" }, database));
   return out;
 }

@@ -4,7 +4,10 @@ import { sampleFor, type SiteRef } from "./labels.js";
 
 export function collectDomains(site: SiteRef, domains: readonly Domain[]): Sample[] {
   // With one entry per IP record a domain can repeat: it is healthy only if every record is.
-  const merged = new Map<string, { primary: boolean; healthy: boolean; dns: boolean; provisioned: boolean }>();
+  const merged = new Map<
+    string,
+    { primary: boolean; healthy: boolean; dns: boolean; provisioned: boolean }
+  >();
   for (const d of domains) {
     const prev = merged.get(d.domainName);
     merged.set(d.domainName, {

@@ -2,7 +2,15 @@
  * The per-site collectors: `fetch` asks the API client (HTTP lives there),
  * `collect` is a pure function from the validated response to samples.
  */
-import type { BackupEntry, Domain, MetricsResult, PerformanceReport, Site, Statistics, UsageReportEntry } from "../api/schemas.js";
+import type {
+  BackupEntry,
+  Domain,
+  MetricsResult,
+  PerformanceReport,
+  Site,
+  Statistics,
+  UsageReportEntry,
+} from "../api/schemas.js";
 import type { SecurityAlertGroup, SitehostApi } from "../api/types.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";

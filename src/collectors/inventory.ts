@@ -35,15 +35,22 @@ export function collectSite(site: Site, nowMs: number): Sample[] {
   ];
   const states = new Set<string>(KNOWN_STATES);
   states.add(site.state);
-  for (const state of states) out.push(sampleFor(site, "sitehost_site_state", { state }, state === site.state ? 1 : 0));
+  for (const state of states)
+    out.push(sampleFor(site, "sitehost_site_state", { state }, state === site.state ? 1 : 0));
 
   const stores = [
-    ["filesystem", site.fileSystemUsageBytes, site.maxFileSystemUsageBytes, site.warningHeadroomFileSystemUsageBytes],
+    [
+      "filesystem",
+      site.fileSystemUsageBytes,
+      site.maxFileSystemUsageBytes,
+      site.warningHeadroomFileSystemUsageBytes,
+    ],
     ["database", site.databaseUsageBytes, site.maxDatabaseUsageBytes, site.warningHeadroomDatabaseUsageBytes],
   ] as const;
   for (const [store, used, limit, headroom] of stores) {
     out.push(sampleFor(site, "sitehost_site_storage_used_bytes", { store }, used));
-    if (limit !== null && limit !== undefined) out.push(sampleFor(site, "sitehost_site_storage_limit_bytes", { store }, limit));
+    if (limit !== null && limit !== undefined)
+      out.push(sampleFor(site, "sitehost_site_storage_limit_bytes", { store }, limit));
     if (headroom !== null && headroom !== undefined) {
       out.push(sampleFor(site, "sitehost_site_storage_warning_headroom_bytes", { store }, headroom));
     }
@@ -51,7 +58,8 @@ export function collectSite(site: Site, nowMs: number): Sample[] {
   out.push(sampleFor(site, "sitehost_site_edge_cache_enabled", {}, site.edgeCache === "enabled" ? 1 : 0));
   // Defensive mode with an end time in the past is over, whatever the flag still says.
   const until = site.edgeCacheDefensiveModeUntil;
-  const defensive = site.edgeCacheDefensiveMode && (until === null || until === undefined || until * 1000 > nowMs);
+  const defensive =
+    site.edgeCacheDefensiveMode && (until === null || until === undefined || until * 1000 > nowMs);
   out.push(sampleFor(site, "sitehost_site_edge_cache_defensive_mode_enabled", {}, defensive ? 1 : 0));
   return out;
 }

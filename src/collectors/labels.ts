@@ -15,7 +15,9 @@ export function sampleFor(site: SiteRef, name: string, labels: Labels, value: nu
   return { name, labels: { ...siteLabels(site), ...labels }, value };
 }
 
-export function siteKind(site: Pick<Site, "staging" | "sandbox" | "kit">): "live" | "staging" | "sandbox" | "kit" {
+export function siteKind(
+  site: Pick<Site, "staging" | "sandbox" | "kit">,
+): "live" | "staging" | "sandbox" | "kit" {
   if (site.kit) return "kit";
   if (site.sandbox) return "sandbox";
   if (site.staging) return "staging";

@@ -33,7 +33,8 @@ export function collectStrategy(site: SiteRef, strategy: "desktop" | "mobile", r
   const report = r as Record<string, unknown>;
   for (const category of CATEGORIES) {
     const score = finite(report[`${category}_score`]);
-    if (score !== undefined) out.push(sampleFor(site, "sitehost_site_audit_score", { strategy, category }, score));
+    if (score !== undefined)
+      out.push(sampleFor(site, "sitehost_site_audit_score", { strategy, category }, score));
   }
   for (const audit of TIMINGS) {
     const value = finite(report[`${audit}_numeric_value`]);
@@ -45,15 +46,21 @@ export function collectStrategy(site: SiteRef, strategy: "desktop" | "mobile", r
     }
   }
   const cls = finite(report.cumulative_layout_shift_numeric_value);
-  if (cls !== undefined) out.push(sampleFor(site, "sitehost_site_audit_cumulative_layout_shift", { strategy }, cls));
-  const at = [r.fetch_time, r.created_at, r.updated_at].map((t) => (t ? Date.parse(t) : NaN)).find((t) => !Number.isNaN(t));
-  if (at !== undefined) out.push(sampleFor(site, "sitehost_site_audit_timestamp_seconds", { strategy }, at / 1000));
+  if (cls !== undefined)
+    out.push(sampleFor(site, "sitehost_site_audit_cumulative_layout_shift", { strategy }, cls));
+  const at = [r.fetch_time, r.created_at, r.updated_at]
+    .map((t) => (t ? Date.parse(t) : NaN))
+    .find((t) => !Number.isNaN(t));
+  if (at !== undefined)
+    out.push(sampleFor(site, "sitehost_site_audit_timestamp_seconds", { strategy }, at / 1000));
   return out;
 }
 
 export function collectPerformance(site: SiteRef, report: PerformanceReport): Sample[] {
   return [
-    ...(report.desktop_report ? collectStrategy(site, "desktop", report.desktop_report as StrategyReport) : []),
+    ...(report.desktop_report
+      ? collectStrategy(site, "desktop", report.desktop_report as StrategyReport)
+      : []),
     ...(report.mobile_report ? collectStrategy(site, "mobile", report.mobile_report as StrategyReport) : []),
   ];
 }

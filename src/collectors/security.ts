@@ -4,7 +4,14 @@ import { sampleFor, type SiteRef } from "./labels.js";
 
 export type ExtensionType = "plugin" | "theme";
 
-const SEVERITY_RANK: Record<string, number> = { unknown: 0, low: 1, medium: 2, moderate: 2, high: 3, critical: 4 };
+const SEVERITY_RANK: Record<string, number> = {
+  unknown: 0,
+  low: 1,
+  medium: 2,
+  moderate: 2,
+  high: 3,
+  critical: 4,
+};
 
 function severityOf(value: string | null | undefined): string {
   const s = (value ?? "").trim().toLowerCase();
@@ -17,7 +24,10 @@ function rank(severity: string): number {
 }
 
 /** `update_available` has no stated type: a boolean, or wording such as none / available. */
-export function hasUpdate(value: boolean | string | null | undefined, updateVersion?: string | null): boolean {
+export function hasUpdate(
+  value: boolean | string | null | undefined,
+  updateVersion?: string | null,
+): boolean {
   if (typeof value === "boolean") return value;
   if (typeof value === "string") {
     const v = value.trim().toLowerCase();
@@ -26,7 +36,11 @@ export function hasUpdate(value: boolean | string | null | undefined, updateVers
   return Boolean(updateVersion);
 }
 
-export function collectSecurity(site: SiteRef, type: ExtensionType, groups: readonly SecurityAlertGroup[]): Sample[] {
+export function collectSecurity(
+  site: SiteRef,
+  type: ExtensionType,
+  groups: readonly SecurityAlertGroup[],
+): Sample[] {
   const byStatus = new Map<string, number>();
   const vulnerable = new Map<string, number>();
   const info = new Map<string, Sample>();
@@ -59,9 +73,11 @@ export function collectSecurity(site: SiteRef, type: ExtensionType, groups: read
     }
   }
   const out: Sample[] = [];
-  for (const [status, n] of byStatus) out.push(sampleFor(site, "sitehost_site_extensions", { type, status }, n));
+  for (const [status, n] of byStatus)
+    out.push(sampleFor(site, "sitehost_site_extensions", { type, status }, n));
   out.push(sampleFor(site, "sitehost_site_extension_updates_available", { type }, updates));
-  for (const [severity, n] of vulnerable) out.push(sampleFor(site, "sitehost_site_vulnerable_extensions", { type, severity }, n));
+  for (const [severity, n] of vulnerable)
+    out.push(sampleFor(site, "sitehost_site_vulnerable_extensions", { type, severity }, n));
   out.push(...info.values());
   return out;
 }

@@ -20,7 +20,12 @@ export function collectUsage(site: SiteRef, entries: readonly UsageReportEntry[]
   const s = latest.billing_cycle.site;
   return [
     // *_in_gigabytes are binary gibibytes.
-    sampleFor(site, "sitehost_site_usage_storage_daily_average_bytes", {}, Math.round(s.daily_average_storage_usage_in_gigabytes * GIB)),
+    sampleFor(
+      site,
+      "sitehost_site_usage_storage_daily_average_bytes",
+      {},
+      Math.round(s.daily_average_storage_usage_in_gigabytes * GIB),
+    ),
     sampleFor(site, "sitehost_site_usage_daily_average_visits", {}, s.daily_average_visits),
   ];
 }

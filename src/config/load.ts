@@ -53,7 +53,9 @@ async function readYaml(file: string): Promise<Json> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new ConfigError([`${file}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    throw new ConfigError([
+      `${file}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+    ]);
   }
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
@@ -67,7 +69,9 @@ async function readYaml(file: string): Promise<Json> {
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
-    throw new ConfigError([`${file}: the top level must be a mapping of keys (api, sites, metrics, collectors, logs, web)`]);
+    throw new ConfigError([
+      `${file}: the top level must be a mapping of keys (api, sites, metrics, collectors, logs, web)`,
+    ]);
   }
   return value as Json;
 }
@@ -90,7 +94,8 @@ function allowedKeys(path: PropertyKey[]): string[] {
 function unwrap(schema: z.ZodType): z.ZodType {
   let s: z.ZodType = schema;
   for (let i = 0; i < 10; i++) {
-    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })._zod.def;
+    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })
+      ._zod.def;
     if (def.innerType) s = def.innerType;
     else if (def.type === "pipe" && def.in) s = def.in;
     else break;
@@ -192,7 +197,8 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
 
 export function credentialProblems(config: Config): string[] {
   const problems: string[] = [];
-  if (!config.api.clientId) problems.push("api.clientId: required (set it in the config file or SITEHOST_CLIENT_ID)");
+  if (!config.api.clientId)
+    problems.push("api.clientId: required (set it in the config file or SITEHOST_CLIENT_ID)");
   if (!config.api.clientSecret) {
     problems.push(
       "api.clientSecret: required (set SITEHOST_CLIENT_SECRET, or SITEHOST_CLIENT_SECRET_FILE / api.clientSecretFile pointing at a file)",

@@ -63,7 +63,7 @@ const cronString = z.string().superRefine((value, ctx) => {
 });
 
 const httpUrl = z.string().superRefine((value, ctx) => {
-  let ok = false;
+  let ok: boolean;
   try {
     const u = new URL(value);
     ok = u.protocol === "http:" || u.protocol === "https:";
@@ -126,7 +126,10 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       include: SiteMatchSchema.optional(),
       exclude: SiteMatchSchema.prefault({}),
-      kinds: z.array(z.enum(SITE_KINDS)).min(1).default([...SITE_KINDS]),
+      kinds: z
+        .array(z.enum(SITE_KINDS))
+        .min(1)
+        .default([...SITE_KINDS]),
       shard: z
         .strictObject({
           index: z.number().int().min(0),
@@ -168,10 +171,7 @@ export const ConfigSchema = z.strictObject({
   web: z
     .strictObject({
       listenAddress: z.string().min(1).default(`:${DEFAULT_PORT}`),
-      telemetryPath: z
-        .string()
-        .regex(/^\//, "must start with /")
-        .default("/metrics"),
+      telemetryPath: z.string().regex(/^\//, "must start with /").default("/metrics"),
       /** exporter-toolkit web config file (TLS, basic auth). */
       configFile: z.string().min(1).optional(),
     })

@@ -70,13 +70,23 @@ export class CheckpointStore {
     } catch {
       throw new CorruptCheckpointError(file, "not valid JSON");
     }
-    if (typeof raw === "object" && raw !== null && (raw as { version?: unknown }).version !== CHECKPOINT_VERSION) {
-      throw new CorruptCheckpointError(file, `unknown version ${JSON.stringify((raw as { version?: unknown }).version)}`);
+    if (
+      typeof raw === "object" &&
+      raw !== null &&
+      (raw as { version?: unknown }).version !== CHECKPOINT_VERSION
+    ) {
+      throw new CorruptCheckpointError(
+        file,
+        `unknown version ${JSON.stringify((raw as { version?: unknown }).version)}`,
+      );
     }
     const parsed = CheckpointFileSchema.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new CorruptCheckpointError(file, `${issue?.path.join(".") || "content"}: ${issue?.message ?? "invalid"}`);
+      throw new CorruptCheckpointError(
+        file,
+        `${issue?.path.join(".") || "content"}: ${issue?.message ?? "invalid"}`,
+      );
     }
     if (parsed.data.siteId !== siteId || parsed.data.stream !== stream) {
       throw new CorruptCheckpointError(file, "it belongs to another site or stream");

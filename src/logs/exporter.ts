@@ -16,7 +16,11 @@ import type { MappedRecord } from "./mapper.js";
 export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
 
 export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
-  const value = (env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? "http/protobuf").trim();
+  const value = (
+    env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    "http/protobuf"
+  ).trim();
   if (value === "http/protobuf" || value === "http/json" || value === "grpc") return value;
   throw new Error(
     `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: ${JSON.stringify(value)} is not one of http/protobuf, http/json, grpc`,
@@ -43,7 +47,8 @@ export function createResource(env: NodeJS.ProcessEnv = process.env): Resource {
       // a malformed pair is ignored, as the SDK does
     }
   }
-  const serviceName = env.OTEL_SERVICE_NAME?.trim() || (fromEnv["service.name"] as string | undefined) || "sitehost-exporter";
+  const serviceName =
+    env.OTEL_SERVICE_NAME?.trim() || (fromEnv["service.name"] as string | undefined) || "sitehost-exporter";
   return defaultResource().merge(
     resourceFromAttributes({ ...fromEnv, "service.name": serviceName, "service.version": VERSION }),
   );

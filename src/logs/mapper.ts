@@ -95,9 +95,10 @@ export function phpSeverity(text: string | null | undefined): { label: string; n
 export function parseUncaughtException(
   message: string,
 ): { type: string; message: string; stacktrace: string | undefined } | undefined {
-  const m = /Uncaught\s+([A-Za-z_\\][\w\\]*)(?::\s*([\s\S]*?))?(?:\s+in\s+(\S+?):(\d+))?\s*(?:\nStack trace:\n([\s\S]*))?$/.exec(
-    message,
-  );
+  const m =
+    /Uncaught\s+([A-Za-z_\\][\w\\]*)(?::\s*([\s\S]*?))?(?:\s+in\s+(\S+?):(\d+))?\s*(?:\nStack trace:\n([\s\S]*))?$/.exec(
+      message,
+    );
   if (!m) return undefined;
   const stack = m[5]?.trimEnd();
   return {

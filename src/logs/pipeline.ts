@@ -48,13 +48,34 @@ function logMetrics(registry: Registry) {
   const counter = (name: string, help: string, labelNames: string[] = ["stream"]) =>
     getOrCreate(registry, name, () => new Counter({ name, help, labelNames, registers }));
   return {
-    shipped: counter("sitehost_exporter_log_records_shipped_total", "Log records acknowledged by the OTLP collector (or counted, with logs.ship false), by stream."),
-    deduplicated: counter("sitehost_exporter_log_records_deduplicated_total", "Log entries read again (overlap window, replays) and dropped as already delivered, by stream."),
-    exportFailures: counter("sitehost_exporter_log_export_failures_total", "OTLP export attempts that failed or were refused (retried with backoff), by stream."),
-    gaps: counter("sitehost_exporter_log_gaps_total", "Times the 7-day retention had already removed entries after a checkpoint (logs lost upstream), by stream."),
-    malformed: counter("sitehost_exporter_log_records_malformed_total", "Log entries that did not fit the schema and were skipped, by stream."),
-    checkpointErrors: counter("sitehost_exporter_log_checkpoint_errors_total", "Checkpoints that could not be trusted; the stream is stopped until reset, by stream."),
-    cycleFailures: counter("sitehost_exporter_log_cycle_failures_total", "Poll cycles abandoned after a failed page request (restarted from the checkpoint), by stream."),
+    shipped: counter(
+      "sitehost_exporter_log_records_shipped_total",
+      "Log records acknowledged by the OTLP collector (or counted, with logs.ship false), by stream.",
+    ),
+    deduplicated: counter(
+      "sitehost_exporter_log_records_deduplicated_total",
+      "Log entries read again (overlap window, replays) and dropped as already delivered, by stream.",
+    ),
+    exportFailures: counter(
+      "sitehost_exporter_log_export_failures_total",
+      "OTLP export attempts that failed or were refused (retried with backoff), by stream.",
+    ),
+    gaps: counter(
+      "sitehost_exporter_log_gaps_total",
+      "Times the 7-day retention had already removed entries after a checkpoint (logs lost upstream), by stream.",
+    ),
+    malformed: counter(
+      "sitehost_exporter_log_records_malformed_total",
+      "Log entries that did not fit the schema and were skipped, by stream.",
+    ),
+    checkpointErrors: counter(
+      "sitehost_exporter_log_checkpoint_errors_total",
+      "Checkpoints that could not be trusted; the stream is stopped until reset, by stream.",
+    ),
+    cycleFailures: counter(
+      "sitehost_exporter_log_cycle_failures_total",
+      "Poll cycles abandoned after a failed page request (restarted from the checkpoint), by stream.",
+    ),
     lag: getOrCreate(
       registry,
       "sitehost_exporter_log_lag_seconds",
@@ -123,7 +144,10 @@ export class LogPipeline {
   /** Shared circuit: while the collector refuses, no tailer starts a cycle. */
   private collectorDownUntil = 0;
   private consecutiveFailures = 0;
-  private readonly counts = new Map<number, { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }>();
+  private readonly counts = new Map<
+    number,
+    { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }
+  >();
   private started = false;
 
   constructor(private readonly deps: LogPipelineDeps) {
@@ -143,7 +167,11 @@ export class LogPipeline {
     }
     this.started = true;
     this.log.info(
-      { ship: this.deps.config.logs.ship, streams: this.deps.config.logs.streams, checkpointDir: this.deps.config.logs.checkpointDir },
+      {
+        ship: this.deps.config.logs.ship,
+        streams: this.deps.config.logs.streams,
+        checkpointDir: this.deps.config.logs.checkpointDir,
+      },
       "log pipeline started",
     );
   }
@@ -227,7 +255,10 @@ export class LogPipeline {
 
   private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
     if (cp.highWaterMs > cp.floorMs || Object.keys(cp.recent).length > 0) {
-      this.metrics.lag.set({ site_id: String(site.id), site: site.name, stream }, Math.max(0, (Date.now() - cp.highWaterMs) / 1000));
+      this.metrics.lag.set(
+        { site_id: String(site.id), site: site.name, stream },
+        Math.max(0, (Date.now() - cp.highWaterMs) / 1000),
+      );
     }
   }
 
@@ -235,7 +266,9 @@ export class LogPipeline {
     ship: async (site, stream, records, signal) => {
       if (!this.exporter || !this.resource) return;
       const observed = Date.now();
-      const readable = records.map((r) => toReadable(this.map(site, stream, r), this.resource as Resource, observed));
+      const readable = records.map((r) =>
+        toReadable(this.map(site, stream, r), this.resource as Resource, observed),
+      );
       const abort = AbortSignal.any([signal, this.exportStop.signal]);
       for (let attempt = 0; ; attempt++) {
         if (abort.aborted) throw new Error("export abandoned at shutdown");
@@ -247,10 +280,14 @@ export class LogPipeline {
         } catch (err) {
           this.metrics.exportFailures.inc({ stream });
           this.consecutiveFailures += 1;
-          const backoff = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 10)) * (0.75 + Math.random() * 0.5);
+          const backoff =
+            Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 10)) * (0.75 + Math.random() * 0.5);
           this.collectorDownUntil = Math.max(this.collectorDownUntil, Date.now() + backoff);
           if (attempt === 0 || attempt % 10 === 0) {
-            this.log.warn({ err: (err as Error).message, stream, retryInMs: Math.round(backoff) }, "OTLP export failed; retrying (not fetching meanwhile)");
+            this.log.warn(
+              { err: (err as Error).message, stream, retryInMs: Math.round(backoff) },
+              "OTLP export failed; retrying (not fetching meanwhile)",
+            );
           }
           // Shutdown stops new fetches but lets this export retry until the deadline.
           await sleep(backoff, this.exportStop.signal);
@@ -271,7 +308,13 @@ export class LogPipeline {
     gap: (site, stream, fromMs, toMs) => {
       this.metrics.gaps.inc({ stream });
       this.log.warn(
-        { site: site.name, siteId: site.id, stream, from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() },
+        {
+          site: site.name,
+          siteId: site.id,
+          stream,
+          from: new Date(fromMs).toISOString(),
+          to: new Date(toMs).toISOString(),
+        },
         "log gap: the platform's 7-day retention removed entries after the checkpoint",
       );
     },
@@ -281,13 +324,18 @@ export class LogPipeline {
     },
     cycleFailed: (site, stream, err) => {
       this.metrics.cycleFailures.inc({ stream });
-      this.log.warn({ site: site.name, siteId: site.id, stream, err: (err as Error).message }, "log poll cycle failed; restarting from the checkpoint");
+      this.log.warn(
+        { site: site.name, siteId: site.id, stream, err: (err as Error).message },
+        "log poll cycle failed; restarting from the checkpoint",
+      );
     },
   };
 
   private map(site: SiteIdentity, stream: LogStream, r: PendingRecord) {
     const mapped =
-      stream === "server" ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs) : mapPhpEntry(r.entry as PhpLogEntry, r.timeMs);
+      stream === "server"
+        ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
+        : mapPhpEntry(r.entry as PhpLogEntry, r.timeMs);
     mapped.attributes["sitehost.site.id"] = String(site.id);
     mapped.attributes["sitehost.site.name"] = site.name;
     mapped.attributes["sitehost.log.stream"] = stream;
@@ -305,7 +353,11 @@ export class LogPipeline {
     const samples: Sample[] = [];
     for (const [key, value] of Object.entries(entry.server)) {
       const [status_class, cached] = key.split("|") as [string, string];
-      samples.push({ name: "sitehost_site_http_responses_total", labels: { ...labels, status_class, cached }, value });
+      samples.push({
+        name: "sitehost_site_http_responses_total",
+        labels: { ...labels, status_class, cached },
+        value,
+      });
     }
     for (const [severity, value] of Object.entries(entry.php)) {
       samples.push({ name: "sitehost_site_php_log_entries_total", labels: { ...labels, severity }, value });

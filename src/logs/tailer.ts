@@ -11,7 +11,12 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { LogEntry, LogStream, PhpLogEntry, ServerLogEntry } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
-import { CorruptCheckpointError, type Checkpoint, type CheckpointStore, newCheckpoint } from "./checkpoint.js";
+import {
+  CorruptCheckpointError,
+  type Checkpoint,
+  type CheckpointStore,
+  newCheckpoint,
+} from "./checkpoint.js";
 import { entryTimeMs, fingerprint } from "./entry.js";
 
 export const RETENTION_MS = 7 * 86_400_000;
@@ -149,7 +154,11 @@ export class Tailer {
     if (!(await this.prepare())) return false;
     const cp = this.checkpoint as Checkpoint;
     const lower = Math.max(cp.highWaterMs - this.opts.overlapMs, cp.floorMs);
-    const buffer = new CycleBuffer(this.opts.spoolDir, `spool-${this.site.id}-${this.stream}-${Date.now()}`, this.opts.maxBufferedEntries);
+    const buffer = new CycleBuffer(
+      this.opts.spoolDir,
+      `spool-${this.site.id}-${this.stream}-${Date.now()}`,
+      this.opts.maxBufferedEntries,
+    );
     let order: Order = "unknown";
     let scrollId: string | null = null;
     let pages = 0;
@@ -209,7 +218,8 @@ export class Tailer {
 
         if (order === "oldest-first") {
           // Stream: ship what was buffered while the order was unknown, then page by page.
-          for await (const older of buffer.oldestFirst()) await this.shipChunked([...older].reverse(), signal);
+          for await (const older of buffer.oldestFirst())
+            await this.shipChunked([...older].reverse(), signal);
           await buffer.discard();
           await this.shipChunked(kept, signal);
         } else {
@@ -231,7 +241,8 @@ export class Tailer {
     // Retention passed the checkpoint: the oldest entry still available is newer than what we delivered.
     const delivered = cp.highWaterMs > cp.floorMs;
     if (delivered && endOfScroll && !reachedLower && oldestSeen !== Infinity && oldestSeen > cp.highWaterMs) {
-      if (cp.highWaterMs < Date.now() - RETENTION_MS + 3_600_000) this.hooks.gap(this.site, this.stream, cp.highWaterMs, oldestSeen);
+      if (cp.highWaterMs < Date.now() - RETENTION_MS + 3_600_000)
+        this.hooks.gap(this.site, this.stream, cp.highWaterMs, oldestSeen);
     }
     return pages >= this.opts.maxPagesPerCycle && !endOfScroll;
   }

@@ -8,7 +8,6 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import type { Registry } from "prom-client";
 import type { MetricStore } from "./store.js";
 
-
 export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ExpositionBody {

@@ -10,7 +10,10 @@ import { renderFamilyHeader, renderSample } from "./render.js";
 const GLOBAL = "\u0000global";
 
 function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".");
+  const escaped = pattern
+    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
   return new RegExp(`^${escaped}$`);
 }
 
@@ -132,7 +135,8 @@ export class MetricStore {
 
   private drop(key: string): boolean {
     let changed = false;
-    for (const name of this.entryFamilies.get(key) ?? []) changed = this.dropFamilyEntry(name, key) || changed;
+    for (const name of this.entryFamilies.get(key) ?? [])
+      changed = this.dropFamilyEntry(name, key) || changed;
     this.entryFamilies.delete(key);
     return changed;
   }

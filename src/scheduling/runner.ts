@@ -5,7 +5,13 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import { ApiAuthError, ApiHttpError, ApiNetworkError, ApiRateLimitedError, ApiSchemaError } from "../api/errors.js";
+import {
+  ApiAuthError,
+  ApiHttpError,
+  ApiNetworkError,
+  ApiRateLimitedError,
+  ApiSchemaError,
+} from "../api/errors.js";
 import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { collectAccount, collectSite } from "../collectors/inventory.js";
@@ -197,7 +203,11 @@ export class CollectorRunner {
         try {
           const input = await collector.fetch(this.deps.api, site, signal);
           if (!this.currentSites.some((s) => s.id === site.id)) continue; // removed meanwhile
-          this.deps.store.replaceSite(collector.name, String(site.id), collector.collect(site, input, this.now()));
+          this.deps.store.replaceSite(
+            collector.name,
+            String(site.id),
+            collector.collect(site, input, this.now()),
+          );
         } catch (err) {
           if (signal.aborted) return;
           if (err instanceof ApiHttpError && err.status === 404) {
@@ -230,6 +240,9 @@ export class CollectorRunner {
   /** Abort runs in flight and wait for them (bounded). */
   async stop(timeoutMs = 5000): Promise<void> {
     this.abort.abort(new Error("shutting down"));
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, timeoutMs).unref())]);
+    await Promise.race([
+      Promise.allSettled([...this.inFlight]),
+      new Promise((r) => setTimeout(r, timeoutMs).unref()),
+    ]);
   }
 }

@@ -51,7 +51,9 @@ export class Scheduler {
     }
     if (this.stopped) return;
     await Promise.all(
-      COLLECTOR_NAMES.filter((n) => n !== "inventory" && this.runner.isEnabled(n)).map((n) => this.runner.run(n)),
+      COLLECTOR_NAMES.filter((n) => n !== "inventory" && this.runner.isEnabled(n)).map((n) =>
+        this.runner.run(n),
+      ),
     );
   }
 

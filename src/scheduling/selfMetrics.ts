@@ -10,7 +10,12 @@ export function collectorSelfMetrics(registry: Registry) {
     up: getOrCreate(
       registry,
       "sitehost_up",
-      () => new Gauge({ name: "sitehost_up", help: "1 when the last token request and site discovery worked.", registers }),
+      () =>
+        new Gauge({
+          name: "sitehost_up",
+          help: "1 when the last token request and site discovery worked.",
+          registers,
+        }),
     ),
     runs: getOrCreate(
       registry,

@@ -1,5 +1,10 @@
 /** The HTTP(S) server: /metrics, /-/healthy, /-/ready and the landing page. */
-import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
@@ -28,7 +33,10 @@ export interface RunningHttpServer {
 /** `:10987`, `0.0.0.0:10987`, `127.0.0.1:0`, `[::1]:10987`. */
 export function parseListenAddress(address: string): { host: string | undefined; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address.trim());
-  if (!m) throw new Error(`web.listenAddress: ${JSON.stringify(address)} is not host:port such as :10987 or 127.0.0.1:10987`);
+  if (!m)
+    throw new Error(
+      `web.listenAddress: ${JSON.stringify(address)} is not host:port such as :10987 or 127.0.0.1:10987`,
+    );
   const host = m[1] ?? (m[2] === "" ? undefined : m[2]);
   const port = Number(m[3]);
   if (port > 65535) throw new Error(`web.listenAddress: port ${port} is out of range`);
@@ -44,7 +52,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     for (const [k, v] of Object.entries(web.headers)) res.setHeader(k, v);
     // exporter-toolkit protects every path, health endpoints included.
     if (auth && !(await auth.check(req.headers.authorization))) {
-      res.writeHead(401, { "www-authenticate": 'Basic realm="sitehost-exporter"', "content-type": "text/plain" });
+      res.writeHead(401, {
+        "www-authenticate": 'Basic realm="sitehost-exporter"',
+        "content-type": "text/plain",
+      });
       res.end("Unauthorized\n");
       return;
     }
@@ -123,7 +134,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const addr = server.address() as AddressInfo;
   const shownHost = host === undefined || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   const url = `${web.tls ? "https" : "http"}://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${addr.port}`;
-  log.info({ address: opts.listenAddress, url, tls: Boolean(web.tls), basicAuth: Boolean(auth) }, "listening");
+  log.info(
+    { address: opts.listenAddress, url, tls: Boolean(web.tls), basicAuth: Boolean(auth) },
+    "listening",
+  );
   return {
     url,
     port: addr.port,

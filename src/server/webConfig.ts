@@ -38,7 +38,9 @@ export const WebConfigSchema = z.strictObject({
       headers: z.record(z.string(), z.string()).optional(),
     })
     .optional(),
-  basic_auth_users: z.record(z.string(), z.string().regex(/^\$2[abxy]?\$\d\d\$/, "must be a bcrypt hash")).optional(),
+  basic_auth_users: z
+    .record(z.string(), z.string().regex(/^\$2[abxy]?\$\d\d\$/, "must be a bcrypt hash"))
+    .optional(),
 });
 
 export interface WebConfig {
@@ -61,7 +63,9 @@ async function readNamed(file: string, key: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (err) {
-    throw new ConfigError([`${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`]);
+    throw new ConfigError([
+      `${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+    ]);
   }
 }
 
@@ -73,19 +77,24 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
     throw new ConfigError([`${file}: ${(err as Error).message.split("\n")[0]}`]);
   }
   const parsed = WebConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, raw).map((l) => `${file}: ${l}`));
+  if (!parsed.success)
+    throw new ConfigError(formatIssues(parsed.error.issues, raw).map((l) => `${file}: ${l}`));
   const c = parsed.data;
   const out: WebConfig = { headers: c.http_server_config?.headers ?? {} };
   if (c.tls_server_config) {
     const t = c.tls_server_config;
     const auth = t.client_auth_type;
     if ((auth === "VerifyClientCertIfGiven" || auth === "RequireAndVerifyClientCert") && !t.client_ca_file) {
-      throw new ConfigError([`${file}: tls_server_config.client_ca_file: required for client_auth_type ${auth}`]);
+      throw new ConfigError([
+        `${file}: tls_server_config.client_ca_file: required for client_auth_type ${auth}`,
+      ]);
     }
     out.tls = {
       cert: await readNamed(t.cert_file, "tls_server_config.cert_file"),
       key: await readNamed(t.key_file, "tls_server_config.key_file"),
-      ca: t.client_ca_file ? await readNamed(t.client_ca_file, "tls_server_config.client_ca_file") : undefined,
+      ca: t.client_ca_file
+        ? await readNamed(t.client_ca_file, "tls_server_config.client_ca_file")
+        : undefined,
       requestCert: auth !== "NoClientCert",
       rejectUnauthorized: auth === "RequireAndVerifyClientCert" || auth === "RequireAnyClientCert",
       minVersion: TLS_VERSION[t.min_version],
@@ -115,10 +124,15 @@ export class BasicAuth {
     const password = decoded.slice(colon + 1);
     const hash = this.users.get(user);
     // Unknown users still cost a comparison, so timing does not reveal which users exist.
-    const digest = createHash("sha256").update(`${user}\u0000${password}\u0000${hash ?? ""}`).digest();
+    const digest = createHash("sha256")
+      .update(`${user}\u0000${password}\u0000${hash ?? ""}`)
+      .digest();
     const key = digest.toString("hex");
     if (hash && this.verified.has(key)) return true;
-    const ok = await bcrypt.compare(password, hash ?? "$2a$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv");
+    const ok = await bcrypt.compare(
+      password,
+      hash ?? "$2a$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv",
+    );
     if (ok && hash) {
       if (this.verified.size > 1000) this.verified.clear();
       this.verified.add(key);

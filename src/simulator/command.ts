@@ -58,11 +58,24 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
       },
     )
     .option("--token-lifetime <seconds>", "expires_in of issued tokens", int("--token-lifetime"), 3599)
-    .option("--malformed-rate <ratio>", "share of list records and log entries with a broken field", ratio("--malformed-rate"), 0)
+    .option(
+      "--malformed-rate <ratio>",
+      "share of list records and log entries with a broken field",
+      ratio("--malformed-rate"),
+      0,
+    )
     .option("--failing-site <id>", "a site id whose endpoints all answer 500", int("--failing-site"))
     .option("--log-rate <n>", "log entries per second per site and stream", positive("--log-rate"), 0.2)
-    .addOption(new Option("--log-order <order>", "order of log pages").choices(["newest-first", "oldest-first"]).default("newest-first"))
-    .addOption(new Option("--scroll-mode <mode>", "scroll behaviour").choices(["snapshot", "cursor"]).default("snapshot"))
+    .addOption(
+      new Option("--log-order <order>", "order of log pages")
+        .choices(["newest-first", "oldest-first"])
+        .default("newest-first"),
+    )
+    .addOption(
+      new Option("--scroll-mode <mode>", "scroll behaviour")
+        .choices(["snapshot", "cursor"])
+        .default("snapshot"),
+    )
     .option("--scroll-idle <seconds>", "scroll ids expire after this idle time", int("--scroll-idle"), 60);
 }
 
@@ -100,78 +113,90 @@ function onSignals(stop: () => Promise<void>): void {
 }
 
 export function simulateCommand(): Command {
-  return addSimulatorOptions(new Command("simulate").description("run the fake platform API alone"), 8787).action(
-    async (flags: SimulateFlags) => {
-      const sim = await startSimulator(simulatorOptions(flags));
-      // The simulator's credentials are throwaway demo values: printing them is the point.
-      process.stdout.write(
-        [
-          `simulator of the platform API listening with ${flags.sites} sites (seed ${flags.seed})`,
-          `SITEHOST_API_URL=${sim.apiUrl}`,
-          `SITEHOST_AUTH_URL=${sim.authUrl}`,
-          `SITEHOST_CLIENT_ID=${sim.clientId}`,
-          `SITEHOST_CLIENT_SECRET=${sim.clientSecret}`,
-          `control: ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/sites/{id}/disable`,
-          "",
-        ].join("\n"),
-      );
-      onSignals(() => sim.close());
-    },
-  );
+  return addSimulatorOptions(
+    new Command("simulate").description("run the fake platform API alone"),
+    8787,
+  ).action(async (flags: SimulateFlags) => {
+    const sim = await startSimulator(simulatorOptions(flags));
+    // The simulator's credentials are throwaway demo values: printing them is the point.
+    process.stdout.write(
+      [
+        `simulator of the platform API listening with ${flags.sites} sites (seed ${flags.seed})`,
+        `SITEHOST_API_URL=${sim.apiUrl}`,
+        `SITEHOST_AUTH_URL=${sim.authUrl}`,
+        `SITEHOST_CLIENT_ID=${sim.clientId}`,
+        `SITEHOST_CLIENT_SECRET=${sim.clientSecret}`,
+        `control: ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/sites/{id}/disable`,
+        "",
+      ].join("\n"),
+    );
+    onSignals(() => sim.close());
+  });
 }
 
 export function demoCommand(): Command {
   return addSimulatorOptions(new Command("demo").description("simulator plus daemon, wired together"), 0)
     .option("--listen <port>", "port of the daemon", int("--listen"), DEFAULT_PORT)
     .addOption(new Option("--log.level <level>", "log level").default("info"))
-    .addOption(new Option("--log.format <format>", "log format").choices(["json", "logfmt", "pretty"]).default("logfmt"))
-    .action(async (flags: SimulateFlags & { listen: number; "log.level": string; "log.format": LogFormat }) => {
-      const sim: RunningSimulator = await startSimulator(simulatorOptions(flags));
-      const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-demo-"));
-      const otlp = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT;
-      const config = ConfigSchema.parse({
-        api: { url: sim.apiUrl, authUrl: sim.authUrl, clientId: sim.clientId, clientSecret: sim.clientSecret },
-        collectors: {
-          traffic: { schedule: "*/30 * * * * *" },
-          statistics: { schedule: "*/5 * * * *" },
-          performance: { schedule: "*/10 * * * *" },
-          security: { schedule: "*/2 * * * *" },
-          domains: { schedule: "* * * * *" },
-          backups: { schedule: "*/5 * * * *" },
-        },
-        logs: { ship: Boolean(otlp), startFrom: "-5m", pollInterval: "10s", checkpointDir },
-        web: { listenAddress: `127.0.0.1:${flags.listen}` },
-      });
-      const logger = createLogger({ level: flags["log.level"], format: flags["log.format"] });
-      const { runDaemon } = await import("../daemon.js");
-      const daemon = await runDaemon({ config, logger });
-      process.stdout.write(
-        [
-          "",
-          "sitehost-exporter demo is running (Ctrl-C stops it)",
-          "",
-          `  metrics:       ${daemon.url}/metrics`,
-          `  landing page:  ${daemon.url}/`,
-          `  readiness:     ${daemon.url}/-/ready`,
-          `  simulator API: ${sim.apiUrl} (faults: curl -X POST ${sim.authUrl}/_simulator/sites/${sim.control.sites()[0]?.site.id ?? 0}/disable)`,
-          "",
-          "  Prometheus scrape config:",
-          "    scrape_configs:",
-          "      - job_name: sitehost-exporter",
-          "        static_configs:",
-          `          - targets: ["${daemon.url.replace(/^https?:\/\//, "")}"]`,
-          "",
-          otlp
-            ? `  logs are shipped over OTLP to ${otlp}`
-            : "  logs are read and counted but not shipped; to ship them, start an OpenTelemetry Collector with an\n" +
-              "  OTLP receiver and run: OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm run demo",
-          "",
-        ].join("\n"),
-      );
-      onSignals(async () => {
-        await daemon.stop();
-        await sim.close();
-        await rm(checkpointDir, { recursive: true, force: true });
-      });
-    });
+    .addOption(
+      new Option("--log.format <format>", "log format")
+        .choices(["json", "logfmt", "pretty"])
+        .default("logfmt"),
+    )
+    .action(
+      async (flags: SimulateFlags & { listen: number; "log.level": string; "log.format": LogFormat }) => {
+        const sim: RunningSimulator = await startSimulator(simulatorOptions(flags));
+        const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-demo-"));
+        const otlp = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT;
+        const config = ConfigSchema.parse({
+          api: {
+            url: sim.apiUrl,
+            authUrl: sim.authUrl,
+            clientId: sim.clientId,
+            clientSecret: sim.clientSecret,
+          },
+          collectors: {
+            traffic: { schedule: "*/30 * * * * *" },
+            statistics: { schedule: "*/5 * * * *" },
+            performance: { schedule: "*/10 * * * *" },
+            security: { schedule: "*/2 * * * *" },
+            domains: { schedule: "* * * * *" },
+            backups: { schedule: "*/5 * * * *" },
+          },
+          logs: { ship: Boolean(otlp), startFrom: "-5m", pollInterval: "10s", checkpointDir },
+          web: { listenAddress: `127.0.0.1:${flags.listen}` },
+        });
+        const logger = createLogger({ level: flags["log.level"], format: flags["log.format"] });
+        const { runDaemon } = await import("../daemon.js");
+        const daemon = await runDaemon({ config, logger });
+        process.stdout.write(
+          [
+            "",
+            "sitehost-exporter demo is running (Ctrl-C stops it)",
+            "",
+            `  metrics:       ${daemon.url}/metrics`,
+            `  landing page:  ${daemon.url}/`,
+            `  readiness:     ${daemon.url}/-/ready`,
+            `  simulator API: ${sim.apiUrl} (faults: curl -X POST ${sim.authUrl}/_simulator/sites/${sim.control.sites()[0]?.site.id ?? 0}/disable)`,
+            "",
+            "  Prometheus scrape config:",
+            "    scrape_configs:",
+            "      - job_name: sitehost-exporter",
+            "        static_configs:",
+            `          - targets: ["${daemon.url.replace(/^https?:\/\//, "")}"]`,
+            "",
+            otlp
+              ? `  logs are shipped over OTLP to ${otlp}`
+              : "  logs are read and counted but not shipped; to ship them, start an OpenTelemetry Collector with an\n" +
+                "  OTLP receiver and run: OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm run demo",
+            "",
+          ].join("\n"),
+        );
+        onSignals(async () => {
+          await daemon.stop();
+          await sim.close();
+          await rm(checkpointDir, { recursive: true, force: true });
+        });
+      },
+    );
 }

@@ -114,7 +114,19 @@ const DATACENTERS = [
   ["DFW", "Dallas"],
 ] as const;
 const PHP_VERSIONS = ["8.3", "8.4", "8.5"] as const;
-const WORDS = ["acme", "bakery", "studio", "shop", "journal", "clinic", "garden", "travel", "press", "labs", "cafe"];
+const WORDS = [
+  "acme",
+  "bakery",
+  "studio",
+  "shop",
+  "journal",
+  "clinic",
+  "garden",
+  "travel",
+  "press",
+  "labs",
+  "cafe",
+];
 const TAGS: SimTag[] = [
   { id: 1, name: "client-a" },
   { id: 2, name: "client-b" },
@@ -185,7 +197,12 @@ function extensions(
       name,
       title: name.replace(/-/g, " ").replace(/\b\w/g, (c) => c.toUpperCase()),
       version,
-      status: group === "active" || group === "active-network" ? "active" : group === "drop-ins" ? "dropin" : "inactive",
+      status:
+        group === "active" || group === "active-network"
+          ? "active"
+          : group === "drop-ins"
+            ? "dropin"
+            : "inactive",
       group,
       updateVersion: hasUpdate ? `${major}.${minor + 1}.0` : null,
       alerts,
@@ -211,7 +228,11 @@ export function buildFleet(count: number, seed: number, now: number): SimSiteDat
     const db = Math.round(between(rng, 10, 2048) * MIB);
     const limited = i % 3 === 2;
     // Site 2 sits at 96% of its file-system limit (storage alert material).
-    const fsLimit = limited ? (i === 2 ? Math.round(fs / 0.96) : Math.round(fs * between(rng, 1.3, 3))) : null;
+    const fsLimit = limited
+      ? i === 2
+        ? Math.round(fs / 0.96)
+        : Math.round(fs * between(rng, 1.3, 3))
+      : null;
     const dbLimit = limited ? Math.round(db * between(rng, 1.5, 4)) : null;
     const edge = rng() < 0.7;
     const defensive = edge && i === 4;
@@ -287,7 +308,13 @@ export function buildFleet(count: number, seed: number, now: number): SimSiteDat
       peakRps: between(rng, 0.5, 40),
       cacheHitRatio: edge ? between(rng, 0.5, 0.95) : between(rng, 0, 0.2),
       bytesPerRequest: between(rng, 8_000, 120_000),
-      plugins: extensions(rng, PLUGINS, 3 + (i % 4), ["active", "inactive", "drop-ins", "must-use"], vulnerable),
+      plugins: extensions(
+        rng,
+        PLUGINS,
+        3 + (i % 4),
+        ["active", "inactive", "drop-ins", "must-use"],
+        vulnerable,
+      ),
       themes: extensions(rng, THEMES, 2 + (i % 2), ["inactive", "parent"], i % 7 === 3 ? 1 : 0),
       domains,
       // Site 1's newest backup is two days old; the rest back up daily.
@@ -304,7 +331,9 @@ export interface SimAccount {
   email: string;
   maxSites: number;
   sitesCount: number;
-  capacity: { sites: { maxBillable: number; maxStaging: number; billable: number; staging: number; total: number } };
+  capacity: {
+    sites: { maxBillable: number; maxStaging: number; billable: number; staging: number; total: number };
+  };
 }
 
 export function accountFor(fleet: readonly SimSiteData[]): SimAccount {

@@ -7,7 +7,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
 import { accountFor, buildFleet, type SimSiteData } from "./fleet.js";
-import { SimLogs, ScrollStore, type LogOrder, type LogSource, type ScrollMode, type SimStream } from "./logs.js";
+import {
+  SimLogs,
+  ScrollStore,
+  type LogOrder,
+  type LogSource,
+  type ScrollMode,
+  type SimStream,
+} from "./logs.js";
 import { mulberry32, type Rng } from "./random.js";
 import {
   backups,
@@ -125,7 +132,9 @@ const INTERNAL = "An internal error occurred while processing your request. Plea
 const PROBLEM = "There was a problem processing your request.";
 
 function ok(data: unknown, page?: unknown): Envelope {
-  return page === undefined ? { message: "Success", data, errors: null } : { message: "Success", data, errors: null, page };
+  return page === undefined
+    ? { message: "Success", data, errors: null }
+    : { message: "Success", data, errors: null, page };
 }
 
 function fail(message: string, errors: string[] | null = null): Envelope {
@@ -138,7 +147,8 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   const text = Buffer.concat(chunks).toString("utf8");
   if (!text) return {};
   const type = req.headers["content-type"] ?? "";
-  if (type.includes("application/x-www-form-urlencoded")) return Object.fromEntries(new URLSearchParams(text));
+  if (type.includes("application/x-www-form-urlencoded"))
+    return Object.fromEntries(new URLSearchParams(text));
   try {
     const value = JSON.parse(text) as unknown;
     return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
@@ -152,7 +162,17 @@ function corrupt(record: unknown, rng: Rng): unknown {
   if (typeof record !== "object" || record === null) return record;
   const copy = { ...(record as Record<string, unknown>) };
   const keys = Object.keys(copy).filter((k) =>
-    ["id", "healthy", "status", "timestamp", "name", "domainName", "message", "state", "billing_cycle"].includes(k),
+    [
+      "id",
+      "healthy",
+      "status",
+      "timestamp",
+      "name",
+      "domainName",
+      "message",
+      "state",
+      "billing_cycle",
+    ].includes(k),
   );
   const key = keys[Math.floor(rng() * keys.length)];
   if (key === undefined) return "not-an-object";
@@ -178,7 +198,9 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   let order = fleet.slice();
   const reorder = () => {
     // Favorites first, as the spec says for GET /sites.
-    order = [...byId.values()].sort((a, b) => Number(b.site.favorite) - Number(a.site.favorite) || a.site.id - b.site.id);
+    order = [...byId.values()].sort(
+      (a, b) => Number(b.site.favorite) - Number(a.site.favorite) || a.site.id - b.site.id,
+    );
   };
   reorder();
   const logs = new SimLogs(opts.logRatePerSite);
@@ -211,9 +233,16 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   });
 
   const maybeCorrupt = <T>(records: T[]): unknown[] =>
-    faults.malformedRate > 0 ? records.map((r) => (faultRng() < faults.malformedRate ? corrupt(r, faultRng) : r)) : records;
+    faults.malformedRate > 0
+      ? records.map((r) => (faultRng() < faults.malformedRate ? corrupt(r, faultRng) : r))
+      : records;
 
-  function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  function send(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void {
     const text = body === undefined ? "" : JSON.stringify(body);
     res.writeHead(status, {
       "content-type": "application/json; charset=utf-8",
@@ -236,7 +265,8 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     site?: SimSiteData;
   }) => { status: number; body: unknown };
 
-  const siteRoute = (fn: (site: SimSiteData, ctx: Parameters<Handler>[0]) => { status: number; body: unknown }): Handler =>
+  const siteRoute =
+    (fn: (site: SimSiteData, ctx: Parameters<Handler>[0]) => { status: number; body: unknown }): Handler =>
     (ctx) => {
       if (!ctx.site) return { status: 404, body: fail(NOT_FOUND) };
       return fn(ctx.site, ctx);
@@ -268,10 +298,39 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         };
       },
     ],
-    ["GET", /^\/v1\/sites\/(\d+)$/, "/sites/{id}", siteRoute((s) => ({ status: 200, body: ok({ ...s.site, pageViews: statistics(s, now()).pageViews, collaborators: [], suite: null, cmsLoginUrl: `${s.site.url}/wp-admin` }) }))],
-    ["GET", /^\/v1\/sites\/(\d+)\/statistics$/, "/sites/{site_id}/statistics", siteRoute((s) => ({ status: 200, body: ok(statistics(s, now())) }))],
-    ["GET", /^\/v1\/sites\/(\d+)\/reports\/usage$/, "/sites/{id}/reports/usage", siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(usageReport(s, now()))) }))],
-    ["GET", /^\/v1\/sites\/(\d+)\/reports\/performance\/latest$/, "/sites/{id}/reports/performance/latest", siteRoute((s) => ({ status: 200, body: ok(performanceReport(s, now())) }))],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)$/,
+      "/sites/{id}",
+      siteRoute((s) => ({
+        status: 200,
+        body: ok({
+          ...s.site,
+          pageViews: statistics(s, now()).pageViews,
+          collaborators: [],
+          suite: null,
+          cmsLoginUrl: `${s.site.url}/wp-admin`,
+        }),
+      })),
+    ],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)\/statistics$/,
+      "/sites/{site_id}/statistics",
+      siteRoute((s) => ({ status: 200, body: ok(statistics(s, now())) })),
+    ],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)\/reports\/usage$/,
+      "/sites/{id}/reports/usage",
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(usageReport(s, now()))) })),
+    ],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)\/reports\/performance\/latest$/,
+      "/sites/{id}/reports/performance/latest",
+      siteRoute((s) => ({ status: 200, body: ok(performanceReport(s, now())) })),
+    ],
     [
       "POST",
       /^\/v1\/sites\/(\d+)\/metrics$/,
@@ -292,8 +351,18 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         return { status: 200, body: ok(data) };
       }),
     ],
-    ["GET", /^\/v1\/sites\/(\d+)\/domains$/, "/sites/{site_id}/domains", siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(s.domains)) }))],
-    ["GET", /^\/v1\/sites\/(\d+)\/backups$/, "/sites/{site_id}/backups", siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(backups(s, now()))) }))],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)\/domains$/,
+      "/sites/{site_id}/domains",
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(s.domains)) })),
+    ],
+    [
+      "GET",
+      /^\/v1\/sites\/(\d+)\/backups$/,
+      "/sites/{site_id}/backups",
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(backups(s, now()))) })),
+    ],
     [
       "GET",
       /^\/v1\/sites\/(\d+)\/logs\/(php|server)$/,
@@ -301,7 +370,8 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       siteRoute((s, { params, query, body }) => {
         stats.logPageRequests += 1;
         const stream = params[1] as SimStream;
-        const scrollId = query.get("scroll_id") ?? (typeof body.scroll_id === "string" ? body.scroll_id : null);
+        const scrollId =
+          query.get("scroll_id") ?? (typeof body.scroll_id === "string" ? body.scroll_id : null);
         const t = now();
         const src = source(s);
         let state;
@@ -324,7 +394,12 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         };
       }),
     ],
-    ["PUT", /^\/v1\/sites\/(\d+)\/disable$/, "/sites/{id}/disable", siteRoute((s) => ((s.site.state = "disabled"), { status: 200, body: ok(s.site) }))],
+    [
+      "PUT",
+      /^\/v1\/sites\/(\d+)\/disable$/,
+      "/sites/{id}/disable",
+      siteRoute((s) => ((s.site.state = "disabled"), { status: 200, body: ok(s.site) })),
+    ],
     [
       "PUT",
       /^\/v1\/sites\/(\d+)\/enable$/,
@@ -379,8 +454,18 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       const template = logs.entriesAt({ ...source(s), seed: s.seed + 1 }, stream, second, 0)[0];
       const base: Record<string, unknown> =
         stream === "server"
-          ? { ...(template ?? {}), timestamp: second, date: new Date(second * 1000).toISOString(), status: 200 }
-          : { ...(template ?? {}), timestamp: new Date(second * 1000).toISOString(), severity: "Warning", hosted_site_id: siteId };
+          ? {
+              ...(template ?? {}),
+              timestamp: second,
+              date: new Date(second * 1000).toISOString(),
+              status: 200,
+            }
+          : {
+              ...(template ?? {}),
+              timestamp: new Date(second * 1000).toISOString(),
+              severity: "Warning",
+              hosted_site_id: siteId,
+            };
       logs.append(siteId, stream, { ...base, ...entry }, second);
     },
     sites: () => [...byId.values()],
@@ -403,7 +488,12 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     const body = await readBody(req);
     let m: RegExpExecArray | null;
     if (req.method === "GET" && path === "/_simulator/stats") return send(res, 200, control.stats());
-    if (req.method === "GET" && path === "/_simulator/sites") return send(res, 200, control.sites().map((s) => s.site));
+    if (req.method === "GET" && path === "/_simulator/sites")
+      return send(
+        res,
+        200,
+        control.sites().map((s) => s.site),
+      );
     if (req.method === "POST" && path === "/_simulator/faults") {
       control.setFaults(body as Partial<SimulatorFaults>);
       return send(res, 200, control.faults());
@@ -470,9 +560,17 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       }
 
       if (path === "/auth/token" && req.method === "POST") {
-        if (body.grant_type !== "client_credentials" || body.client_id !== opts.clientId || body.client_secret !== opts.clientSecret) {
+        if (
+          body.grant_type !== "client_credentials" ||
+          body.client_id !== opts.clientId ||
+          body.client_secret !== opts.clientSecret
+        ) {
           count("POST", "/auth/token", 401);
-          return send(res, 401, fail("Invalid client credentials.", ["The client id or secret is not valid."]));
+          return send(
+            res,
+            401,
+            fail("Invalid client credentials.", ["The client id or secret is not valid."]),
+          );
         }
         const token = randomBytes(24).toString("base64url");
         tokens.set(token, { expiresAt: now() + faults.tokenLifetimeSeconds * 1000, revoked: false });
@@ -514,12 +612,21 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         if (auth !== "ok") {
           if (auth === "expired") stats.expiredTokenUses += 1;
           count(method, template, 401);
-          return send(res, 401, fail("Unauthorized", [auth === "missing" ? "Missing access token." : "Invalid or expired access token."]));
+          return send(
+            res,
+            401,
+            fail("Unauthorized", [
+              auth === "missing" ? "Missing access token." : "Invalid or expired access token.",
+            ]),
+          );
         }
         const params = m.slice(1);
         const siteId = params[0] !== undefined ? Number(params[0]) : undefined;
         const site = siteId !== undefined ? byId.get(siteId) : undefined;
-        if ((siteId !== undefined && siteId === faults.failingSiteId) || (faults.errorRate > 0 && faultRng() < faults.errorRate)) {
+        if (
+          (siteId !== undefined && siteId === faults.failingSiteId) ||
+          (faults.errorRate > 0 && faultRng() < faults.errorRate)
+        ) {
           count(method, template, 500);
           return send(res, 500, fail(INTERNAL));
         }

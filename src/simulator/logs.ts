@@ -19,7 +19,16 @@ interface Appended {
   entry: Entry;
 }
 
-const PATHS = ["/", "/shop/", "/blog/hello-world/", "/wp-login.php", "/cart/?add=12", "/feed/", "/about/", "/search/?q=shoes"];
+const PATHS = [
+  "/",
+  "/shop/",
+  "/blog/hello-world/",
+  "/wp-login.php",
+  "/cart/?add=12",
+  "/feed/",
+  "/about/",
+  "/search/?q=shoes",
+];
 const METHODS = ["GET", "GET", "GET", "GET", "POST", "HEAD"];
 const STATUSES = [200, 200, 200, 200, 200, 301, 304, 404, 403, 500, 502];
 const AGENTS = [
@@ -80,7 +89,8 @@ export class SimLogs {
     const streamNo = stream === "php" ? 1 : 2;
     const base = Math.floor(rate);
     const count = base + (unit(src.seed, streamNo, second) < rate - base ? 1 : 0);
-    for (let k = 0; k < count; k++) out.push(stream === "server" ? serverEntry(src, second, k) : phpEntry(src, second, k));
+    for (let k = 0; k < count; k++)
+      out.push(stream === "server" ? serverEntry(src, second, k) : phpEntry(src, second, k));
     // Health checks: twice in the same second, byte-identical, once a minute.
     if (stream === "server" && rate > 0 && second % 60 === src.seed % 60) {
       const check = healthCheck(src, second);
@@ -92,7 +102,9 @@ export class SimLogs {
   }
 
   estimateTotal(src: LogSource, stream: SimStream, from: number, to: number): number {
-    return Math.round(this.ratePerSecond * (to - from + 1)) + this.appendedCount(src.siteId, stream, from, to);
+    return (
+      Math.round(this.ratePerSecond * (to - from + 1)) + this.appendedCount(src.siteId, stream, from, to)
+    );
   }
 }
 

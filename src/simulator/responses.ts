@@ -57,7 +57,9 @@ export function usageReport(data: SimSiteData, now: number) {
     const end = Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back + 1, 0);
     const shrink = 1 - back * 0.04;
     const storageGib =
-      Math.round(((data.site.fileSystemUsageBytes + data.site.databaseUsageBytes) / GIB_BYTES) * shrink * 1000) / 1000;
+      Math.round(
+        ((data.site.fileSystemUsageBytes + data.site.databaseUsageBytes) / GIB_BYTES) * shrink * 1000,
+      ) / 1000;
     const visits = Math.round(data.peakRps * 0.6 * 86_400 * 0.33 * 0.31 * shrink);
     return {
       billing_cycle: {
@@ -150,7 +152,13 @@ export function windowSeconds(startAt: unknown): number {
 export const TRAFFIC_RESOLUTION = 60;
 
 /** POST /sites/{id}/metrics: one period per minute; the newest is the current, still filling minute. */
-export function trafficMetrics(data: SimSiteData, now: number, startAt: unknown, metrics: string[], dims: string[]) {
+export function trafficMetrics(
+  data: SimSiteData,
+  now: number,
+  startAt: unknown,
+  metrics: string[],
+  dims: string[],
+) {
   const window = windowSeconds(startAt);
   const endAt = Math.floor(now / 1000);
   const startAtSec = endAt - window;
@@ -219,7 +227,10 @@ export function securityAlerts(data: SimSiteData, kind: "plugins" | "themes") {
       update_available: ext.updateVersion !== null,
       update_version: ext.updateVersion,
       security_risk: ext.alerts.length > 0,
-      security_alerts: ext.alerts.map((a) => ({ ...a, reference_urls: [`https://advisories.example/${ext.name}`] })),
+      security_alerts: ext.alerts.map((a) => ({
+        ...a,
+        reference_urls: [`https://advisories.example/${ext.name}`],
+      })),
     });
   });
   return groups;

@@ -34,7 +34,12 @@ function deepMerge(a: Record<string, unknown>, b: Record<string, unknown>): Reco
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
     out[k] =
-      v && typeof v === "object" && !Array.isArray(v) && prev && typeof prev === "object" && !Array.isArray(prev)
+      v &&
+      typeof v === "object" &&
+      !Array.isArray(v) &&
+      prev &&
+      typeof prev === "object" &&
+      !Array.isArray(prev)
         ? deepMerge(prev as Record<string, unknown>, v as Record<string, unknown>)
         : v;
   }
@@ -53,17 +58,27 @@ export async function startDaemonProcess(opts: {
   const port = opts.port ?? (await freePort());
   const config = deepMerge(
     {
-      api: { url: opts.sim.apiUrl, authUrl: opts.sim.authUrl, clientId: opts.sim.clientId, maxRequestsPerSecond: 500, maxConcurrency: 16 },
+      api: {
+        url: opts.sim.apiUrl,
+        authUrl: opts.sim.authUrl,
+        clientId: opts.sim.clientId,
+        maxRequestsPerSecond: 500,
+        maxConcurrency: 16,
+      },
       logs: { checkpointDir, pollInterval: "1s", ship: false },
     },
     opts.config ?? {},
   );
   const file = join(dir, "config.yaml");
   await writeFile(file, stringify(config));
-  const child = spawn(process.execPath, [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`], {
-    env: { ...process.env, SITEHOST_CLIENT_SECRET: opts.sim.clientSecret, ...opts.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`],
+    {
+      env: { ...process.env, SITEHOST_CLIENT_SECRET: opts.sim.clientSecret, ...opts.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const logs = captureOutput(child, 256 * 1024);
   const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
   const url = `http://127.0.0.1:${port}`;

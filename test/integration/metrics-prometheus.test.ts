@@ -17,7 +17,9 @@ beforeAll(async () => {
   sim = await startSimulator({ sites: 12, seed: 7 });
   daemon = await startDaemonProcess({ sim, config: { logs: { enabled: false } } });
   await waitReady(daemon.url);
-  prom = await startPrometheus({ scrapeTargets: [{ job: "sitehost-exporter", target: daemon.url.replace("http://", "") }] });
+  prom = await startPrometheus({
+    scrapeTargets: [{ job: "sitehost-exporter", target: daemon.url.replace("http://", "") }],
+  });
 }, 120_000);
 
 afterAll(async () => {
