@@ -4,20 +4,20 @@ export type LogFormat = "json" | "logfmt" | "pretty";
 export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal"] as const;
 
 /** Keys whose values are secrets, wherever they appear in a log object (defense in depth). */
-const REDACT_PATHS = [
+const SECRET_LOG_KEYS = [
   "clientSecret",
   "client_secret",
   "token",
   "access_token",
+  "refresh_token",
   "authorization",
-  "*.clientSecret",
-  "*.client_secret",
-  "*.token",
-  "*.access_token",
-  "*.authorization",
-  "headers.authorization",
-  "*.headers.authorization",
+  "password",
 ];
+
+/** Each secret key at the top level and up to three objects deep (`a.b.c.clientSecret`). */
+export const REDACT_PATHS = SECRET_LOG_KEYS.flatMap((key) =>
+  ["", "*.", "*.*.", "*.*.*."].map((prefix) => `${prefix}${key}`),
+);
 
 function logfmtValue(value: unknown): string {
   const text = typeof value === "string" ? value : JSON.stringify(value);

@@ -3,9 +3,9 @@
  * sitehost-exporter command line. Exit codes: 0 ok; 1 runtime failure (auth,
  * API unreachable, crash); 2 invalid configuration or usage.
  */
-import { Command, Option } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { stringify } from "yaml";
-import { ConfigError } from "../config/errors.js";
+import { closest, ConfigError } from "../config/errors.js";
 import { credentialProblems, loadConfig, redactConfig, type CliFlags } from "../config/load.js";
 import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
@@ -59,14 +59,17 @@ async function load(opts: CommonOptions, requireCredentials: boolean) {
       requireCredentials,
     });
   } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(
-        `sitehost-exporter: invalid configuration\n${err.problems.map((p) => `  ${p}\n`).join("")}`,
-      );
-      process.exit(2);
-    }
+    if (err instanceof ConfigError) configError(err);
     throw err;
   }
+}
+
+/** Every problem on its own line, exit 2. */
+function configError(err: ConfigError): never {
+  process.stderr.write(
+    `sitehost-exporter: invalid configuration\n${err.problems.map((p) => `  ${p}\n`).join("")}`,
+  );
+  process.exit(2);
 }
 
 const program = new Command()
@@ -75,7 +78,10 @@ const program = new Command()
     "Prometheus exporter and OpenTelemetry log shipper for every site of a managed web-hosting account",
   )
   .version(VERSION, "--version", "print the version")
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Usage errors exit 2 like configuration errors (commander's own default is 1); set before the
+  // subcommands are created so they inherit it.
+  .exitOverride();
 
 addCommonOptions(
   program
@@ -89,6 +95,8 @@ addCommonOptions(
       try {
         handle = await runDaemon({ config, logger });
       } catch (err) {
+        // The web config file is read when the HTTP server starts: a problem there is a configuration error.
+        if (err instanceof ConfigError) configError(err);
         fail((err as Error).message);
       }
       let signals = 0;
@@ -147,6 +155,19 @@ addCommonOptions(
     .description("validate the configuration; print the effective config with secrets redacted")
     .action(async (opts: CommonOptions) => {
       const config = await load(opts, false);
+      if (config.web.configFile) {
+        // The daemon reads the web config file at start; check it here too.
+        const { loadWebConfig } = await import("../server/webConfig.js");
+        try {
+          await loadWebConfig(config.web.configFile);
+        } catch (err) {
+          if (!(err instanceof ConfigError)) throw err;
+          process.stderr.write(
+            `sitehost-exporter: invalid web config file\n${err.problems.map((p) => `  ${p}\n`).join("")}`,
+          );
+          process.exit(2);
+        }
+      }
       process.stdout.write(stringify(redactConfig(config)));
       const missing = credentialProblems(config);
       if (missing.length > 0) {
@@ -159,7 +180,27 @@ addCommonOptions(
     }),
 );
 
-program.addCommand(simulateCommand());
-program.addCommand(demoCommand());
+program.addCommand(simulateCommand().exitOverride());
+program.addCommand(demoCommand().exitOverride());
 
-program.parseAsync(process.argv).catch((err: unknown) => fail((err as Error).message));
+// `run` is the default command, so commander would read a mistyped command as an extra argument
+// of `run` ("too many arguments"); name it for what it is.
+const first = process.argv[2];
+if (first !== undefined && !first.startsWith("-")) {
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (!names.includes(first) && first !== "help") {
+    const hint = closest(first, names);
+    process.stderr.write(
+      `sitehost-exporter: unknown command ${JSON.stringify(first)}${hint ? `; did you mean ${hint}?` : ""} (commands: ${names.join(", ")})\n`,
+    );
+    process.exit(2);
+  }
+}
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof CommanderError) {
+    // commander has printed the message (and help) already; help and --version exit 0.
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  }
+  fail((err as Error).message);
+});

@@ -21,6 +21,14 @@ export interface LoadOptions {
 
 type Json = Record<string, unknown>;
 
+function isMapping(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function nonEmpty(value: string | undefined): boolean {
+  return value !== undefined && value !== "";
+}
+
 function setPath(target: Json, path: string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) {
@@ -77,8 +85,8 @@ async function readYaml(file: string): Promise<Json> {
 }
 
 /** Allowed keys at a path of the schema, for "did you mean" hints. */
-function allowedKeys(path: PropertyKey[]): string[] {
-  let schema: z.ZodType = ConfigSchema;
+function allowedKeys(root: z.ZodType, path: PropertyKey[]): string[] {
+  let schema: z.ZodType = root;
   for (const key of path) {
     schema = unwrap(schema);
     if (schema instanceof z.ZodObject) {
@@ -120,16 +128,21 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   return node;
 }
 
-const SECRET_KEYS = new Set(["clientSecret"]);
+/** Keys whose values are never echoed in error messages (the web config's users may hold a mistyped password). */
+const SECRET_KEYS = new Set(["clientSecret", "basic_auth_users"]);
 
 /** Turns zod issues into one line each: `key.path: what was expected`. Secret values are never echoed. */
-export function formatIssues(issues: z.core.$ZodIssue[], input: unknown): string[] {
+export function formatIssues(
+  issues: z.core.$ZodIssue[],
+  input: unknown,
+  schema: z.ZodType = ConfigSchema,
+): string[] {
   const lines: string[] = [];
   for (const issue of issues) {
     const path = issue.path.map(String);
     const where = path.join(".") || "(top level)";
     if (issue.code === "unrecognized_keys") {
-      const allowed = allowedKeys(issue.path);
+      const allowed = allowedKeys(schema, issue.path);
       for (const key of issue.keys) {
         const full = [...path, key].join(".");
         const hint = closest(key, allowed);
@@ -170,23 +183,42 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
     const value = opts.flags?.[flag as keyof CliFlags];
     if (value !== undefined) setPath(raw, path, value);
   }
-  // An explicit secret file wins over an inherited plain secret from a lower layer only when the
-  // secret itself is absent; both set in the same layer is ambiguous, but the variable wins (documented).
+  // The client secret comes from exactly one place: the highest layer (environment over YAML)
+  // that sets either the secret or a secret file wins as a whole; both in one layer is ambiguous.
+  const secretFromEnv = nonEmpty(env.SITEHOST_CLIENT_SECRET);
+  const secretFileFromEnv = nonEmpty(env.SITEHOST_CLIENT_SECRET_FILE);
+  if (secretFromEnv && secretFileFromEnv) {
+    throw new ConfigError([
+      "SITEHOST_CLIENT_SECRET and SITEHOST_CLIENT_SECRET_FILE are both set; set only one of them",
+    ]);
+  }
+  const api = isMapping(raw.api) ? raw.api : {};
+  if (secretFromEnv) delete api.clientSecretFile;
+  else if (secretFileFromEnv) delete api.clientSecret;
+  else if (api.clientSecret !== undefined && api.clientSecretFile !== undefined) {
+    throw new ConfigError(["api.clientSecret and api.clientSecretFile are both set; set only one of them"]);
+  }
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, raw));
   const config = parsed.data;
 
-  if (!config.api.clientSecret && config.api.clientSecretFile) {
+  if (config.api.clientSecretFile) {
+    const file = config.api.clientSecretFile;
+    const key = secretFileFromEnv
+      ? "api.clientSecretFile (SITEHOST_CLIENT_SECRET_FILE)"
+      : "api.clientSecretFile";
+    let text: string;
     try {
-      config.api.clientSecret = (await readFile(config.api.clientSecretFile, "utf8")).replace(/\r?\n$/, "");
+      text = await readFile(file, "utf8");
     } catch (err) {
       throw new ConfigError([
-        `api.clientSecretFile: cannot read ${config.api.clientSecretFile} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+        `${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
       ]);
     }
-    if (config.api.clientSecret === "") {
-      throw new ConfigError([`api.clientSecretFile: ${config.api.clientSecretFile} is empty`]);
-    }
+    // Files written by `echo` or editors end with a newline that is not part of the secret.
+    const secret = text.replace(/(?:\r?\n)+$/, "");
+    if (secret === "") throw new ConfigError([`${key}: ${file} is empty`]);
+    config.api.clientSecret = secret;
   }
   if (opts.requireCredentials) {
     const problems = credentialProblems(config);

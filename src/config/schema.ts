@@ -73,6 +73,17 @@ const httpUrl = z.string().superRefine((value, ctx) => {
   if (!ok) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an http(s) URL` });
 });
 
+/** `host:port` as the HTTP server parses it: `:10987`, `127.0.0.1:10987`, `[::1]:10987`. */
+const listenAddress = z.string().superRefine((value, ctx) => {
+  const m = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(value);
+  if (!m || Number(m[1]) > 65535) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not host:port such as :10987, 127.0.0.1:10987 or [::1]:10987`,
+    });
+  }
+});
+
 /** `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp. */
 const startFrom = z.string().superRefine((value, ctx) => {
   if (value === "now") return;
@@ -170,7 +181,7 @@ export const ConfigSchema = z.strictObject({
     .prefault({}),
   web: z
     .strictObject({
-      listenAddress: z.string().min(1).default(`:${DEFAULT_PORT}`),
+      listenAddress: listenAddress.default(`:${DEFAULT_PORT}`),
       telemetryPath: z.string().regex(/^\//, "must start with /").default("/metrics"),
       /** exporter-toolkit web config file (TLS, basic auth). */
       configFile: z.string().min(1).optional(),

@@ -34,8 +34,11 @@ export interface LogPipelineDeps {
 
 /** logs.startFrom → epoch ms. */
 export function resolveStartFrom(startFrom: string, now: number): number {
-  if (startFrom === "now") return now;
-  if (startFrom.startsWith("-")) return now - (parseDuration(startFrom.slice(1)) ?? 0);
+  // Entry times have one-second precision (web-server logs carry epoch seconds): start at a whole
+  // second so an entry written in the same second as "now" is not mistaken for history.
+  const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+  if (startFrom === "now") return second(now);
+  if (startFrom.startsWith("-")) return second(now - (parseDuration(startFrom.slice(1)) ?? 0));
   return Date.parse(startFrom);
 }
 
@@ -141,9 +144,11 @@ export class LogPipeline {
   private readonly exportStop = new AbortController();
   private exporter: LogRecordExporter | undefined;
   private resource: Resource | undefined;
-  /** Shared circuit: while the collector refuses, no tailer starts a cycle. */
-  private collectorDownUntil = 0;
-  private consecutiveFailures = 0;
+  /**
+   * Shared circuit: exports currently failing and retrying. While any is, the
+   * collector is down for everyone: no tailer fetches; the retrying export is the probe.
+   */
+  private failingExports = 0;
   private readonly counts = new Map<
     number,
     { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }
@@ -229,9 +234,8 @@ export class LogPipeline {
         this.publishCounts(tailer.site, tailer.stream, tailer.checkpoint.counts);
         published = true;
       }
-      const wait = this.collectorDownUntil - Date.now();
-      if (wait > 0) {
-        await sleep(wait, signal);
+      if (this.failingExports > 0) {
+        await sleep(250, signal);
         continue;
       }
       const release = await this.semaphore.acquire();
@@ -270,28 +274,32 @@ export class LogPipeline {
         toReadable(this.map(site, stream, r), this.resource as Resource, observed),
       );
       const abort = AbortSignal.any([signal, this.exportStop.signal]);
-      for (let attempt = 0; ; attempt++) {
-        if (abort.aborted) throw new Error("export abandoned at shutdown");
-        try {
-          await exportRecords(this.exporter, readable);
-          this.consecutiveFailures = 0;
-          this.collectorDownUntil = 0;
-          return;
-        } catch (err) {
-          this.metrics.exportFailures.inc({ stream });
-          this.consecutiveFailures += 1;
-          const backoff =
-            Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 10)) * (0.75 + Math.random() * 0.5);
-          this.collectorDownUntil = Math.max(this.collectorDownUntil, Date.now() + backoff);
-          if (attempt === 0 || attempt % 10 === 0) {
-            this.log.warn(
-              { err: (err as Error).message, stream, retryInMs: Math.round(backoff) },
-              "OTLP export failed; retrying (not fetching meanwhile)",
-            );
+      let failing = false;
+      try {
+        for (let attempt = 0; ; attempt++) {
+          if (abort.aborted) throw new Error("export abandoned at shutdown");
+          try {
+            await exportRecords(this.exporter, readable);
+            return;
+          } catch (err) {
+            this.metrics.exportFailures.inc({ stream });
+            if (!failing) {
+              failing = true;
+              this.failingExports += 1;
+            }
+            const backoff =
+              Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 10)) * (0.75 + Math.random() * 0.5);
+            if (attempt === 0 || attempt % 10 === 0) {
+              this.log.warn(
+                { err: (err as Error).message, stream, retryInMs: Math.round(backoff) },
+                "OTLP export failed; retrying (not fetching meanwhile)",
+              );
+            }
+            await sleep(backoff, abort);
           }
-          // Shutdown stops new fetches but lets this export retry until the deadline.
-          await sleep(backoff, this.exportStop.signal);
         }
+      } finally {
+        if (failing) this.failingExports -= 1;
       }
     },
     delivered: (site, stream, records, cp) => {
@@ -322,6 +330,7 @@ export class LogPipeline {
       this.metrics.checkpointErrors.inc({ stream });
       this.log.error({ site: site.name, siteId: site.id, stream, file: err.file }, err.message);
     },
+    collectorDown: () => this.failingExports > 0,
     cycleFailed: (site, stream, err) => {
       this.metrics.cycleFailures.inc({ stream });
       this.log.warn(

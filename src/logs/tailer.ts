@@ -40,6 +40,8 @@ export interface TailerHooks {
   gap(site: SiteIdentity, stream: LogStream, fromMs: number, toMs: number): void;
   checkpointError(site: SiteIdentity, stream: LogStream, err: CorruptCheckpointError): void;
   cycleFailed(site: SiteIdentity, stream: LogStream, err: unknown): void;
+  /** True while the collector refuses exports: tailers stop fetching. */
+  collectorDown(): boolean;
 }
 
 export interface SiteIdentity {
@@ -113,6 +115,10 @@ export class Tailer {
   checkpoint: Checkpoint | undefined;
   failed: CorruptCheckpointError | undefined;
   private loaded = false;
+  /** Scroll id of a cursor read to its end, continued next cycle. */
+  private heldScroll: string | null = null;
+  /** Whether a continued scroll ever returned new entries (a growing cursor, not a snapshot). */
+  private cursorGrows = false;
 
   constructor(
     readonly site: SiteIdentity,
@@ -160,7 +166,11 @@ export class Tailer {
       this.opts.maxBufferedEntries,
     );
     let order: Order = "unknown";
-    let scrollId: string | null = null;
+    // A growing cursor is continued across cycles (it only ever yields entries after the ones already
+    // read); anything else gets a fresh scroll. The checkpoint stays the durable cursor either way.
+    let scrollId: string | null = this.heldScroll;
+    let continuing = scrollId !== null;
+    this.heldScroll = null;
     let pages = 0;
     let lastTime: number | undefined;
     let oldestSeen = Infinity;
@@ -173,14 +183,37 @@ export class Tailer {
     try {
       for (;;) {
         if (signal.aborted) return false;
+        // Backpressure: while the collector refuses, nothing more is fetched.
+        if (this.hooks.collectorDown()) {
+          // Everything read so far from an oldest-first scroll is shipped: continue it next cycle.
+          if (scrollId && (continuing || order === "oldest-first")) this.heldScroll = scrollId;
+          return false;
+        }
         if (pages >= this.opts.maxPagesPerCycle) break;
-        const page = await this.api.getLogPage(this.site.id, this.stream, scrollId, { signal });
+        let page;
+        try {
+          page = await this.api.getLogPage(this.site.id, this.stream, scrollId, { signal });
+        } catch (err) {
+          if (!continuing || signal.aborted) throw err;
+          // The held cursor expired: start over from the checkpoint with a fresh scroll.
+          scrollId = null;
+          continuing = false;
+          continue;
+        }
         pages += 1;
         if (page.rejected.length > 0) this.hooks.malformed(this.stream, page.rejected.length);
         if (page.rawCount === 0) {
+          if (continuing && !this.cursorGrows) {
+            // Nothing new on the held scroll, and it never grew: it may be a snapshot, so look afresh.
+            scrollId = null;
+            continuing = false;
+            continue;
+          }
           endOfScroll = true;
+          if (scrollId && (continuing || order === "oldest-first")) this.heldScroll = scrollId;
           break;
         }
+        if (continuing && page.entries.length > 0) this.cursorGrows = true;
         const kept: PendingRecord[] = [];
         let pageOldest = Infinity;
         let dedup = 0;
@@ -232,6 +265,7 @@ export class Tailer {
           break;
         }
       }
+      if (!endOfScroll || order === "newest-first") this.heldScroll = null;
       // Newest-first (or a single-second scroll): ship the buffered entries oldest-first.
       for await (const chunk of buffer.oldestFirst()) await this.shipChunked(chunk, signal);
     } finally {
@@ -240,7 +274,14 @@ export class Tailer {
 
     // Retention passed the checkpoint: the oldest entry still available is newer than what we delivered.
     const delivered = cp.highWaterMs > cp.floorMs;
-    if (delivered && endOfScroll && !reachedLower && oldestSeen !== Infinity && oldestSeen > cp.highWaterMs) {
+    if (
+      delivered &&
+      !continuing &&
+      endOfScroll &&
+      !reachedLower &&
+      oldestSeen !== Infinity &&
+      oldestSeen > cp.highWaterMs
+    ) {
       if (cp.highWaterMs < Date.now() - RETENTION_MS + 3_600_000)
         this.hooks.gap(this.site, this.stream, cp.highWaterMs, oldestSeen);
     }

@@ -7,10 +7,11 @@ import {
 } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
 import type { Exposition } from "../metrics/exposition.js";
 import { renderLanding, type LandingInfo } from "./landing.js";
-import { BasicAuth, loadWebConfig, type WebConfig } from "./webConfig.js";
+import { BasicAuth, clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 
 export type { LandingInfo } from "./landing.js";
 
@@ -59,7 +60,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       res.end("Unauthorized\n");
       return;
     }
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    // The path as sent, without the query (new URL() would read `//x` as a host).
+    const path = (req.url ?? "/").split("?")[0] as string;
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" });
       res.end("Method Not Allowed\n");
@@ -120,6 +122,21 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         listener,
       )
     : createHttpServer(listener);
+  const tls = web.tls;
+  if (tls && tls.clientAuth !== "NoClientCert" && tls.clientAuth !== "RequestClientCert") {
+    server.on("secureConnection", (socket: TLSSocket) => {
+      const cert = socket.getPeerCertificate();
+      const problem = clientCertProblem(
+        tls.clientAuth,
+        cert !== null && Object.keys(cert).length > 0,
+        socket.authorized,
+      );
+      if (problem) {
+        log.warn({ remote: socket.remoteAddress, reason: problem }, "TLS connection refused");
+        socket.destroy();
+      }
+    });
+  }
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 70_000;
   server.requestTimeout = 60_000;

@@ -3,6 +3,7 @@
  * TLS and basic auth with bcrypt hashes.
  */
 import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { createHash } from "node:crypto";
 import bcrypt from "bcryptjs";
 import { parse } from "yaml";
@@ -50,6 +51,7 @@ export interface WebConfig {
     ca?: Buffer;
     requestCert: boolean;
     rejectUnauthorized: boolean;
+    clientAuth: (typeof CLIENT_AUTH)[number];
     minVersion: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
     maxVersion?: "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
   };
@@ -59,12 +61,14 @@ export interface WebConfig {
 
 const TLS_VERSION = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
 
-async function readNamed(file: string, key: string): Promise<Buffer> {
+/** Relative paths in the file are relative to the file's own directory, as in exporter-toolkit. */
+async function readNamed(baseDir: string, file: string, key: string): Promise<Buffer> {
+  const full = resolve(baseDir, file);
   try {
-    return await readFile(file);
+    return await readFile(full);
   } catch (err) {
     throw new ConfigError([
-      `${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      `${key}: cannot read ${full} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
     ]);
   }
 }
@@ -78,8 +82,11 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
   }
   const parsed = WebConfigSchema.safeParse(raw);
   if (!parsed.success)
-    throw new ConfigError(formatIssues(parsed.error.issues, raw).map((l) => `${file}: ${l}`));
+    throw new ConfigError(
+      formatIssues(parsed.error.issues, raw, WebConfigSchema).map((l) => `${file}: ${l}`),
+    );
   const c = parsed.data;
+  const baseDir = dirname(resolve(file));
   const out: WebConfig = { headers: c.http_server_config?.headers ?? {} };
   if (c.tls_server_config) {
     const t = c.tls_server_config;
@@ -90,13 +97,17 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
       ]);
     }
     out.tls = {
-      cert: await readNamed(t.cert_file, "tls_server_config.cert_file"),
-      key: await readNamed(t.key_file, "tls_server_config.key_file"),
+      cert: await readNamed(baseDir, t.cert_file, "tls_server_config.cert_file"),
+      key: await readNamed(baseDir, t.key_file, "tls_server_config.key_file"),
       ca: t.client_ca_file
-        ? await readNamed(t.client_ca_file, "tls_server_config.client_ca_file")
+        ? await readNamed(baseDir, t.client_ca_file, "tls_server_config.client_ca_file")
         : undefined,
       requestCert: auth !== "NoClientCert",
-      rejectUnauthorized: auth === "RequireAndVerifyClientCert" || auth === "RequireAnyClientCert",
+      // Only RequireAndVerifyClientCert can be left to the TLS handshake; RequireAnyClientCert
+      // (any certificate, unverified) and VerifyClientCertIfGiven (verified only when present)
+      // are enforced by the server on each new connection (see clientCertProblem).
+      rejectUnauthorized: auth === "RequireAndVerifyClientCert",
+      clientAuth: auth,
       minVersion: TLS_VERSION[t.min_version],
       maxVersion: t.max_version ? TLS_VERSION[t.max_version] : undefined,
     };
@@ -106,13 +117,37 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
 }
 
 /**
+ * Why a TLS connection must be refused under the configured client_auth_type, or undefined.
+ * `hasCert`: the client presented a certificate; `authorized`: it verified against client_ca_file.
+ */
+export function clientCertProblem(
+  clientAuth: (typeof CLIENT_AUTH)[number],
+  hasCert: boolean,
+  authorized: boolean,
+): string | undefined {
+  if ((clientAuth === "RequireAnyClientCert" || clientAuth === "RequireAndVerifyClientCert") && !hasCert)
+    return "client certificate required";
+  if (
+    (clientAuth === "VerifyClientCertIfGiven" || clientAuth === "RequireAndVerifyClientCert") &&
+    hasCert &&
+    !authorized
+  )
+    return "client certificate not trusted";
+  return undefined;
+}
+
+/**
  * Basic-auth check. bcrypt is slow on purpose; successful checks are cached by a
  * digest of (user, password, hash) so each scrape does not pay it again.
  */
 export class BasicAuth {
   private readonly verified = new Set<string>();
 
-  constructor(private readonly users: Map<string, string>) {}
+  private readonly decoy: string;
+
+  constructor(private readonly users: Map<string, string>) {
+    this.decoy = users.values().next().value ?? "";
+  }
 
   async check(header: string | undefined): Promise<boolean> {
     const m = /^Basic\s+(.+)$/i.exec(header ?? "");
@@ -123,16 +158,19 @@ export class BasicAuth {
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
     const hash = this.users.get(user);
-    // Unknown users still cost a comparison, so timing does not reveal which users exist.
+    // Unknown users still cost a full bcrypt comparison (against a configured hash, so the
+    // cost factor matches), so timing does not reveal which users exist.
     const digest = createHash("sha256")
       .update(`${user}\u0000${password}\u0000${hash ?? ""}`)
       .digest();
     const key = digest.toString("hex");
     if (hash && this.verified.has(key)) return true;
-    const ok = await bcrypt.compare(
-      password,
-      hash ?? "$2a$10$invalidinvalidinvalidinvalidinvalidinvalidinvalidinv",
-    );
+    let ok: boolean;
+    try {
+      ok = await bcrypt.compare(password, hash ?? this.decoy);
+    } catch {
+      ok = false;
+    }
     if (ok && hash) {
       if (this.verified.size > 1000) this.verified.clear();
       this.verified.add(key);

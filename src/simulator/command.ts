@@ -72,7 +72,7 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
         .default("newest-first"),
     )
     .addOption(
-      new Option("--scroll-mode <mode>", "scroll behaviour")
+      new Option("--scroll-mode <mode>", "scroll behaviour (cursor: oldest-first only)")
         .choices(["snapshot", "cursor"])
         .default("snapshot"),
     )
@@ -126,7 +126,7 @@ export function simulateCommand(): Command {
         `SITEHOST_AUTH_URL=${sim.authUrl}`,
         `SITEHOST_CLIENT_ID=${sim.clientId}`,
         `SITEHOST_CLIENT_SECRET=${sim.clientSecret}`,
-        `control: ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/sites/{id}/disable`,
+        `control: GET ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/logs, POST ${sim.authUrl}/_simulator/sites/{id}/disable (docs/simulator.md)`,
         "",
       ].join("\n"),
     );

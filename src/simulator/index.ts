@@ -6,8 +6,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { randomBytes } from "node:crypto";
-import { accountFor, buildFleet, type SimSiteData } from "./fleet.js";
+import { accountFor, buildFleet, buildSite, type SimSiteData } from "./fleet.js";
 import {
+  logFilter,
   SimLogs,
   ScrollStore,
   type LogOrder,
@@ -88,7 +89,7 @@ export interface SimulatorStats {
   /** Requests received while a 429 Retry-After window was open. */
   requestsDuringRetryAfter: number;
   maxInFlight: number;
-  /** Log page requests per site id. */
+  /** Log page requests (every site and stream). */
   logPageRequests: number;
 }
 
@@ -142,6 +143,10 @@ function fail(message: string, errors: string[] | null = null): Envelope {
 }
 
 async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  // Most requests are GETs without a body: skip the stream machinery.
+  if (req.headers["content-length"] === undefined && req.headers["transfer-encoding"] === undefined)
+    return {};
+  if (req.headers["content-length"] === "0") return {};
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
   const text = Buffer.concat(chunks).toString("utf8");
@@ -157,28 +162,64 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   }
 }
 
+/**
+ * Fields each record kind cannot do without (the spec's tables): a malformed record loses one of them
+ * or carries it with a wrong type, so any schema that follows the spec rejects it.
+ */
+const CRITICAL_FIELDS = {
+  site: ["id", "name", "state", "staging"],
+  usage: ["billing_cycle"],
+  domain: ["primary", "healthy", "domainName"],
+  backup: ["timestamp", "databaseBackupId"],
+  extension: ["name", "version"],
+  php: ["message", "timestamp"],
+  server: ["status", "timestamp"],
+} as const;
+type RecordKind = keyof typeof CRITICAL_FIELDS;
+
 /** Corrupt one record in a way a schema must catch. */
-function corrupt(record: unknown, rng: Rng): unknown {
+function corrupt(record: unknown, kind: RecordKind, rng: Rng): unknown {
   if (typeof record !== "object" || record === null) return record;
   const copy = { ...(record as Record<string, unknown>) };
-  const keys = Object.keys(copy).filter((k) =>
-    [
-      "id",
-      "healthy",
-      "status",
-      "timestamp",
-      "name",
-      "domainName",
-      "message",
-      "state",
-      "billing_cycle",
-    ].includes(k),
-  );
-  const key = keys[Math.floor(rng() * keys.length)];
-  if (key === undefined) return "not-an-object";
+  const keys: readonly string[] = CRITICAL_FIELDS[kind];
+  const key = keys[Math.floor(rng() * keys.length)] as string;
   if (rng() < 0.5) delete copy[key];
-  else copy[key] = typeof copy[key] === "string" ? 12345 : "not-a-valid-value";
+  else {
+    const value = copy[key];
+    copy[key] =
+      typeof value === "boolean"
+        ? "not-a-boolean"
+        : typeof value === "object" && value !== null
+          ? "not-an-object"
+          : true; // a boolean where the spec has a string or a number
+  }
   return copy;
+}
+
+const FAULT_KEYS: Record<keyof SimulatorFaults, (v: unknown) => boolean> = {
+  latencyMs: (v) => typeof v === "number" && v >= 0,
+  errorRate: (v) => typeof v === "number" && v >= 0 && v <= 1,
+  requestBudget: (v) =>
+    v === null ||
+    (typeof v === "object" &&
+      Number.isInteger((v as Record<string, unknown>).requests) &&
+      typeof (v as Record<string, unknown>).windowSeconds === "number" &&
+      ((v as Record<string, unknown>).windowSeconds as number) > 0),
+  malformedRate: (v) => typeof v === "number" && v >= 0 && v <= 1,
+  failingSiteId: (v) => v === null || Number.isInteger(v),
+  tokenLifetimeSeconds: (v) => typeof v === "number" && v > 0,
+  scrollIdleSeconds: (v) => typeof v === "number" && v >= 0,
+};
+
+/** Problems of a faults object sent to POST /_simulator/faults (empty when it is valid). */
+export function faultProblems(body: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    const check = FAULT_KEYS[key as keyof SimulatorFaults] as ((v: unknown) => boolean) | undefined;
+    if (!check) problems.push(`unknown fault ${key}`);
+    else if (!check(value)) problems.push(`invalid value for ${key}`);
+  }
+  return problems;
 }
 
 export async function startSimulator(options: Partial<SimulatorOptions> = {}): Promise<RunningSimulator> {
@@ -232,9 +273,9 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     seed: data.seed,
   });
 
-  const maybeCorrupt = <T>(records: T[]): unknown[] =>
+  const maybeCorrupt = <T>(records: T[], kind: RecordKind): unknown[] =>
     faults.malformedRate > 0
-      ? records.map((r) => (faultRng() < faults.malformedRate ? corrupt(r, faultRng) : r))
+      ? records.map((r) => (faultRng() < faults.malformedRate ? corrupt(r, kind, faultRng) : r))
       : records;
 
   function send(
@@ -243,13 +284,13 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
     body: unknown,
     headers: Record<string, string> = {},
   ): void {
-    const text = body === undefined ? "" : JSON.stringify(body);
+    const bytes = Buffer.from(body === undefined ? "" : JSON.stringify(body), "utf8");
     res.writeHead(status, {
       "content-type": "application/json; charset=utf-8",
-      "content-length": String(Buffer.byteLength(text)),
+      "content-length": String(bytes.length),
       ...headers,
     });
-    res.end(text);
+    res.end(bytes);
   }
 
   function count(method: string, route: string, status: number): void {
@@ -280,20 +321,28 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       "/sites",
       ({ query, body }) => {
         const param = (k: string) => query.get(k) ?? (body[k] !== undefined ? String(body[k]) : null);
-        const all = order.map((s) => s.site);
-        if (param("paginate") !== "true") return { status: 200, body: ok(maybeCorrupt(all)) };
-        const perPage = Math.max(1, Math.min(1000, Number(param("per_page") ?? 25) || 25));
-        const lastPage = Math.max(1, Math.ceil(all.length / perPage));
-        const page = Math.max(1, Number(param("page") ?? 1) || 1);
-        const items = all.slice((page - 1) * perPage, page * perPage);
+        if (param("paginate") !== "true")
+          return {
+            status: 200,
+            body: ok(
+              maybeCorrupt(
+                order.map((s) => s.site),
+                "site",
+              ),
+            ),
+          };
+        const perPage = Math.max(1, Math.min(1000, Math.floor(Number(param("per_page") ?? 25)) || 25));
+        const lastPage = Math.max(1, Math.ceil(order.length / perPage));
+        const page = Math.max(1, Math.floor(Number(param("page") ?? 1)) || 1);
+        const items = order.slice((page - 1) * perPage, page * perPage).map((s) => s.site);
         return {
           status: 200,
-          body: ok(maybeCorrupt(items), {
+          body: ok(maybeCorrupt(items, "site"), {
             currentPage: page,
             nextPage: page < lastPage ? page + 1 : null,
             lastPage,
             perPage,
-            totalItems: all.length,
+            totalItems: order.length,
           }),
         };
       },
@@ -323,7 +372,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       "GET",
       /^\/v1\/sites\/(\d+)\/reports\/usage$/,
       "/sites/{id}/reports/usage",
-      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(usageReport(s, now()))) })),
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(usageReport(s, now()), "usage")) })),
     ],
     [
       "GET",
@@ -347,7 +396,9 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       "/sites/{id}/security-alerts/{kind}",
       siteRoute((s, { params }) => {
         const groups = securityAlerts(s, params[1] as "plugins" | "themes");
-        const data = Object.fromEntries(Object.entries(groups).map(([k, v]) => [k, maybeCorrupt(v)]));
+        const data = Object.fromEntries(
+          Object.entries(groups).map(([k, v]) => [k, maybeCorrupt(v, "extension")]),
+        );
         return { status: 200, body: ok(data) };
       }),
     ],
@@ -355,13 +406,13 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       "GET",
       /^\/v1\/sites\/(\d+)\/domains$/,
       "/sites/{site_id}/domains",
-      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(s.domains)) })),
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(s.domains, "domain")) })),
     ],
     [
       "GET",
       /^\/v1\/sites\/(\d+)\/backups$/,
       "/sites/{site_id}/backups",
-      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(backups(s, now()))) })),
+      siteRoute((s) => ({ status: 200, body: ok(maybeCorrupt(backups(s, now()), "backup")) })),
     ],
     [
       "GET",
@@ -381,14 +432,21 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
             return { status: 404, body: fail(NOT_FOUND, ["The scroll_id has expired or is invalid."]) };
           }
         } else {
-          state = scrolls.open(src, stream, logOrder, scrollMode, t);
+          const param = (k: string) =>
+            query.get(k) ?? (body[k] !== undefined && body[k] !== null ? String(body[k]) : null);
+          const filter = logFilter(stream, {
+            status: param("status"),
+            request_type: param("request_type"),
+            user_ip: param("user_ip"),
+          });
+          state = scrolls.open(src, stream, logOrder, scrollMode, t, filter);
         }
         const entries = scrolls.page(src, state, t);
         return {
           status: 200,
           body: {
             total_results: logs.estimateTotal(src, stream, state.lower, state.upper),
-            logs: maybeCorrupt(entries),
+            logs: maybeCorrupt(entries, stream),
             scroll_id: state.id,
           },
         };
@@ -414,6 +472,12 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
 
   const control: SimulatorControl = {
     setFaults(f) {
+      if ("requestBudget" in f) {
+        // A new budget starts a fresh window now.
+        budgetWindowStart = now();
+        budgetUsed = 0;
+        retryAfterUntil = 0;
+      }
       Object.assign(faults, f);
       scrolls.idleTimeoutMs = faults.scrollIdleSeconds * 1000;
     },
@@ -438,9 +502,8 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
       reorder();
     },
     addSite() {
-      const [data] = buildFleet(nextSiteIndex + 1, opts.seed, now()).slice(nextSiteIndex);
+      const added = buildSite(nextSiteIndex, opts.seed, now());
       nextSiteIndex += 1;
-      const added = data as SimSiteData;
       added.site.id = 900_000 + nextSiteIndex;
       byId.set(added.site.id, added);
       reorder();
@@ -494,9 +557,31 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         200,
         control.sites().map((s) => s.site),
       );
+    if (req.method === "GET" && path === "/_simulator/faults") return send(res, 200, control.faults());
     if (req.method === "POST" && path === "/_simulator/faults") {
+      const problems = faultProblems(body);
+      if (problems.length > 0) return send(res, 400, fail(PROBLEM, problems));
       control.setFaults(body as Partial<SimulatorFaults>);
       return send(res, 200, control.faults());
+    }
+    if (req.method === "POST" && path === "/_simulator/stats/reset") {
+      control.resetStats();
+      return send(res, 200, control.stats());
+    }
+    if (req.method === "POST" && path === "/_simulator/logs") {
+      const problems: string[] = [];
+      const rate = body.rate;
+      if (rate !== undefined && !(typeof rate === "number" && rate >= 0))
+        problems.push("invalid value for rate");
+      const o = body.order ?? logOrder;
+      const mo = body.mode ?? scrollMode;
+      if (o !== "newest-first" && o !== "oldest-first")
+        problems.push("order must be newest-first or oldest-first");
+      if (mo !== "snapshot" && mo !== "cursor") problems.push("mode must be snapshot or cursor");
+      if (problems.length > 0) return send(res, 400, fail(PROBLEM, problems));
+      if (typeof rate === "number") control.setLogRate(rate);
+      control.setLogPaging(o as LogOrder, mo as ScrollMode);
+      return send(res, 200, { rate: logs.ratePerSecond, order: logOrder, mode: scrollMode });
     }
     if (req.method === "POST" && path === "/_simulator/sites") return send(res, 201, control.addSite());
     if (req.method === "POST" && (m = /^\/_simulator\/sites\/(\d+)\/(disable|enable|delete)$/.exec(path))) {
@@ -529,9 +614,24 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://simulator");
-    const path = url.pathname.replace(/\/+$/, "") || "/";
+    const raw = req.url ?? "/";
+    const q = raw.indexOf("?");
+    const path = (q < 0 ? raw : raw.slice(0, q)).replace(/\/+$/, "") || "/";
+    const query = new URLSearchParams(q < 0 ? "" : raw.slice(q + 1));
     if (path.startsWith("/_simulator/")) return handleControl(req, res, path);
+    const method = req.method ?? "GET";
+    // The route template names the request in the stats (and in the 429 count) whatever the answer.
+    let match: RegExpExecArray | null = null;
+    let route: (typeof routes)[number] | undefined;
+    for (const r of routes) {
+      if (r[0] !== method) continue;
+      match = r[1].exec(path);
+      if (match) {
+        route = r;
+        break;
+      }
+    }
+    const template = route?.[2] ?? (path === "/auth/token" || path === "/auth/revoke" ? path : "(unknown)");
     stats.totalRequests += 1;
     if (now() < retryAfterUntil) stats.requestsDuringRetryAfter += 1;
     inFlight += 1;
@@ -552,7 +652,7 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         if (budgetUsed > faults.requestBudget.requests) {
           const waitMs = budgetWindowStart + windowMs - t;
           retryAfterUntil = Math.max(retryAfterUntil, budgetWindowStart + windowMs);
-          count(req.method ?? "GET", path, 429);
+          count(method, template, 429);
           return send(res, 429, fail("Too Many Requests", ["Request budget exceeded; retry later."]), {
             "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
           });
@@ -599,15 +699,10 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
         res.writeHead(200);
         return void res.end();
       }
-      if (!path.startsWith("/v1/")) {
-        count(req.method ?? "GET", "(unknown)", 404);
-        return send(res, 404, fail(NOT_FOUND));
-      }
 
-      for (const [method, pattern, template, handler] of routes) {
-        const m = pattern.exec(path);
-        if (!m) continue;
-        if (method !== req.method) continue;
+      if (route && match) {
+        const handler = route[3];
+        const m = match;
         const auth = authorize(req);
         if (auth !== "ok") {
           if (auth === "expired") stats.expiredTokenUses += 1;
@@ -630,11 +725,11 @@ export async function startSimulator(options: Partial<SimulatorOptions> = {}): P
           count(method, template, 500);
           return send(res, 500, fail(INTERNAL));
         }
-        const out = handler({ params, query: url.searchParams, body, site });
+        const out = handler({ params, query, body, site });
         count(method, template, out.status);
         return send(res, out.status, out.body);
       }
-      count(req.method ?? "GET", "(unknown)", 404);
+      count(method, "(unknown)", 404);
       return send(res, 404, fail(NOT_FOUND));
     } finally {
       inFlight -= 1;

@@ -101,9 +101,23 @@ export class SimLogs {
     return out;
   }
 
+  /**
+   * total_results of a scroll over [from, to]: the expected number of generated entries (the rate is a
+   * mean), plus the exact number of health checks and appended entries. Approximate, as a search
+   * engine's hit count is; filters are not taken into account.
+   */
   estimateTotal(src: LogSource, stream: SimStream, from: number, to: number): number {
+    let checks = 0;
+    if (stream === "server" && this.ratePerSecond > 0 && to >= from) {
+      // Seconds s in [from, to] with s % 60 === seed % 60, two entries each.
+      const phase = src.seed % 60;
+      const first = from + ((((phase - from) % 60) + 60) % 60);
+      checks = first > to ? 0 : 2 * (Math.floor((to - first) / 60) + 1);
+    }
     return (
-      Math.round(this.ratePerSecond * (to - from + 1)) + this.appendedCount(src.siteId, stream, from, to)
+      Math.round(this.ratePerSecond * (to - from + 1)) +
+      checks +
+      this.appendedCount(src.siteId, stream, from, to)
     );
   }
 }
@@ -209,19 +223,47 @@ interface ScrollState {
   upper: number;
   maxSeq: number;
   lastUsed: number;
-  done: boolean;
+  /** The request's filters (status, request_type, user_ip), fixed when the scroll opened. */
+  filter: ((entry: Entry) => boolean) | null;
+}
+
+/** Filters of the log endpoints: php `status` (a severity word); server `status`, `request_type`, `user_ip`. */
+export function logFilter(
+  stream: SimStream,
+  params: Record<string, string | null>,
+): ((e: Entry) => boolean) | null {
+  const tests: Array<(e: Entry) => boolean> = [];
+  const status = params.status ?? null;
+  if (stream === "php") {
+    if (status) tests.push((e) => String(e.severity ?? "").toLowerCase() === status.toLowerCase());
+  } else {
+    if (status) tests.push((e) => String(e.status) === status);
+    const method = params.request_type ?? null;
+    if (method) tests.push((e) => String(e.request_type ?? "").toUpperCase() === method.toUpperCase());
+    const ip = params.user_ip ?? null;
+    if (ip) tests.push((e) => e.user_ip === ip);
+  }
+  return tests.length === 0 ? null : (e) => tests.every((t) => t(e));
 }
 
 export class ScrollStore {
   private readonly scrolls = new Map<string, ScrollState>();
   private counter = 0;
+  private lastSweep = 0;
 
   constructor(
     private readonly logs: SimLogs,
     public idleTimeoutMs: number,
   ) {}
 
-  open(src: LogSource, stream: SimStream, order: LogOrder, mode: ScrollMode, nowMs: number): ScrollState {
+  open(
+    src: LogSource,
+    stream: SimStream,
+    order: LogOrder,
+    mode: ScrollMode,
+    nowMs: number,
+    filter: ((entry: Entry) => boolean) | null = null,
+  ): ScrollState {
     this.sweep(nowMs);
     const nowSec = Math.floor(nowMs / 1000);
     const lower = nowSec - RETENTION_SECONDS;
@@ -237,7 +279,7 @@ export class ScrollStore {
       upper: nowSec,
       maxSeq: this.logs.currentSeq,
       lastUsed: nowMs,
-      done: false,
+      filter,
     };
     this.scrolls.set(state.id, state);
     return state;
@@ -264,7 +306,7 @@ export class ScrollStore {
     }
     if (state.order === "oldest-first") {
       while (out.length < LOG_PAGE_SIZE && state.second <= state.upper) {
-        const entries = this.logs.entriesAt(src, state.stream, state.second, state.maxSeq);
+        const entries = this.entriesOf(src, state);
         const take = entries.slice(state.index, state.index + (LOG_PAGE_SIZE - out.length));
         out.push(...take);
         state.index += take.length;
@@ -276,7 +318,7 @@ export class ScrollStore {
       }
     } else {
       while (out.length < LOG_PAGE_SIZE && state.second >= state.lower) {
-        const entries = this.logs.entriesAt(src, state.stream, state.second, state.maxSeq).reverse();
+        const entries = this.entriesOf(src, state).reverse();
         const take = entries.slice(state.index, state.index + (LOG_PAGE_SIZE - out.length));
         out.push(...take);
         state.index += take.length;
@@ -289,8 +331,15 @@ export class ScrollStore {
     return out;
   }
 
+  private entriesOf(src: LogSource, state: ScrollState): Entry[] {
+    const all = this.logs.entriesAt(src, state.stream, state.second, state.maxSeq);
+    return state.filter ? all.filter(state.filter) : all;
+  }
+
+  /** Drop idle scrolls, at most once per second of the clock and only once there are many. */
   private sweep(nowMs: number): void {
-    if (this.scrolls.size < 1000) return;
+    if (this.scrolls.size < 1000 || nowMs - this.lastSweep < 1000) return;
+    this.lastSweep = nowMs;
     for (const [id, s] of this.scrolls) if (nowMs - s.lastUsed > this.idleTimeoutMs) this.scrolls.delete(id);
   }
 

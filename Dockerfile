@@ -1,0 +1,78 @@
+# syntax=docker/dockerfile:1
+# sitehost-exporter container image.
+#
+#   docker build -t sitehost-exporter .
+#   docker run --rm -p 10987:10987 -e SITEHOST_CLIENT_ID=... \
+#     -v "$PWD/secret:/run/secrets/sitehost-client-secret:ro" \
+#     -e SITEHOST_CLIENT_SECRET_FILE=/run/secrets/sitehost-client-secret sitehost-exporter
+#
+# scripts/ci/package-smoke.sh proves the same steps (npm pack, production-only
+# install, start, scrape, SIGTERM) without a Docker engine.
+
+# Same Node release as the pinned "node" devDependency.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+
+# ---- build: every dependency, compile TypeScript -------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+COPY package.json package-lock.json ./
+# The "node" devDependency pins Node 24 for npm scripts; the base image is Node 24 already.
+RUN npm ci --ignore-scripts
+COPY tsconfig.json ./
+COPY src ./src
+COPY dashboards ./dashboards
+COPY bench ./bench
+COPY scripts ./scripts
+RUN npx tsc -p tsconfig.json
+
+# ---- production dependencies only ---------------------------------------------
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+
+# ---- runtime -------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+ARG CREATED=unknown
+LABEL org.opencontainers.image.title="sitehost-exporter" \
+      org.opencontainers.image.description="Prometheus exporter and OpenTelemetry log shipper for every site of a managed web-hosting account" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.created="${CREATED}" \
+      org.opencontainers.image.documentation="https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/deployment.md" \
+      org.opencontainers.image.source="https://github.com/sitehost-exporter/sitehost-exporter"
+
+ENV NODE_ENV=production \
+    SITEHOST_CHECKPOINT_DIR=/var/lib/sitehost-exporter \
+    SITEHOST_LISTEN_ADDRESS=:10987
+
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /src/dist/src ./dist/src
+COPY package.json README.md CHANGELOG.md ./
+COPY config ./config
+COPY dashboards/*.json ./dashboards/
+
+# Checkpoints must survive restarts: mount a volume here (the chart uses an emptyDir or a PVC).
+RUN mkdir -p /var/lib/sitehost-exporter /etc/sitehost-exporter \
+ && chown 65532:65532 /var/lib/sitehost-exporter
+VOLUME ["/var/lib/sitehost-exporter"]
+
+# Numeric uid/gid so Kubernetes runAsNonRoot can verify it without /etc/passwd.
+USER 65532:65532
+EXPOSE 10987
+
+# No shell in the health check: node's own fetch.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:10987/-/healthy').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+
+# Exec form: node is PID 1 and gets SIGTERM itself; the daemon's handler flushes
+# logs and checkpoints, then exits 0. Add `--config /etc/sitehost-exporter/config.yaml`
+# when you mount a config file; environment variables alone are enough otherwise.
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
+CMD ["run"]

@@ -1,0 +1,188 @@
+/**
+ * The built CLI (`dist/src/cli/main.js`) run as a child process, as a user runs it.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+
+const root = resolve(import.meta.dirname, "../../..");
+const main = join(root, "dist/src/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "sitehost-cli-"));
+const SECRET = "Zq9-very-distinctive-secret-4411";
+
+beforeAll(() => {
+  // Emit dist/ (type errors elsewhere in the tree do not stop the emit).
+  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
+    cwd: root,
+    stdio: "ignore",
+  });
+  expect(existsSync(main)).toBe(true);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Only the variables given: nothing from the developer's shell leaks in. */
+function cli(args: string[], env: Record<string, string> = {}) {
+  const r = spawnSync(process.execPath, [main, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    encoding: "utf8",
+    timeout: 20_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function file(name: string, text: string): string {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+}
+
+describe("check-config", () => {
+  it("valid config: prints the effective YAML with the secret redacted, exit 0", () => {
+    const cfg = file("ok.yaml", "api:\n  clientId: my-id\ncollectors:\n  backups:\n    enabled: false\n");
+    const r = cli(["check-config", "--config", cfg], { SITEHOST_CLIENT_SECRET: SECRET });
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain(SECRET);
+    expect(r.stderr).not.toContain(SECRET);
+    const printed = parse(r.stdout) as {
+      api: { clientId: string; clientSecret: string };
+      collectors: { backups: { enabled: boolean; schedule: string } };
+      web: { listenAddress: string };
+    };
+    expect(printed.api.clientSecret).toBe("<redacted>");
+    expect(printed.api.clientId).toBe("my-id");
+    expect(printed.collectors.backups).toEqual({ enabled: false, schedule: "7 * * * *" });
+    expect(printed.web.listenAddress).toBe(":10987");
+    expect(r.stderr).toContain("configuration is valid");
+  });
+
+  it("a secret read from SITEHOST_CLIENT_SECRET_FILE is redacted as well", () => {
+    const secretFile = file("secret", `${SECRET}\n`);
+    const r = cli(["check-config"], { SITEHOST_CLIENT_ID: "id", SITEHOST_CLIENT_SECRET_FILE: secretFile });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+    expect(r.stdout).toContain("clientSecret: <redacted>");
+    expect(r.stdout).toContain(`clientSecretFile: ${secretFile}`);
+  });
+
+  it("flags override the file in the printed config", () => {
+    const cfg = file("flags.yaml", "web:\n  listenAddress: 127.0.0.1:1111\n");
+    const r = cli(
+      [
+        "check-config",
+        "--config",
+        cfg,
+        "--web.listen-address",
+        "127.0.0.1:2222",
+        "--web.telemetry-path",
+        "/m",
+      ],
+      {
+        SITEHOST_CLIENT_ID: "id",
+        SITEHOST_CLIENT_SECRET: SECRET,
+      },
+    );
+    expect(r.code).toBe(0);
+    const printed = parse(r.stdout) as { web: { listenAddress: string; telemetryPath: string } };
+    expect(printed.web).toEqual({ listenAddress: "127.0.0.1:2222", telemetryPath: "/m" });
+  });
+
+  it("invalid config: one line per problem on stderr, exit 2, secret not shown", () => {
+    const cfg = file(
+      "bad.yaml",
+      `api:\n  clientSecret: ${SECRET}\ncollectors:\n  trafic: {}\nlogs:\n  pollInterval: 5 minutes\n`,
+    );
+    const r = cli(["check-config", "--config", cfg]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("collectors.trafic: unknown key; did you mean traffic?");
+    expect(r.stderr).toContain('logs.pollInterval: "5 minutes" is not a duration such as 30s or 5m');
+    expect(r.stdout).toBe("");
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it("missing credentials: the config is printed, the problem named, exit 2", () => {
+    const r = cli(["check-config"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("api.clientId: required");
+    expect(r.stderr).toContain("api.clientSecret: required");
+  });
+
+  it("a broken web config file is caught by check-config", () => {
+    const web = file("web-bad.yml", "basic_auth_user:\n  alice: x\n");
+    const r = cli(["check-config", "--web.config.file", web], {
+      SITEHOST_CLIENT_ID: "id",
+      SITEHOST_CLIENT_SECRET: SECRET,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("basic_auth_user: unknown key; did you mean basic_auth_users?");
+  });
+});
+
+describe("run", () => {
+  it("an invalid web config file stops the daemon at start with exit 2, naming the key", () => {
+    const web = file(
+      "web-run-bad.yml",
+      "tls_server_config:\n  cert_file: a.pem\n  key_file: a.key\n  client_auth_type: RequireAndVerifyClientCert\n",
+    );
+    const r = cli(["run", "--web.listen-address", "127.0.0.1:0", "--web.config.file", web], {
+      SITEHOST_CLIENT_ID: "id",
+      SITEHOST_CLIENT_SECRET: SECRET,
+      SITEHOST_API_URL: "http://127.0.0.1:9/v1",
+      SITEHOST_AUTH_URL: "http://127.0.0.1:9",
+      SITEHOST_CHECKPOINT_DIR: join(dir, "checkpoints"),
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "tls_server_config.client_ca_file: required for client_auth_type RequireAndVerifyClientCert",
+    );
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+
+  it("missing credentials: exit 2 before anything starts", () => {
+    const r = cli(["run", "--web.listen-address", "127.0.0.1:0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("api.clientId: required");
+  });
+});
+
+describe("usage", () => {
+  it("--version prints the package version, exit 0", () => {
+    const r = cli(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe("0.1.0"); // package.json "version"
+  });
+
+  it("an unknown command is named, with a suggestion, exit 2", () => {
+    const r = cli(["chek-config"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown command "chek-config"; did you mean check-config?');
+  });
+
+  it("an unknown flag is an error, exit 2", () => {
+    const r = cli(["check-config", "--web.listen-adress", ":1"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--web.listen-adress'");
+  });
+
+  it("a bad --log.format choice is an error, exit 2", () => {
+    const r = cli(["check-config", "--log.format", "xml"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("xml");
+  });
+
+  it("run with a secret but an unreachable API: exit 1 and the secret is not in the output", () => {
+    // Port 9 on 127.0.0.1 (discard) is closed on a test machine: the token request fails fast.
+    const r = cli(["once", "--log.format", "logfmt", "--log.level", "debug"], {
+      SITEHOST_CLIENT_ID: "id",
+      SITEHOST_CLIENT_SECRET: SECRET,
+      SITEHOST_API_URL: "http://127.0.0.1:9/v1",
+      SITEHOST_AUTH_URL: "http://127.0.0.1:9",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("the platform API is unreachable");
+    expect(r.stdout + r.stderr).not.toContain(SECRET);
+  });
+});

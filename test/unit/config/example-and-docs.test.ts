@@ -1,0 +1,120 @@
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { z } from "zod";
+import { ENV_KEYS, loadConfig } from "../../../src/config/load.js";
+import { COLLECTOR_NAMES, ConfigSchema } from "../../../src/config/schema.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+
+const root = resolve(import.meta.dirname, "../../..");
+const examplePath = join(root, "config/example.yaml");
+
+describe("config/example.yaml", () => {
+  const raw = parse(readFileSync(examplePath, "utf8")) as Record<string, Record<string, unknown>>;
+
+  it("is valid against ConfigSchema", () => {
+    const r = ConfigSchema.safeParse(raw);
+    expect(r.success ? [] : r.error.issues).toEqual([]);
+  });
+
+  it("loads through loadConfig (no environment)", async () => {
+    const c = await loadConfig({ configFile: examplePath, env: {} });
+    expect(c.api.clientId).toBe("my-client-id");
+    expect(c.sites.include?.tags).toEqual(["production"]);
+  });
+
+  it("shows every section, every site filter and every collector", () => {
+    expect(Object.keys(raw).sort()).toEqual(["api", "collectors", "logs", "metrics", "sites", "web"]);
+    expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["exclude", "include", "kinds", "shard"]);
+    expect(Object.keys(raw.collectors ?? {}).sort()).toEqual([...COLLECTOR_NAMES].sort());
+    for (const name of COLLECTOR_NAMES) {
+      expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort()).toEqual(["enabled", "schedule"]);
+    }
+    expect(raw.metrics?.exclude).toBeInstanceOf(Array);
+  });
+
+  it("its metrics.exclude pattern names real metrics", () => {
+    const patterns = raw.metrics?.exclude as string[];
+    for (const pattern of patterns) {
+      const re = new RegExp(
+        `^${pattern
+          .replace(/[.+^${}()|[\]\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+      );
+      expect(
+        METRIC_FAMILIES.some((f) => re.test(f.name)),
+        pattern,
+      ).toBe(true);
+    }
+  });
+
+  it("contains no secret", () => {
+    expect(raw.api?.clientSecret).toBeUndefined();
+  });
+});
+
+/** Every dotted key path of the schema, e.g. api.url, sites.include.ids, collectors.traffic.schedule. */
+function keyPaths(schema: z.ZodType, prefix: string[] = []): string[] {
+  let s = schema;
+  for (let i = 0; i < 10; i++) {
+    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })
+      ._zod.def;
+    if (def.innerType) s = def.innerType;
+    else if (def.type === "pipe" && def.in) s = def.in;
+    else break;
+  }
+  if (!(s instanceof z.ZodObject)) return [];
+  const out: string[] = [];
+  for (const [key, child] of Object.entries(s.shape as Record<string, z.ZodType>)) {
+    const path = [...prefix, key];
+    out.push(path.join("."));
+    out.push(...keyPaths(child, path));
+  }
+  return out;
+}
+
+describe("docs/configuration.md", () => {
+  const doc = readFileSync(join(root, "docs/configuration.md"), "utf8");
+
+  it("documents every key of ConfigSchema (as `key.path`)", () => {
+    const paths = keyPaths(ConfigSchema);
+    // Sanity: the walk reaches nested keys (8 collectors x enabled/schedule among them).
+    expect(paths).toContain("collectors.backups.schedule");
+    expect(paths).toContain("sites.exclude.namePatterns");
+    const missing = paths.filter((p) => {
+      // Per-collector keys are documented once, as collectors.<name>.enabled/schedule.
+      const generic = p.replace(/^collectors\.[a-z]+(\.|$)/, "collectors.<name>$1");
+      // include and exclude share one shape, documented as sites.include / sites.exclude keys.
+      return !doc.includes(`\`${p}\``) && !doc.includes(`\`${generic}\``);
+    });
+    expect(missing).toEqual([]);
+    for (const name of COLLECTOR_NAMES) expect(doc).toContain(`\`${name}\``);
+  });
+
+  it("documents every environment variable, flag and exit code", () => {
+    for (const name of Object.keys(ENV_KEYS)) expect(doc).toContain(`\`${name}\``);
+    for (const name of [
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_LOGS_ENDPOINT",
+      "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
+      "OTEL_EXPORTER_OTLP_HEADERS",
+      "OTEL_SERVICE_NAME",
+      "OTEL_RESOURCE_ATTRIBUTES",
+    ])
+      expect(doc).toContain(`\`${name}\``);
+    for (const flag of [
+      "--config",
+      "--web.listen-address",
+      "--web.telemetry-path",
+      "--web.config.file",
+      "--log.level",
+      "--log.format",
+    ])
+      expect(doc).toContain(`\`${flag}`);
+    expect(doc).toMatch(/\|\s*`?0`?\s*\|/);
+    expect(doc).toMatch(/\|\s*`?1`?\s*\|/);
+    expect(doc).toMatch(/\|\s*`?2`?\s*\|/);
+  });
+});

@@ -1,0 +1,189 @@
+import { gunzipSync } from "node:zlib";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseListenAddress, startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
+import type { LandingInfo } from "../../../src/server/landing.js";
+import { EXPECTED_METRICS, makeExposition, send, silentLogger } from "./helpers.js";
+
+let server: RunningHttpServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const landing: LandingInfo = {
+  version: "9.9.9",
+  sitesDiscovered: 42,
+  telemetryPath: "/metrics",
+  collectors: [
+    {
+      name: "traffic",
+      enabled: true,
+      schedule: "0 * * * * *",
+      lastRun: {
+        startedAt: new Date(Date.UTC(2026, 0, 31, 12, 0, 0)),
+        durationSeconds: 1.5,
+        result: "partial",
+      },
+    },
+    { name: "backups<script>alert(1)</script>", enabled: false, schedule: '7 * * * * & "q"' },
+  ],
+};
+
+async function start(
+  ready: { ready: boolean; reason?: string } = { ready: true },
+  telemetryPath = "/metrics",
+) {
+  const { exposition } = makeExposition();
+  const state = { ...ready };
+  server = await startHttpServer({
+    listenAddress: "127.0.0.1:0",
+    telemetryPath,
+    exposition,
+    readiness: () => state,
+    landing: () => landing,
+    logger: silentLogger,
+  });
+  return { url: server.url, state };
+}
+
+describe("routes", () => {
+  it("GET /metrics: the exposition text, uncompressed when gzip is not asked for", async () => {
+    const { url } = await start();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const r = await send(`${url}/metrics`);
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8");
+    expect(r.headers["content-encoding"]).toBeUndefined();
+    expect(r.headers.vary).toBe("Accept-Encoding");
+    expect(r.body.toString("utf8").trimEnd().split("\n")).toEqual(EXPECTED_METRICS);
+    expect(Number(r.headers["content-length"])).toBe(r.body.length);
+  });
+
+  it("GET /metrics with Accept-Encoding: gzip: gzip body that decompresses to the same text", async () => {
+    const { url } = await start();
+    const r = await send(`${url}/metrics`, { headers: { "accept-encoding": "deflate, gzip;q=1.0" } });
+    expect(r.status).toBe(200);
+    expect(r.headers["content-encoding"]).toBe("gzip");
+    expect(r.headers.vary).toBe("Accept-Encoding");
+    expect(r.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
+    expect(gunzipSync(r.body).toString("utf8").trimEnd().split("\n")).toEqual(EXPECTED_METRICS);
+  });
+
+  it("HEAD /metrics: headers of the GET, no body", async () => {
+    const { url } = await start();
+    const get = await send(`${url}/metrics`);
+    const head = await send(`${url}/metrics`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers["content-length"]).toBe(String(get.body.length));
+    expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+  });
+
+  it("a custom telemetry path moves the metrics; /metrics is then 404", async () => {
+    const { url } = await start({ ready: true }, "/custom/metrics");
+    expect((await send(`${url}/custom/metrics?x=1`)).status).toBe(200);
+    expect((await send(`${url}/metrics`)).status).toBe(404);
+  });
+
+  it("/-/healthy is 200", async () => {
+    const { url } = await start();
+    const r = await send(`${url}/-/healthy`);
+    expect(r.status).toBe(200);
+    expect(r.body.toString()).toBe("Healthy\n");
+  });
+
+  it("/-/ready follows the readiness callback: 503 with the reason, then 200", async () => {
+    const { url, state } = await start({ ready: false, reason: "discovery not finished" });
+    const before = await send(`${url}/-/ready`);
+    expect(before.status).toBe(503);
+    expect(before.body.toString()).toBe("Not ready: discovery not finished\n");
+    state.ready = true;
+    const after = await send(`${url}/-/ready`);
+    expect(after.status).toBe(200);
+    expect(after.body.toString()).toBe("Ready\n");
+  });
+
+  it("/ is the landing page with each collector's last run, values HTML-escaped", async () => {
+    const { url } = await start();
+    const r = await send(`${url}/`);
+    expect(r.status).toBe(200);
+    expect(r.headers["content-type"]).toBe("text/html; charset=utf-8");
+    const html = r.body.toString("utf8");
+    expect(html).toContain("Version 9.9.9");
+    expect(html).toContain("42 sites discovered");
+    expect(html).toContain('<a href="/metrics">');
+    // traffic: started 2026-01-31T12:00:00Z, 1.5 s shown with two decimals, result partial.
+    expect(html).toContain(
+      "<tr><td>traffic</td><td>yes</td><td><code>0 * * * * *</code></td><td>2026-01-31T12:00:00.000Z</td><td>1.50 s</td><td>partial</td></tr>",
+    );
+    expect(html).toContain(
+      "<tr><td>backups&lt;script&gt;alert(1)&lt;/script&gt;</td><td>no</td><td><code>7 * * * * &amp; &quot;q&quot;</code></td><td>not yet</td>",
+    );
+    expect(html).not.toContain("<script>");
+  });
+
+  it("unknown path is 404, a protocol-relative-looking path too", async () => {
+    const { url } = await start();
+    expect((await send(`${url}/nope`)).status).toBe(404);
+    expect((await send(`${url}/metrics/`)).status).toBe(404);
+    // `//metrics` must not be read as host "metrics" with path "/" (the landing page).
+    const r = await send(`${url}//metrics`);
+    expect(r.status).toBe(404);
+  });
+
+  it.each(["POST", "PUT", "DELETE"])("%s is 405 with Allow: GET, HEAD", async (method) => {
+    const { url } = await start();
+    const r = await send(`${url}/metrics`, { method });
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe("GET, HEAD");
+  });
+
+  it("a port already in use is an error at start", async () => {
+    const { url } = await start();
+    const port = new URL(url).port;
+    const { exposition } = makeExposition();
+    await expect(
+      startHttpServer({
+        listenAddress: `127.0.0.1:${port}`,
+        telemetryPath: "/metrics",
+        exposition,
+        readiness: () => ({ ready: true }),
+        landing: () => landing,
+        logger: silentLogger,
+      }),
+    ).rejects.toThrow(/EADDRINUSE/);
+  });
+});
+
+describe("parseListenAddress", () => {
+  it.each([
+    [":10987", { host: undefined, port: 10987 }],
+    ["127.0.0.1:0", { host: "127.0.0.1", port: 0 }],
+    ["0.0.0.0:8080", { host: "0.0.0.0", port: 8080 }],
+    ["[::1]:0", { host: "::1", port: 0 }],
+    ["localhost:65535", { host: "localhost", port: 65535 }],
+  ])("%s", (text, expected) => {
+    expect(parseListenAddress(text)).toEqual(expected);
+  });
+
+  it.each(["10987", "localhost", "::1:80", "127.0.0.1:", "127.0.0.1:65536", "host:-1", "garbage:abc", ""])(
+    "%j is rejected",
+    (text) => {
+      expect(() => parseListenAddress(text)).toThrow(/web\.listenAddress/);
+    },
+  );
+
+  it("[::1]:0 serves on IPv6 loopback", async () => {
+    const { exposition } = makeExposition();
+    server = await startHttpServer({
+      listenAddress: "[::1]:0",
+      telemetryPath: "/metrics",
+      exposition,
+      readiness: () => ({ ready: true }),
+      landing: () => landing,
+      logger: silentLogger,
+    });
+    expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+$/);
+    expect((await send(`${server.url}/-/healthy`)).status).toBe(200);
+  });
+});
