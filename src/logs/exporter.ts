@@ -5,9 +5,6 @@
  */
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
-import { OTLPLogExporter as GrpcExporter } from "@opentelemetry/exporter-logs-otlp-grpc";
-import { OTLPLogExporter as HttpJsonExporter } from "@opentelemetry/exporter-logs-otlp-http";
-import { OTLPLogExporter as HttpProtoExporter } from "@opentelemetry/exporter-logs-otlp-proto";
 import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { VERSION } from "../version.js";
@@ -27,12 +24,15 @@ export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol
   );
 }
 
-/** The OTLP exporter for the configured protocol; endpoint, headers, compression and timeout come from OTEL_* variables. */
-export function createOtlpExporter(env: NodeJS.ProcessEnv = process.env): LogRecordExporter {
+/**
+ * The OTLP exporter for the configured protocol; endpoint, headers, compression and timeout come
+ * from OTEL_* variables. Only the chosen exporter is loaded (the gRPC one alone weighs tens of MB).
+ */
+export async function createOtlpExporter(env: NodeJS.ProcessEnv = process.env): Promise<LogRecordExporter> {
   const protocol = otlpProtocol(env);
-  if (protocol === "grpc") return new GrpcExporter();
-  if (protocol === "http/json") return new HttpJsonExporter();
-  return new HttpProtoExporter();
+  if (protocol === "grpc") return new (await import("@opentelemetry/exporter-logs-otlp-grpc")).OTLPLogExporter();
+  if (protocol === "http/json") return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter();
+  return new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter();
 }
 
 /** service.name defaults to sitehost-exporter; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win. */

@@ -167,7 +167,7 @@ export class LogPipeline {
   async start(): Promise<void> {
     await this.checkpoints.init();
     if (this.deps.config.logs.ship) {
-      this.exporter = this.deps.exporter ?? createOtlpExporter(this.deps.env);
+      this.exporter = this.deps.exporter ?? (await createOtlpExporter(this.deps.env));
       this.resource = createResource(this.deps.env);
     }
     this.started = true;

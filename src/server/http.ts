@@ -46,7 +46,8 @@ export function parseListenAddress(address: string): { host: string | undefined;
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const web: WebConfig = opts.webConfigFile ? await loadWebConfig(opts.webConfigFile) : { headers: {} };
-  const auth = web.users ? new BasicAuth(web.users) : undefined;
+  // An empty basic_auth_users mapping means no authentication, as in exporter-toolkit.
+  const auth = web.users && web.users.size > 0 ? new BasicAuth(web.users) : undefined;
   const log = opts.logger.child({ component: "http" });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -117,4 +117,42 @@ describe("docs/configuration.md", () => {
     expect(doc).toMatch(/\|\s*`?1`?\s*\|/);
     expect(doc).toMatch(/\|\s*`?2`?\s*\|/);
   });
+
+  it("the defaults it documents are the schema's defaults", () => {
+    const defaults = ConfigSchema.parse({}) as unknown as Record<string, unknown>;
+    const at = (path: string) =>
+      path
+        .split(".")
+        .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], defaults);
+    // Table rows as trimmed cells (prettier pads the columns).
+    const rows = doc
+      .split("\n")
+      .filter((l) => l.startsWith("|"))
+      .map((l) =>
+        l
+          .split("|")
+          .slice(1, -1)
+          .map((c) => c.trim()),
+      );
+    const code = (cell: string | undefined) => /^`([^`]*)`$/.exec(cell ?? "")?.[1];
+    let compared = 0;
+    for (const cells of rows) {
+      const path = code(cells[0]);
+      const documented = code(cells[2]);
+      if (!path || documented === undefined || !path.includes(".")) continue;
+      const actual = at(path);
+      if (typeof actual === "string" || typeof actual === "number" || typeof actual === "boolean") {
+        expect(String(actual), path).toBe(documented);
+        compared += 1;
+      }
+    }
+    // Collector schedule table: | `name` | `cron` | why |
+    for (const name of COLLECTOR_NAMES) {
+      const row = rows.find((cells) => code(cells[0]) === name && code(cells[1]) !== undefined);
+      expect(code(row?.[1]), name).toBe(at(`collectors.${name}.schedule`));
+      compared += 1;
+    }
+    // Scalar defaults: api 7 + sites.shard 2 + logs 9 + web 2 = 20, plus 8 collector schedules = 28.
+    expect(compared).toBe(28);
+  });
 });

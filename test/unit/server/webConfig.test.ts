@@ -281,6 +281,11 @@ describe("file format", () => {
     ]);
   });
 
+  it("an empty basic_auth_users mapping means no authentication", async () => {
+    const url = await start(webFile("basic_auth_users: {}\n"));
+    expect((await send(`${url}/metrics`)).status).toBe(200);
+  });
+
   it("an empty file means plain HTTP without auth", async () => {
     const url = await start(webFile(""));
     expect(url).toMatch(/^http:/);

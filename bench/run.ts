@@ -1,0 +1,34 @@
+/**
+ * `npm run bench`: every benchmark, one after another, each in its own process
+ * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
+ *
+ *   npm run bench                 all of them
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, simulator)
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+
+const BENCHES: Record<string, string[][]> = {
+  simulator: [["simulator.js"]],
+  metrics: [["metrics.js", "1000", "5000"]],
+  logs: [["logs.js"]],
+};
+
+const wanted = process.argv.slice(2);
+let failed = false;
+for (const [name, runs] of Object.entries(BENCHES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  for (const [file, ...args] of runs) {
+    const script = resolve(import.meta.dirname, file as string);
+    if (!existsSync(script)) {
+      console.error(`bench ${name}: ${file} is missing`);
+      failed = true;
+      continue;
+    }
+    console.log(`\n=== ${name}: node ${[file, ...args].join(" ")}`);
+    const r = spawnSync(process.execPath, [...process.execArgv, script, ...args], { stdio: "inherit" });
+    if (r.status !== 0) failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);
