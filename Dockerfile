@@ -17,14 +17,15 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /src
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json ./
-# The "node" devDependency pins Node 24 for npm scripts; the base image is Node 24 already.
+# The "node" devDependency pins Node 24 for npm scripts; the base image is Node 24 already,
+# so --ignore-scripts skips its binary download (and tsc below runs on the image's node).
 RUN npm ci --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src
 COPY dashboards ./dashboards
 COPY bench ./bench
 COPY scripts ./scripts
-RUN npx tsc -p tsconfig.json
+RUN node node_modules/typescript/bin/tsc -p tsconfig.json
 
 # ---- production dependencies only ---------------------------------------------
 FROM ${NODE_IMAGE} AS deps

@@ -94,8 +94,8 @@ for values in "${value_sets[@]}"; do
   checks=()
   case "$name" in
     full-values)
-      shards="$("$HELM" template x "$CHART" "${args[@]}" --show-only templates/configmap.yaml | grep -c '^kind: ConfigMap')"
-      checks=(--shards "$shards" --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml")
+      # ci/full-values.yaml sets shards.count: 3.
+      checks=(--shards 3 --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml")
       ;;
     *) checks=(--shards 1) ;;
   esac

@@ -24,7 +24,9 @@ const opt = (name) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 if (!file) {
-  console.error("usage: validate-manifests.mjs rendered.yaml [--dashboards N] [--shards N] [--rules-out FILE]");
+  console.error(
+    "usage: validate-manifests.mjs rendered.yaml [--dashboards N] [--shards N] [--rules-out FILE]",
+  );
   process.exit(2);
 }
 
@@ -65,17 +67,20 @@ for (const d of deployments) {
   if (!(Number.isInteger(psc.runAsUser) && psc.runAsUser > 0)) {
     problems.push(`${where(d)}: pod securityContext.runAsUser is not a non-zero uid`);
   }
-  if (psc.seccompProfile?.type !== "RuntimeDefault") problems.push(`${where(d)}: seccompProfile is not RuntimeDefault`);
+  if (psc.seccompProfile?.type !== "RuntimeDefault")
+    problems.push(`${where(d)}: seccompProfile is not RuntimeDefault`);
   if (pod.automountServiceAccountToken !== false) {
     problems.push(`${where(d)}: automountServiceAccountToken is not false`);
   }
   for (const c of pod.containers ?? []) {
     const sc = c.securityContext ?? {};
-    if (sc.readOnlyRootFilesystem !== true) problems.push(`${where(d)} ${c.name}: readOnlyRootFilesystem is not true`);
+    if (sc.readOnlyRootFilesystem !== true)
+      problems.push(`${where(d)} ${c.name}: readOnlyRootFilesystem is not true`);
     if (sc.allowPrivilegeEscalation !== false) {
       problems.push(`${where(d)} ${c.name}: allowPrivilegeEscalation is not false`);
     }
-    if (!(sc.capabilities?.drop ?? []).includes("ALL")) problems.push(`${where(d)} ${c.name}: capabilities do not drop ALL`);
+    if (!(sc.capabilities?.drop ?? []).includes("ALL"))
+      problems.push(`${where(d)} ${c.name}: capabilities do not drop ALL`);
     for (const e of c.env ?? []) {
       if (e.name === "SITEHOST_CLIENT_SECRET") {
         problems.push(`${where(d)} ${c.name}: the client secret is passed as an environment variable`);
@@ -94,14 +99,17 @@ for (const d of deployments) {
       problems.push(`${where(d)}: SITEHOST_CLIENT_SECRET_FILE is not inside the mounted credentials volume`);
     }
   }
-  if (exporter.livenessProbe?.httpGet?.path !== "/-/healthy") problems.push(`${where(d)}: liveness is not /-/healthy`);
-  if (exporter.readinessProbe?.httpGet?.path !== "/-/ready") problems.push(`${where(d)}: readiness is not /-/ready`);
+  if (exporter.livenessProbe?.httpGet?.path !== "/-/healthy")
+    problems.push(`${where(d)}: liveness is not /-/healthy`);
+  if (exporter.readinessProbe?.httpGet?.path !== "/-/ready")
+    problems.push(`${where(d)}: readiness is not /-/ready`);
 }
 
 const shards = opt("--shards");
 if (shards !== undefined) {
   const want = Number(shards);
-  if (deployments.length !== want) problems.push(`expected ${want} Deployments (shards), got ${deployments.length}`);
+  if (deployments.length !== want)
+    problems.push(`expected ${want} Deployments (shards), got ${deployments.length}`);
   const seen = new Set();
   for (const d of deployments) {
     const cmName = d.spec.template.spec.volumes.find((v) => v.name === "config")?.configMap?.name;
@@ -111,7 +119,8 @@ if (shards !== undefined) {
       continue;
     }
     const shard = parseAllDocuments(cm.data["config.yaml"])[0].toJS()?.sites?.shard;
-    if (shard?.count !== want) problems.push(`${where(cm)}: sites.shard.count is ${shard?.count}, want ${want}`);
+    if (shard?.count !== want)
+      problems.push(`${where(cm)}: sites.shard.count is ${shard?.count}, want ${want}`);
     seen.add(shard?.index);
   }
   for (let i = 0; i < want; i++) if (!seen.has(i)) problems.push(`no Deployment watches shard ${i}`);
