@@ -60,8 +60,7 @@ export class Exposition {
   private async build(): Promise<ExpositionBody> {
     const storeVersion = this.store.version;
     const self = await this.registry.metrics();
-    // Level 1: scrapes are frequent and the text compresses well anyway.
-    const zipped = gzipSync(Buffer.from(this.store.render() + self, "utf8"), { level: 1 });
+    const zipped = Buffer.concat([...this.store.gzipParts(), gzipSync(self, { level: 1 })]);
     this.renders += 1;
     this.cached = new CachedBody(zipped, storeVersion, Date.now());
     return this.cached;

@@ -5,6 +5,7 @@
  * once, when stored.
  */
 import type { MetricFamily, Sample } from "./sample.js";
+import { gzipSync } from "node:zlib";
 import { renderFamilyHeader, renderSample } from "./render.js";
 
 const GLOBAL = "\u0000global";
@@ -21,6 +22,8 @@ interface FamilyState {
   family: MetricFamily;
   /** entry key (collector|site) → rendered lines of that entry for this family */
   entries: Map<string, string>;
+  /** This family's text as one gzip member; dropped when the family changes. */
+  gzip: Buffer | undefined;
 }
 
 export class MetricStore {
@@ -34,7 +37,7 @@ export class MetricStore {
   private readonly sortedNames: string[];
 
   constructor(families: readonly MetricFamily[], opts: { exclude?: string[] } = {}) {
-    for (const family of families) this.families.set(family.name, { family, entries: new Map() });
+    for (const family of families) this.families.set(family.name, { family, entries: new Map(), gzip: undefined });
     this.exclude = (opts.exclude ?? []).map(globToRegExp);
     this.sortedNames = [...this.families.keys()].sort();
   }
@@ -91,7 +94,7 @@ export class MetricStore {
   /**
    * The exposition text of every family. Series lines are rendered once, when a
    * collector stores them; this only joins them. Nothing else is cached here, so
-   * memory holds each line once (the exposition keeps the compressed result).
+   * memory holds each line once; `gzipParts` keeps the compressed families.
    */
   render(): string {
     const parts: string[] = [];
@@ -102,6 +105,23 @@ export class MetricStore {
       for (const text of state.entries.values()) parts.push(text);
     }
     return parts.join("");
+  }
+
+  /**
+   * The exposition as gzip members, one per family, in name order. A gzip stream
+   * may hold several members and decompresses to their concatenation, so a change
+   * to one family (traffic, every minute) re-compresses only that family.
+   */
+  gzipParts(): Buffer[] {
+    const parts: Buffer[] = [];
+    for (const name of this.sortedNames) {
+      const state = this.families.get(name) as FamilyState;
+      if (state.entries.size === 0) continue;
+      // Level 1: scrapes are frequent and the text compresses well anyway.
+      state.gzip ??= gzipSync(renderFamilyHeader(state.family) + [...state.entries.values()].join(""), { level: 1 });
+      parts.push(state.gzip);
+    }
+    return parts;
   }
 
   private replace(key: string, samples: readonly Sample[]): void {
@@ -125,6 +145,7 @@ export class MetricStore {
       const text = [...lines.values()].join("");
       if (state.entries.get(key) !== text) {
         state.entries.set(key, text);
+        state.gzip = undefined;
         changed = true;
       }
     }
@@ -143,7 +164,9 @@ export class MetricStore {
 
   private dropFamilyEntry(name: string, key: string): boolean {
     const state = this.families.get(name);
-    return state !== undefined && state.entries.delete(key);
+    if (!state || !state.entries.delete(key)) return false;
+    state.gzip = undefined;
+    return true;
   }
 
   private changed(): void {
