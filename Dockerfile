@@ -68,7 +68,8 @@ VOLUME ["/var/lib/sitehost-exporter"]
 USER 65532:65532
 EXPOSE 10987
 
-# No shell in the health check: node's own fetch.
+# No shell in the health check: node's own fetch. It assumes the default port; when you
+# change SITEHOST_LISTEN_ADDRESS, override it (docker run --health-cmd / compose healthcheck).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:10987/-/healthy').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 

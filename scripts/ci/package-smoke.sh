@@ -68,7 +68,8 @@ cd "$WORK/app" # away from the repository: no fallback to its node_modules
 
 free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 http_get() { # url -> body on stdout; exit 1 unless 2xx
-  node -e 'fetch(process.argv[1]).then(async r=>{process.stdout.write(await r.text());process.exit(r.ok?0:1)}).catch(()=>process.exit(1))' "$1"
+  # exit only after the write has drained: stdout to a pipe is asynchronous in node.
+  node -e 'fetch(process.argv[1]).then(async r=>{const t=await r.text();process.stdout.write(t,()=>process.exit(r.ok?0:1))}).catch(()=>process.exit(1))' "$1"
 }
 
 echo "--- installed simulator"
@@ -116,7 +117,8 @@ done
 echo "    ready"
 
 metrics="$(http_get "http://127.0.0.1:$PORT/metrics")" || fail "GET /metrics failed"
-grep -Eq '^sitehost_up(\{\})? 1$' <<<"$metrics" || fail "/metrics has no 'sitehost_up 1'"
+grep -Eq '^sitehost_up(\{\})? 1$' <<<"$metrics" ||
+  fail "/metrics has no 'sitehost_up 1' (got: $(grep '^sitehost_up' <<<"$metrics" | tr '\n' ' '))"
 sites="$(grep -c '^sitehost_site_info{' <<<"$metrics" || true)"
 [ "$sites" -ge 1 ] || fail "/metrics has no sitehost_site_info line"
 echo "    sitehost_up 1, $sites sitehost_site_info series"

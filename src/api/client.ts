@@ -55,7 +55,7 @@ import type {
   SitehostApi,
   TrafficQuery,
 } from "./types.js";
-import { describeIssue, validateRecords } from "./validate.js";
+import { describeIssue, validateRecords, type Redact } from "./validate.js";
 import type { z } from "zod";
 
 export interface ApiClientOptions {
@@ -115,6 +115,8 @@ interface CallSpec {
 }
 
 const RATE_LIMIT_RETRIES = 20;
+/** How many recent access tokens are remembered for redaction (one per refresh; an hour each). */
+const REMEMBERED_TOKENS = 16;
 
 function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, "") + path;
@@ -140,8 +142,18 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\s*\d+(\.\d+)?\s*$/.test(text)) return Math.max(0, Number(text) * 1000);
+  // An HTTP date names a month ("Sun, 22 Nov 2026 14:00:00 GMT"); without this check V8's lenient
+  // Date.parse reads "-5" as a year and a garbage header would mean "retry at once".
+  if (!/[A-Za-z]{3}/.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/** A secret as it may appear in echoed text: raw, and JSON-escaped (inside a JSON string). */
+function secretForms(value: string): string[] {
+  if (!value) return [];
+  const escaped = JSON.stringify(value).slice(1, -1);
+  return escaped === value ? [value] : [value, escaped];
 }
 
 export class ApiClient implements SitehostApi {
@@ -153,6 +165,9 @@ export class ApiClient implements SitehostApi {
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
   private closed = false;
+  /** The client secret and the recent tokens, raw and JSON-escaped: never echoed into errors or logs. */
+  private readonly secretForms: string[] = [];
+  private readonly tokenForms: string[] = [];
 
   constructor(private readonly opts: ApiClientOptions) {
     this.logger = opts.logger.child({ component: "api" });
@@ -168,7 +183,28 @@ export class ApiClient implements SitehostApi {
       bodyTimeout: opts.timeoutMs,
     });
     this.tokens = new TokenManager(() => this.requestToken(), opts.tokenRefreshMarginMs);
+    this.secretForms.push(...secretForms(opts.clientSecret));
   }
+
+  // ------------------------------------------------------------------ redaction
+
+  private rememberToken(value: string): void {
+    for (const form of secretForms(value)) if (!this.tokenForms.includes(form)) this.tokenForms.push(form);
+    if (this.tokenForms.length > 2 * REMEMBERED_TOKENS)
+      this.tokenForms.splice(0, this.tokenForms.length - 2 * REMEMBERED_TOKENS);
+  }
+
+  /**
+   * Text the platform sent back (error envelopes, offending record values) may echo the Authorization
+   * header or the credentials (debug proxies do); it is cleaned before it reaches an error or a log line.
+   */
+  private readonly redact: Redact = (text) => {
+    let out = text;
+    for (const secret of [...this.secretForms, ...this.tokenForms]) {
+      if (out.includes(secret)) out = out.split(secret).join("<redacted>");
+    }
+    return out;
+  };
 
   // ------------------------------------------------------------------ transport
 
@@ -212,6 +248,7 @@ export class ApiClient implements SitehostApi {
   private async requestToken(): Promise<{ status: number; body: unknown }> {
     const endpoint = "/auth/token";
     let attempt = 0;
+    let retryAfterMs = 0;
     for (;;) {
       const release = await this.budget.acquire();
       let res;
@@ -240,9 +277,11 @@ export class ApiClient implements SitehostApi {
       }
       release();
       if (res.status === 429) {
-        this.pauseFor429(res.headers["retry-after"], attempt);
-        this.metrics.retries.inc({ endpoint, reason: "rate_limited" });
-        if (attempt++ < RATE_LIMIT_RETRIES) continue;
+        retryAfterMs = this.pauseFor429(res.headers["retry-after"], attempt);
+        if (attempt++ < RATE_LIMIT_RETRIES) {
+          this.metrics.retries.inc({ endpoint, reason: "rate_limited" });
+          continue;
+        }
       } else if (res.status >= 500 && attempt < this.opts.maxRetries) {
         this.metrics.retries.inc({ endpoint, reason: "server_error" });
         await sleep(this.backoff(attempt++));
@@ -254,7 +293,15 @@ export class ApiClient implements SitehostApi {
       } catch {
         body = null;
       }
+      // The platform is down or throttling: not an authentication failure (the credentials may be fine).
+      if (res.status === 429 || res.status >= 500) {
+        this.metrics.tokenRequests.inc({ result: "failure" });
+        if (res.status === 429) throw new ApiRateLimitedError(endpoint, retryAfterMs);
+        throw this.httpError(endpoint, res.status, res.text);
+      }
       const ok = res.status >= 200 && res.status < 300;
+      const accessToken = (body as { access_token?: unknown } | null)?.access_token;
+      if (ok && typeof accessToken === "string") this.rememberToken(accessToken);
       this.metrics.tokenRequests.inc({ result: ok ? "success" : "failure" });
       if (ok) this.logger.debug("obtained an access token");
       return { status: res.status, body };
@@ -350,8 +397,8 @@ export class ApiClient implements SitehostApi {
     try {
       const parsed = ErrorBodySchema.safeParse(JSON.parse(text));
       if (parsed.success) {
-        apiMessage = parsed.data.message;
-        apiErrors = parsed.data.errors ?? [];
+        apiMessage = parsed.data.message === undefined ? undefined : this.redact(parsed.data.message);
+        apiErrors = (parsed.data.errors ?? []).map(this.redact);
       }
     } catch {
       // not JSON (a proxy page): status alone
@@ -367,7 +414,7 @@ export class ApiClient implements SitehostApi {
     const body = await this.call(spec);
     const parsed = EnvelopeSchema.safeParse(body);
     if (!parsed.success) {
-      const { field, problem } = describeIssue(parsed.error, body);
+      const { field, problem } = describeIssue(parsed.error, body, "", this.redact);
       throw new ApiSchemaError(spec.endpoint, field, problem);
     }
     return { data: parsed.data.data, page: parsed.data.page };
@@ -377,7 +424,7 @@ export class ApiClient implements SitehostApi {
     const { data } = await this.envelope(spec);
     const parsed = schema.safeParse(data);
     if (!parsed.success) {
-      const { field, problem } = describeIssue(parsed.error, data, "data");
+      const { field, problem } = describeIssue(parsed.error, data, "data", this.redact);
       this.reportRejected([{ endpoint: spec.endpoint, field, problem }]);
       throw new ApiSchemaError(spec.endpoint, field, problem);
     }
@@ -391,7 +438,7 @@ export class ApiClient implements SitehostApi {
   }
 
   private validated<T>(schema: z.ZodType<T>, records: unknown[], endpoint: string): ListResult<T> {
-    const result = validateRecords(schema, records, endpoint);
+    const result = validateRecords(schema, records, endpoint, this.redact);
     this.reportRejected(result.rejected);
     return result;
   }
@@ -528,7 +575,7 @@ export class ApiClient implements SitehostApi {
     const items: SecurityAlertGroup[] = [];
     const rejected: RejectedRecord[] = [];
     for (const [group, records] of Object.entries(groups)) {
-      const result = validateRecords(SecurityAlertItemSchema, records ?? [], endpoint);
+      const result = validateRecords(SecurityAlertItemSchema, records ?? [], endpoint, this.redact);
       items.push(...result.items.map((item) => ({ group, item })));
       rejected.push(...result.rejected.map((r) => ({ ...r, field: `data.${group}${r.field}` })));
     }
@@ -580,7 +627,7 @@ export class ApiClient implements SitehostApi {
     });
     const parsed = LogPageSchema.safeParse(body);
     if (!parsed.success) {
-      const { field, problem } = describeIssue(parsed.error, body);
+      const { field, problem } = describeIssue(parsed.error, body, "", this.redact);
       throw new ApiSchemaError(endpoint, field, problem);
     }
     const raw = parsed.data.logs ?? [];

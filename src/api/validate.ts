@@ -2,14 +2,19 @@ import type { z } from "zod";
 import { abbreviate } from "./errors.js";
 import type { RejectedRecord } from "./types.js";
 
-function preview(value: unknown): string {
+/** Removes known secrets (client secret, tokens) from text; identity when none are known. */
+export type Redact = (text: string) => string;
+const keep: Redact = (text) => text;
+
+/** The offending value as short text: redacted BEFORE abbreviating, so no piece of a secret survives. */
+function preview(value: unknown, redact: Redact): string {
   let text: string;
   try {
     text = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
     text = String(value);
   }
-  return abbreviate(text, 60);
+  return abbreviate(redact(text), 60);
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -26,6 +31,7 @@ export function describeIssue(
   error: z.ZodError,
   input: unknown,
   prefix = "",
+  redact: Redact = keep,
 ): { field: string; problem: string } {
   const issue = error.issues[0];
   if (!issue) return { field: prefix, problem: "invalid" };
@@ -33,7 +39,7 @@ export function describeIssue(
   const got = valueAt(input, issue.path);
   return {
     field: field.replace(/^\./, ""),
-    problem: `${issue.message}; got ${got === undefined ? "nothing" : preview(got)}`,
+    problem: `${redact(issue.message)}; got ${got === undefined ? "nothing" : preview(got, redact)}`,
   };
 }
 
@@ -42,13 +48,14 @@ export function validateRecords<T>(
   schema: z.ZodType<T>,
   records: readonly unknown[],
   endpoint: string,
+  redact: Redact = keep,
 ): { items: T[]; rejected: RejectedRecord[] } {
   const items: T[] = [];
   const rejected: RejectedRecord[] = [];
   records.forEach((record, index) => {
     const result = schema.safeParse(record);
     if (result.success) items.push(result.data);
-    else rejected.push({ endpoint, ...describeIssue(result.error, record, `[${index}]`) });
+    else rejected.push({ endpoint, ...describeIssue(result.error, record, `[${index}]`, redact) });
   });
   return { items, rejected };
 }

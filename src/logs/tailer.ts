@@ -160,6 +160,10 @@ export class Tailer {
     if (!(await this.prepare())) return false;
     const cp = this.checkpoint as Checkpoint;
     const lower = Math.max(cp.highWaterMs - this.opts.overlapMs, cp.floorMs);
+    // The checkpoint as it was when the cycle began: shipping below advances cp in place, and the
+    // retention-gap check compares what this cycle found with what had been delivered before it.
+    const highWaterBefore = cp.highWaterMs;
+    const deliveredBefore = cp.highWaterMs > cp.floorMs;
     const buffer = new CycleBuffer(
       this.opts.spoolDir,
       `spool-${this.site.id}-${this.stream}-${Date.now()}`,
@@ -273,17 +277,16 @@ export class Tailer {
     }
 
     // Retention passed the checkpoint: the oldest entry still available is newer than what we delivered.
-    const delivered = cp.highWaterMs > cp.floorMs;
     if (
-      delivered &&
+      deliveredBefore &&
       !continuing &&
       endOfScroll &&
       !reachedLower &&
       oldestSeen !== Infinity &&
-      oldestSeen > cp.highWaterMs
+      oldestSeen > highWaterBefore
     ) {
-      if (cp.highWaterMs < Date.now() - RETENTION_MS + 3_600_000)
-        this.hooks.gap(this.site, this.stream, cp.highWaterMs, oldestSeen);
+      if (highWaterBefore < Date.now() - RETENTION_MS + 3_600_000)
+        this.hooks.gap(this.site, this.stream, highWaterBefore, oldestSeen);
     }
     return pages >= this.opts.maxPagesPerCycle && !endOfScroll;
   }

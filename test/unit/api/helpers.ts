@@ -31,8 +31,7 @@ export interface Seen {
 }
 
 export type Reply =
-  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
-  | { destroy: true };
+  { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number } | { destroy: true };
 
 export type Handler = (req: Seen, n: number) => Reply | Promise<Reply>;
 

@@ -4,6 +4,7 @@
  * open scroll is never retried, a fresh-scroll request is.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { parseRetryAfter } from "../../../src/api/client.js";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import {
   domain,
@@ -71,7 +72,9 @@ describe("5xx and network errors", () => {
     tc = makeClient(server, { maxRetries: 2 });
     const err = await tc.client.getSite(9).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
-    expect((err as ApiHttpError).message).toBe("/sites/{id}: HTTP 404 (We could not locate the requested resources.)");
+    expect((err as ApiHttpError).message).toBe(
+      "/sites/{id}: HTTP 404 (We could not locate the requested resources.)",
+    );
     expect(server.api()).toHaveLength(1);
   });
 
@@ -119,7 +122,10 @@ describe("429 holds every caller", () => {
     const client = tc.client;
     const a = client.getSite(1);
     // Wait until the client has seen the 429 (its budget is paused), then start an independent caller.
-    await vi.waitFor(() => expect(client.budget.pausedUntil).toBeGreaterThan(0), { timeout: 5_000, interval: 2 });
+    await vi.waitFor(() => expect(client.budget.pausedUntil).toBeGreaterThan(0), {
+      timeout: 5_000,
+      interval: 2,
+    });
     const bStartedAt = Date.now();
     const b = client.getDomains(2).catch((e: unknown) => e);
     await a;
@@ -160,10 +166,18 @@ describe("429 holds every caller", () => {
 });
 
 describe("log pages", () => {
-  const entry = { message: "PHP Warning: x", severity: "Warning", timestamp: "2026-11-22T10:00:00.000Z", line: 3 };
+  const entry = {
+    message: "PHP Warning: x",
+    severity: "Warning",
+    timestamp: "2026-11-22T10:00:00.000Z",
+    line: 3,
+  };
 
   it("a page WITH a scroll id is not retried on 5xx: exactly one request reaches the server", async () => {
-    server = await startServer(() => ({ status: 502, body: { message: INTERNAL, data: null, errors: null } }));
+    server = await startServer(() => ({
+      status: 502,
+      body: { message: INTERNAL, data: null, errors: null },
+    }));
     tc = makeClient(server, { maxRetries: 3 });
     const err = await tc.client.getLogPage(11, "php", "scroll-abc").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
@@ -196,5 +210,22 @@ describe("log pages", () => {
     const api = server.api();
     expect(api).toHaveLength(2);
     expect(api.every((r) => r.path === "/v1/sites/11/logs/php" && !r.query.has("scroll_id"))).toBe(true);
+  });
+});
+
+describe("parseRetryAfter", () => {
+  const now = Date.parse("2026-11-22T14:00:00.000Z");
+  it("reads delta seconds and HTTP dates; rejects what it cannot read", () => {
+    expect(parseRetryAfter("30", now)).toBe(30_000);
+    expect(parseRetryAfter(" 1.5 ", now)).toBe(1_500);
+    expect(parseRetryAfter("0", now)).toBe(0);
+    // 14:00:45 GMT is 45 s after now.
+    expect(parseRetryAfter("Sun, 22 Nov 2026 14:00:45 GMT", now)).toBe(45_000);
+    // A date in the past means "now", never a negative wait.
+    expect(parseRetryAfter("Sun, 22 Nov 2026 13:00:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter(["7", "9"], now)).toBe(7_000);
+    expect(parseRetryAfter("-5", now)).toBeUndefined();
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@
  * never sent past its usable window, and a 401 costs exactly one re-auth and one retry.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ApiAuthError } from "../../../src/api/errors.js";
+import { ApiAuthError, ApiHttpError } from "../../../src/api/errors.js";
 import { TokenManager, type TokenFetchResult } from "../../../src/api/token.js";
 import {
   CLIENT_ID,
@@ -126,7 +126,14 @@ describe("token against a server (loopback)", () => {
     // expires_in 1 s (usable 500 ms). The first API request gets 429 Retry-After: 1, so the retry waits
     // ≥ 1_000 ms: by then token 1 is expired on the server. The retry must fetch token 2 first.
     server = await startServer(
-      (_req, n) => (n === 1 ? { status: 429, headers: { "retry-after": "1" }, body: { message: "Too Many Requests", data: null, errors: null } } : ok(site(1))),
+      (_req, n) =>
+        n === 1
+          ? {
+              status: 429,
+              headers: { "retry-after": "1" },
+              body: { message: "Too Many Requests", data: null, errors: null },
+            }
+          : ok(site(1)),
       { expiresIn: 1 },
     );
     tc = makeClient(server);
@@ -146,7 +153,9 @@ describe("token against a server (loopback)", () => {
     expect(results.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(server.tokenRequests()).toHaveLength(1);
     expect(new Set(server.api().map((r) => r.token))).toEqual(new Set([`${TOKEN_PREFIX}-1`]));
-    expect(await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "success" })).toBe(1);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "success" }),
+    ).toBe(1);
   });
 
   it("401 → one re-authentication and one retry → success", async () => {
@@ -159,7 +168,12 @@ describe("token against a server (loopback)", () => {
     // The server saw two API requests: the refused one with token 1, the retry with token 2.
     const api = server.seen.filter((s) => s.path === "/v1/sites/3");
     expect(api.map((r) => r.token)).toEqual([`${TOKEN_PREFIX}-1`, `${TOKEN_PREFIX}-2`]);
-    expect(await metricValue(tc.registry, "sitehost_exporter_api_retries_total", { endpoint: "/sites/{id}", reason: "auth" })).toBe(1);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_retries_total", {
+        endpoint: "/sites/{id}",
+        reason: "auth",
+      }),
+    ).toBe(1);
   });
 
   it("a second 401 after re-authenticating → ApiAuthError, no third attempt", async () => {
@@ -179,8 +193,30 @@ describe("token against a server (loopback)", () => {
     tc = makeClient(server);
     const err = await tc.client.getSite(1).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
-    expect((err as Error).message).toBe("/auth/token: the platform rejected the client credentials (HTTP 401)");
+    expect((err as Error).message).toBe(
+      "/auth/token: the platform rejected the client credentials (HTTP 401)",
+    );
     expect(server.api()).toHaveLength(0);
-    expect(await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "failure" })).toBe(1);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "failure" }),
+    ).toBe(1);
+  });
+
+  it("the token endpoint failing with 5xx is retried, then an ApiHttpError — not an auth error", async () => {
+    // The credentials may be fine: `once` must say the platform failed, not "authentication failed".
+    server = await startServer(() => ok(site(1)), {
+      token: () => ({ status: 503, body: { message: "maintenance", data: null, errors: null } }),
+    });
+    tc = makeClient(server, { maxRetries: 2 });
+    const err = await tc.client.getSite(1).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiHttpError);
+    expect(err).not.toBeInstanceOf(ApiAuthError);
+    expect((err as ApiHttpError).message).toBe("/auth/token: HTTP 503 (maintenance)");
+    // 1 + maxRetries (2) = 3 token requests, no API request.
+    expect(server.tokenRequests()).toHaveLength(3);
+    expect(server.api()).toHaveLength(0);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "failure" }),
+    ).toBe(1);
   });
 });

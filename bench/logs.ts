@@ -1,0 +1,209 @@
+/**
+ * Log pipeline benchmark (records/s, CPU per 1,000 records, peak RSS while a one-million-record
+ * backlog drains, lag under a steady load).
+ *
+ *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog]
+ *
+ * Layout: the simulator (latencyMs 0) and a minimal loopback OTLP/HTTP receiver run in a child
+ * process (the receiver acks every POST /v1/logs with 200 after reading the body, without decoding
+ * it), so this process holds only the daemon's LogPipeline and ApiClient, and process.cpuUsage()
+ * and the peak RSS are the pipeline's own. Records go through the real OTLP http/protobuf exporter.
+ *
+ * Backlog: the child's simulator clock is frozen at start, the log rate is set so one site's
+ * server stream holds `backlog` entries over the 100 seconds before it, and logs.startFrom is that
+ * window's start: the pipeline drains exactly that backlog and nothing new arrives. Steady load: a
+ * second child with a real clock and a constant rate, sampled once a second.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import pino from "pino";
+import { Registry } from "prom-client";
+import { ApiClient, apiClientOptionsFromConfig } from "../src/api/client.js";
+import type { Site } from "../src/api/schemas.js";
+import { ConfigSchema } from "../src/config/schema.js";
+import { LogPipeline } from "../src/logs/pipeline.js";
+import { METRIC_FAMILIES } from "../src/metrics/families.js";
+import { MetricStore } from "../src/metrics/store.js";
+import { startSimulator } from "../src/simulator/index.js";
+import type { LogOrder, ScrollMode } from "../src/simulator/logs.js";
+
+interface Served {
+  apiUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  otlp: string;
+  site: Site;
+  frozenAt: number;
+}
+
+/** Child mode: simulator + acking receiver; prints their addresses as one JSON line. */
+async function serve(rate: number, order: LogOrder, mode: ScrollMode, frozen: boolean): Promise<void> {
+  const frozenAt = Math.floor(Date.now() / 1000) * 1000;
+  const sim = await startSimulator({
+    sites: 1,
+    latencyMs: 0,
+    logRatePerSite: rate,
+    logOrder: order,
+    scrollMode: mode,
+    ...(frozen ? { now: () => frozenAt } : {}),
+  });
+  const receiver = createServer((req, res) => {
+    req.on("data", () => undefined);
+    req.on("end", () => res.writeHead(200, { "content-type": "application/x-protobuf" }).end());
+  });
+  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", () => r()));
+  const port = (receiver.address() as { port: number }).port;
+  const served: Served = {
+    apiUrl: sim.apiUrl,
+    authUrl: sim.authUrl,
+    clientId: sim.clientId,
+    clientSecret: sim.clientSecret,
+    otlp: `http://127.0.0.1:${port}/v1/logs`,
+    site: { id: sim.control.sites()[0]?.site.id, name: sim.control.sites()[0]?.site.name } as unknown as Site,
+    frozenAt,
+  };
+  process.stdout.write(`${JSON.stringify(served)}\n`);
+  process.stdin.resume();
+  process.stdin.on("end", () => process.exit(0));
+}
+
+async function child(args: string[]): Promise<{ proc: ChildProcess; served: Served }> {
+  const proc = spawn(process.execPath, [import.meta.filename, "--serve", ...args], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const line = await new Promise<string>((res) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).once("line", res);
+  });
+  return { proc, served: JSON.parse(line) as Served };
+}
+
+function peakRssMb(): number {
+  return process.resourceUsage().maxRSS / 1024; // maxRSS is in kB
+}
+
+async function setup(served: Served, startFrom: string, pollInterval: string, dir: string) {
+  const config = ConfigSchema.parse({
+    api: {
+      url: served.apiUrl,
+      authUrl: served.authUrl,
+      clientId: served.clientId,
+      clientSecret: served.clientSecret,
+      // The default (20/s, shared with the metric collectors) caps log reading at 20 × 200 = 4,000
+      // records/s; the benchmark measures the pipeline, not that limit.
+      maxRequestsPerSecond: 10_000,
+    },
+    logs: { streams: ["server"], startFrom, pollInterval, checkpointDir: dir },
+  });
+  const registry = new Registry();
+  const logger = pino({ level: "warn" });
+  const api = new ApiClient(apiClientOptionsFromConfig(config, registry, logger));
+  const store = new MetricStore(METRIC_FAMILIES);
+  const env = { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: served.otlp, OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf" };
+  const pipeline = new LogPipeline({ config, api, registry, logger, store, env });
+  const shipped = async () =>
+    (await registry.getSingleMetric("sitehost_exporter_log_records_shipped_total")?.get())?.values.reduce(
+      (a, v) => a + v.value,
+      0,
+    ) ?? 0;
+  const lag = async () =>
+    (await registry.getSingleMetric("sitehost_exporter_log_lag_seconds")?.get())?.values[0]?.value;
+  return { pipeline, api, shipped, lag };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function backlog(order: LogOrder, size: number): Promise<void> {
+  const seconds = 100;
+  const rate = size / seconds;
+  const { proc, served } = await child([String(rate), order, "snapshot", "frozen"]);
+  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
+  const startFrom = new Date(served.frozenAt - (seconds - 1) * 1000).toISOString();
+  const { pipeline, api, shipped } = await setup(served, startFrom, "1s", dir);
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await pipeline.start();
+  pipeline.updateSites([served.site]);
+  let last = 0;
+  let lastChange = t0;
+  let peakSampled = 0;
+  for (;;) {
+    await sleep(200);
+    const n = await shipped();
+    peakSampled = Math.max(peakSampled, process.memoryUsage().rss / 1048576);
+    if (n !== last) {
+      last = n;
+      lastChange = performance.now();
+    } else if (n > 0 && performance.now() - lastChange > 3000) break;
+    if (performance.now() - t0 > 600_000) break;
+  }
+  const elapsed = (lastChange - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  await pipeline.stop();
+  await api.close();
+  proc.stdin?.end();
+  await rm(dir, { recursive: true, force: true });
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  console.log(
+    JSON.stringify({
+      phase: "backlog",
+      order,
+      records: last,
+      seconds: +elapsed.toFixed(2),
+      recordsPerSecond: Math.round(last / elapsed),
+      cpuMsPer1000: +((cpuMs / last) * 1000).toFixed(2),
+      cpuCoresBusy: +(cpuMs / 1000 / elapsed).toFixed(2),
+      peakRssMb: Math.round(Math.max(peakRssMb(), peakSampled)),
+    }),
+  );
+}
+
+async function steady(rate: number, durationS: number): Promise<void> {
+  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live"]);
+  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
+  const { pipeline, api, shipped, lag } = await setup(served, "now", "5s", dir);
+  await pipeline.start();
+  pipeline.updateSites([served.site]);
+  await sleep(8000); // first poll (spread over up to 5 s) and warm-up
+  const s0 = await shipped();
+  const cpu0 = process.cpuUsage();
+  const lags: number[] = [];
+  for (let i = 0; i < durationS; i++) {
+    await sleep(1000);
+    const l = await lag();
+    if (l !== undefined) lags.push(l);
+  }
+  const n = (await shipped()) - s0;
+  const cpu = process.cpuUsage(cpu0);
+  await pipeline.stop();
+  await api.close();
+  proc.stdin?.end();
+  await rm(dir, { recursive: true, force: true });
+  lags.sort((a, b) => a - b);
+  console.log(
+    JSON.stringify({
+      phase: "steady",
+      ratePerSecond: rate,
+      pollInterval: "5s",
+      records: n,
+      cpuMsPer1000: +(((cpu.user + cpu.system) / 1000 / n) * 1000).toFixed(2),
+      lagSecondsP50: lags[Math.floor(lags.length / 2)],
+      lagSecondsMax: lags.at(-1),
+      peakRssMb: Math.round(peakRssMb()),
+    }),
+  );
+}
+
+const argv = process.argv.slice(2);
+if (argv[0] === "--serve") {
+  await serve(Number(argv[1]), argv[2] as LogOrder, argv[3] as ScrollMode, argv[4] === "frozen");
+} else {
+  const order = (argv[0] ?? "newest-first") as LogOrder;
+  const size = Number(argv[1] ?? 1_000_000);
+  await backlog(order, size);
+  if (argv[2] !== "no-steady") await steady(2000, 20);
+}

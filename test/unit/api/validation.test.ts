@@ -1,0 +1,131 @@
+/**
+ * Issue #2 — pagination (`paginate=true`, `page`, stop at nextPage null, loop guard) and per-record
+ * validation: one malformed record is skipped, reported in `rejected` with endpoint and field, counted in
+ * sitehost_exporter_api_invalid_records_total and logged; the good records still arrive.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiSchemaError } from "../../../src/api/errors.js";
+import {
+  domain,
+  makeClient,
+  metricValue,
+  ok,
+  site,
+  startServer,
+  type Reply,
+  type TestClient,
+  type TestServer,
+} from "./helpers.js";
+
+let server: TestServer | undefined;
+let tc: TestClient | undefined;
+afterEach(async () => {
+  await tc?.client.close();
+  await server?.close();
+  tc = undefined;
+  server = undefined;
+});
+
+function page(currentPage: number, nextPage: number | null, lastPage: number) {
+  return { currentPage, nextPage, lastPage, perPage: 2, totalItems: 5 };
+}
+
+describe("pagination", () => {
+  it("follows nextPage across three pages and stops at null", async () => {
+    // 5 sites, 2 per page: [1,2] [3,4] [5].
+    const pages: Record<string, Reply> = {
+      "1": ok([site(1), site(2)], { page: page(1, 2, 3) }),
+      "2": ok([site(3), site(4)], { page: page(2, 3, 3) }),
+      "3": ok([site(5)], { page: page(3, null, 3) }),
+    };
+    server = await startServer((req) => pages[req.query.get("page") ?? ""] ?? { status: 400 });
+    tc = makeClient(server);
+    const result = await tc.client.listSites();
+    expect(result.items.map((s) => s.id)).toEqual([1, 2, 3, 4, 5]);
+    expect(result.rejected).toEqual([]);
+    const api = server.api();
+    expect(api.map((r) => r.query.get("page"))).toEqual(["1", "2", "3"]);
+    expect(api.every((r) => r.path === "/v1/sites" && r.query.get("paginate") === "true")).toBe(true);
+  });
+
+  it("a nextPage that points back to a page already read → ApiSchemaError, no endless loop", async () => {
+    // Page 2 says nextPage 1: already seen.
+    server = await startServer((req) =>
+      req.query.get("page") === "1"
+        ? ok([site(1)], { page: page(1, 2, 3) })
+        : ok([site(2)], { page: page(2, 1, 3) }),
+    );
+    tc = makeClient(server);
+    const err = await tc.client.listSites().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiSchemaError);
+    expect((err as ApiSchemaError).field).toBe("page.nextPage");
+    expect((err as Error).message).toBe(
+      "/sites: unexpected response shape at page.nextPage: pagination does not advance (page 2 → 1)",
+    );
+    expect(server.api()).toHaveLength(2);
+  });
+
+  it("a nextPage beyond lastPage → ApiSchemaError after one request", async () => {
+    server = await startServer(() => ok([site(1)], { page: page(1, 9, 3) }));
+    tc = makeClient(server);
+    await expect(tc.client.listSites()).rejects.toBeInstanceOf(ApiSchemaError);
+    expect(server.api()).toHaveLength(1);
+  });
+});
+
+describe("one malformed record among good ones", () => {
+  it("is skipped, reported with endpoint and field, counted and logged", async () => {
+    // Record [1] has healthy: "yes" (the schema wants a boolean).
+    server = await startServer(() =>
+      ok([domain("a.example.test"), domain("b.example.test", "yes"), domain("c.example.test")]),
+    );
+    tc = makeClient(server);
+    const result = await tc.client.getDomains(12);
+    expect(result.items.map((d) => d.domainName)).toEqual(["a.example.test", "c.example.test"]);
+    expect(result.rejected).toHaveLength(1);
+    expect(result.rejected[0]).toMatchObject({ endpoint: "/sites/{id}/domains", field: "[1].healthy" });
+    expect(result.rejected[0]?.problem).toContain('got "yes"');
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
+        endpoint: "/sites/{id}/domains",
+      }),
+    ).toBe(1);
+    const warned = tc.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.field === "[1].healthy");
+    expect(warned).toHaveLength(1);
+    expect(warned[0]).toMatchObject({ level: 40, endpoint: "/sites/{id}/domains" });
+  });
+
+  it("a malformed record on page 2 of /sites is skipped; pages 1 and 3 still arrive", async () => {
+    const bad = { ...site(4), state: 17 };
+    const pages: Record<string, Reply> = {
+      "1": ok([site(1), site(2)], { page: page(1, 2, 3) }),
+      "2": ok([site(3), bad], { page: page(2, 3, 3) }),
+      "3": ok([site(5)], { page: page(3, null, 3) }),
+    };
+    server = await startServer((req) => pages[req.query.get("page") ?? ""] ?? { status: 400 });
+    tc = makeClient(server);
+    const result = await tc.client.listSites();
+    expect(result.items.map((s) => s.id)).toEqual([1, 2, 3, 5]);
+    expect(result.rejected).toEqual([
+      { endpoint: "/sites", field: "[1].state", problem: expect.stringContaining("got 17") },
+    ]);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", { endpoint: "/sites" }),
+    ).toBe(1);
+  });
+
+  it("a single-object response that does not fit → ApiSchemaError naming the field, counted", async () => {
+    server = await startServer(() => ok({ ...site(3), fileSystemUsageBytes: "lots" }));
+    tc = makeClient(server);
+    const err = await tc.client.getSite(3).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiSchemaError);
+    expect((err as ApiSchemaError).field).toBe("data.fileSystemUsageBytes");
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
+        endpoint: "/sites/{id}",
+      }),
+    ).toBe(1);
+  });
+});

@@ -1,0 +1,237 @@
+/**
+ * The log pipeline with an injected in-memory OTLP exporter: log-derived counters in the MetricStore,
+ * their restoration from checkpoints across restarts, lag series, logs.ship false and shutdown.
+ * Expected counts are worked out by hand from the entries each test writes.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
+import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { Registry } from "prom-client";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { LogStream, PhpLogEntry, ServerLogEntry, Site } from "../../../src/api/schemas.js";
+import type { SitehostApi } from "../../../src/api/types.js";
+import { ConfigSchema } from "../../../src/config/schema.js";
+import { LogPipeline } from "../../../src/logs/pipeline.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { MetricStore } from "../../../src/metrics/store.js";
+import { FakeLogApi, silent } from "./fakes.js";
+
+class MemoryExporter implements LogRecordExporter {
+  readonly records: ReadableLogRecord[] = [];
+  failing = false;
+  attempts = 0;
+  shutdownCalled = false;
+  export(records: ReadableLogRecord[], done: (r: ExportResult) => void): void {
+    this.attempts += 1;
+    if (this.failing) {
+      setImmediate(() => done({ code: ExportResultCode.FAILED, error: new Error("collector refused: 503") }));
+      return;
+    }
+    this.records.push(...records);
+    setImmediate(() => done({ code: ExportResultCode.SUCCESS }));
+  }
+  shutdown(): Promise<void> {
+    this.shutdownCalled = true;
+    return Promise.resolve();
+  }
+}
+
+const T0 = Math.floor(Date.now() / 1000) - 600; // ten minutes ago, whole seconds
+const SITE = { id: 7, name: "shop" } as unknown as Site;
+
+function server(second: number, status: number, cached: string): ServerLogEntry {
+  return { timestamp: T0 + second, request_type: "GET", request_url: `/p${second}`, status, cached };
+}
+function php(second: number, severity: string): PhpLogEntry {
+  return { timestamp: new Date((T0 + second) * 1000).toISOString(), severity, message: `${severity} ${second}` };
+}
+
+/** One FakeLogApi per stream behind one SitehostApi. */
+function twoStreams(): { api: SitehostApi; streams: Record<LogStream, FakeLogApi> } {
+  const streams = { server: new FakeLogApi(), php: new FakeLogApi() };
+  const api = {
+    getLogPage: (siteId: number, stream: LogStream, scrollId: string | null) =>
+      streams[stream].api.getLogPage(siteId, stream, scrollId),
+  } as unknown as SitehostApi;
+  return { api, streams };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "pipeline-test-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function pipeline(api: SitehostApi, exporter: LogRecordExporter, ship = true) {
+  const config = ConfigSchema.parse({
+    logs: {
+      checkpointDir: join(dir, "cp"),
+      pollInterval: "50ms",
+      startFrom: "-1h",
+      shutdownTimeout: "1s",
+      maxExportBackoff: "100ms",
+      ship,
+    },
+  });
+  const registry = new Registry();
+  const store = new MetricStore(METRIC_FAMILIES);
+  const p = new LogPipeline({ config, api, registry, logger: silent, store, exporter, env: {} });
+  return { p, registry, store };
+}
+
+/** The value of one sample line of the store's exposition, found by its labels in any order. */
+function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) {
+      return Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return undefined;
+}
+
+async function metricValue(registry: Registry, name: string, labels: Record<string, string>) {
+  const m = await registry.getSingleMetric(name)?.get();
+  return m?.values.find((v) => Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val))?.value;
+}
+
+function write(streams: Record<LogStream, FakeLogApi>): void {
+  // server: 2xx miss, 2xx hit, 2xx miss, 5xx miss, 4xx miss → 2xx|false 2, 2xx|true 1, 5xx|false 1, 4xx|false 1
+  streams.server.append(
+    server(0, 200, "MISS"),
+    server(1, 200, "HIT"),
+    server(2, 204, "MISS"),
+    server(3, 503, "MISS"),
+    server(4, 404, "MISS"),
+  );
+  // php: fatal 1, warning 2
+  streams.php.append(php(0, "Fatal error"), php(1, "Warning"), php(2, "Warning"));
+}
+
+describe("LogPipeline", () => {
+  it("ships records, publishes log-derived counters and restores them after a restart", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    const first = pipeline(api, exporter);
+    await first.p.start();
+    first.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(exporter.records).toHaveLength(8), { timeout: 10_000, interval: 20 });
+
+    const uids = exporter.records.map((r) => r.attributes["log.record.uid"] as string);
+    expect(new Set(uids).size).toBe(8);
+    const rec503 = exporter.records.find((r) => r.attributes["http.response.status_code"] === 503);
+    expect(rec503?.attributes["sitehost.site.id"]).toBe("7");
+    expect(rec503?.attributes["sitehost.site.name"]).toBe("shop");
+    expect(rec503?.attributes["sitehost.log.stream"]).toBe("server");
+    expect(rec503?.severityNumber).toBe(17);
+    expect(rec503?.hrTime).toEqual([T0 + 3, 0]);
+    expect(rec503?.resource.attributes["service.name"]).toBe("sitehost-exporter");
+
+    await vi.waitFor(() => {
+      const text = first.store.render();
+      const l = { site_id: "7", site: "shop" };
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" })).toBe(2);
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "true" })).toBe(1);
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" })).toBe(1);
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "4xx", cached: "false" })).toBe(1);
+      expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "fatal" })).toBe(1);
+      expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "warning" })).toBe(2);
+    });
+    expect(await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "server" })).toBe(5);
+    expect(await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "php" })).toBe(3);
+    const lag = await metricValue(first.registry, "sitehost_exporter_log_lag_seconds", {
+      site_id: "7",
+      site: "shop",
+      stream: "server",
+    });
+    expect(lag).toBeGreaterThan(0);
+    await first.p.stop();
+    expect(exporter.shutdownCalled).toBe(true);
+
+    // Restart: a new pipeline on the same checkpoints. One more 2xx miss arrives.
+    streams.server.append(server(5, 200, "MISS"));
+    const exporter2 = new MemoryExporter();
+    const second = pipeline(api, exporter2);
+    await second.p.start();
+    second.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(exporter2.records).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => {
+      const text = second.store.render();
+      const l = { site_id: "7", site: "shop" };
+      // restored 2 + 1 new = 3; the others are restored unchanged
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" })).toBe(3);
+      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" })).toBe(1);
+      expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "warning" })).toBe(2);
+    });
+    // Nothing was shipped twice: the replayed entries were deduplicated.
+    expect((exporter2.records[0]?.attributes["url.path"] as string) ?? "").toBe("/p5");
+    await second.p.stop();
+  });
+
+  it("updateSites without a site removes its lag series", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    const { p, registry } = pipeline(api, exporter);
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(
+      async () =>
+        expect(
+          await metricValue(registry, "sitehost_exporter_log_lag_seconds", { site_id: "7", stream: "php" }),
+        ).toBeDefined(),
+      { timeout: 10_000, interval: 20 },
+    );
+    p.updateSites([]);
+    const lag = await registry.getSingleMetric("sitehost_exporter_log_lag_seconds")?.get();
+    expect(lag?.values.filter((v) => v.labels.site_id === "7")).toEqual([]);
+    await p.stop();
+  });
+
+  it("with logs.ship false counts without exporting", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    const { p, registry, store } = pipeline(api, exporter, false);
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(
+      async () =>
+        expect(
+          await metricValue(registry, "sitehost_exporter_log_records_shipped_total", { stream: "server" }),
+        ).toBe(5),
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(sample(store.render(), "sitehost_site_http_responses_total", { status_class: "2xx", cached: "false" })).toBe(2);
+    expect(exporter.attempts).toBe(0);
+    await p.stop();
+  });
+
+  it("keeps retrying while the collector refuses, then stop() returns within the shutdown deadline", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    exporter.failing = true;
+    const { p, registry } = pipeline(api, exporter);
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await metricValue(registry, "sitehost_exporter_log_export_failures_total", { stream: "server" })) ??
+            (await metricValue(registry, "sitehost_exporter_log_export_failures_total", { stream: "php" })) ??
+            0,
+        ).toBeGreaterThanOrEqual(3),
+      { timeout: 10_000, interval: 20 },
+    );
+    expect(exporter.records).toHaveLength(0);
+    await p.stop(); // resolves: the retrying export is abandoned at the 1s deadline
+    expect(exporter.shutdownCalled).toBe(true);
+  });
+});
+

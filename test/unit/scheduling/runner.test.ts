@@ -1,0 +1,207 @@
+import pino from "pino";
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
+import type { Account, Domain, Site } from "../../../src/api/schemas.js";
+import type { ListResult, SitehostApi } from "../../../src/api/types.js";
+import { ConfigSchema } from "../../../src/config/schema.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { MetricStore } from "../../../src/metrics/store.js";
+import { CollectorRunner } from "../../../src/scheduling/runner.js";
+import { makeSite } from "../collectors/fixtures.js";
+
+const silent = pino({ level: "silent" });
+const list = <T>(items: T[]): ListResult<T> => ({ items, rejected: [] });
+const account: Account = {
+  maxSites: 10,
+  capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 1, staging: 0, total: 1 } },
+};
+const notUsed = () => Promise.reject(new Error("not used in this test"));
+
+/** A platform in memory: sites, each with its domains; per-site failures; measures concurrency. */
+class FakeApi {
+  sites: Site[] = [];
+  domains = new Map<number, Domain[]>();
+  fail = new Map<number, Error>();
+  /** When set, getDomains waits for release() before answering. */
+  gate: Promise<void> | undefined;
+  private open = () => {};
+  inFlight = 0;
+  maxInFlight = 0;
+  domainCalls = 0;
+
+  hold(): void {
+    this.gate = new Promise((r) => (this.open = r));
+  }
+  release(): void {
+    this.gate = undefined;
+    this.open();
+  }
+
+  readonly api: SitehostApi = {
+    getAccount: () => Promise.resolve(account),
+    listSites: () => Promise.resolve(list([...this.sites])),
+    getDomains: async (siteId) => {
+      this.domainCalls += 1;
+      this.inFlight += 1;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      try {
+        await Promise.resolve(); // every fetch yields at least once, so workers overlap
+        if (this.gate) await this.gate;
+        const err = this.fail.get(siteId);
+        if (err) throw err;
+        return list(this.domains.get(siteId) ?? []);
+      } finally {
+        this.inFlight -= 1;
+      }
+    },
+    getStatistics: async () => ({ pageViews: { today: { views: 1, people: 1 } } }),
+    getUsageReport: async () => list([]),
+    getLatestPerformanceReport: async () => ({}),
+    getTrafficMetrics: async () => ({ periods: [] }),
+    getSecurityAlerts: async () => list([]),
+    getBackups: async () => list([]),
+    getSite: notUsed,
+    getLogPage: notUsed,
+    close: async () => {},
+  };
+}
+
+const domain = (domainName: string): Domain => ({
+  domainName,
+  primary: true,
+  healthy: true,
+  dnsConfirmed: true,
+  provisioned: true,
+});
+
+function setup(sites = 3, config: Record<string, unknown> = {}) {
+  const fake = new FakeApi();
+  for (let i = 1; i <= sites; i++) {
+    fake.sites.push(makeSite(i));
+    fake.domains.set(i, [domain(`d${i}.example`)]);
+  }
+  const store = new MetricStore(METRIC_FAMILIES);
+  const registry = new Registry();
+  const runner = new CollectorRunner({
+    config: ConfigSchema.parse(config),
+    api: fake.api,
+    store,
+    registry,
+    logger: silent,
+  });
+  const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> => {
+    const m = registry.getSingleMetric(name);
+    const v = (await m?.get())?.values.find((x) =>
+      Object.entries(labels).every(([k, val]) => x.labels[k] === val),
+    );
+    return v?.value;
+  };
+  return { fake, store, runner, metric };
+}
+
+describe("CollectorRunner", () => {
+  it("skips a run while the previous one of the same collector is pending, and counts it", async () => {
+    const { fake, runner, metric } = setup(2);
+    await runner.run("inventory");
+    fake.hold();
+    const first = runner.run("domains");
+    expect(await runner.run("domains")).toBe("skipped");
+    expect(await runner.run("domains")).toBe("skipped");
+    expect(await metric("sitehost_exporter_collector_skipped_runs_total", { collector: "domains" })).toBe(2);
+    fake.release();
+    expect(await first).toBe("success");
+    // once finished, the next run goes ahead
+    expect(await runner.run("domains")).toBe("success");
+  });
+
+  it("one failing site keeps its last samples while the others update: partial, error counted", async () => {
+    const { fake, store, runner, metric } = setup(3);
+    await runner.run("inventory");
+    expect(await runner.run("domains")).toBe("success");
+    fake.domains.set(1, [domain("new1.example")]);
+    fake.domains.set(2, [domain("new2.example")]);
+    fake.domains.set(3, [domain("new3.example")]);
+    fake.fail.set(2, new ApiNetworkError("GET /sites/{id}/domains", "ECONNRESET"));
+    expect(await runner.run("domains")).toBe("partial");
+    const text = store.render();
+    expect(text).toContain("new1.example");
+    expect(text).toContain("new3.example");
+    expect(text).toContain('site_id="2",site="site-2",domain="d2.example"'); // last good samples
+    expect(text).not.toContain("new2.example");
+    expect(
+      await metric("sitehost_exporter_collector_site_errors_total", {
+        collector: "domains",
+        reason: "network",
+      }),
+    ).toBe(1);
+    expect(
+      await metric("sitehost_exporter_collector_runs_total", { collector: "domains", result: "partial" }),
+    ).toBe(1);
+  });
+
+  it("every site failing is a failure", async () => {
+    const { fake, runner } = setup(2);
+    await runner.run("inventory");
+    fake.fail.set(1, new Error("boom"));
+    fake.fail.set(2, new Error("boom"));
+    expect(await runner.run("domains")).toBe("failure");
+  });
+
+  it("a 404 for a site drops every series of that site, not of the others", async () => {
+    const { fake, store, runner } = setup(2);
+    await runner.run("inventory");
+    await runner.run("domains");
+    expect(store.render()).toContain('site_id="1"');
+    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
+    expect(await runner.run("domains")).toBe("success");
+    const text = store.render();
+    expect(text).not.toContain('site_id="1"'); // neither inventory nor domains series
+    expect(text).toContain('sitehost_site_info{site_id="2"');
+    expect(text).toContain("d2.example");
+    expect(runner.sites.map((s) => s.id)).toEqual([2]);
+  });
+
+  it("a site gone from discovery loses all series at the next inventory; a new site is collected", async () => {
+    const { fake, store, runner } = setup(2);
+    await runner.run("inventory");
+    await runner.run("domains");
+    fake.sites = [makeSite(2), makeSite(3)];
+    fake.domains.set(3, [domain("d3.example")]);
+    await runner.run("inventory");
+    let text = store.render();
+    expect(text).not.toContain('site_id="1"');
+    expect(text).not.toContain("d1.example");
+    expect(text).toContain('sitehost_site_info{site_id="3"');
+    await runner.run("domains");
+    text = store.render();
+    expect(text).toContain("d3.example");
+  });
+
+  it("ready only after discovery and a first run of every enabled collector", async () => {
+    const { runner } = setup(1, { collectors: { performance: { enabled: false } } });
+    expect(runner.readiness().ready).toBe(false);
+    await runner.run("inventory");
+    const waiting = runner.readiness();
+    expect(waiting.ready).toBe(false);
+    expect(waiting.reason).toContain("domains");
+    expect(waiting.reason).not.toContain("performance");
+    for (const name of ["traffic", "statistics", "usage", "security", "domains"] as const) {
+      await runner.run(name);
+      expect(runner.readiness().ready).toBe(false);
+    }
+    await runner.run("backups");
+    expect(runner.readiness()).toEqual({ ready: true });
+  });
+
+  it("bounds the sites fetched at once by siteConcurrency", async () => {
+    // api.maxConcurrency 2 → siteConcurrency = min(2 × 2, 64) = 4
+    const { fake, runner } = setup(20, { api: { maxConcurrency: 2 } });
+    expect(runner.siteConcurrency).toBe(4);
+    await runner.run("inventory");
+    expect(await runner.run("domains")).toBe("success");
+    expect(fake.domainCalls).toBe(20);
+    expect(fake.maxInFlight).toBeGreaterThan(1); // it does run sites in parallel
+    expect(fake.maxInFlight).toBeLessThanOrEqual(4);
+  });
+});
