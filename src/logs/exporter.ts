@@ -7,6 +7,7 @@ import type { Attributes, HrTime } from "@opentelemetry/api";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { CompressionAlgorithm } from "@opentelemetry/otlp-exporter-base";
 import { VERSION } from "../version.js";
 import type { MappedRecord } from "./mapper.js";
 
@@ -30,9 +31,42 @@ export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol
  */
 export async function createOtlpExporter(env: NodeJS.ProcessEnv = process.env): Promise<LogRecordExporter> {
   const protocol = otlpProtocol(env);
-  if (protocol === "grpc") return new (await import("@opentelemetry/exporter-logs-otlp-grpc")).OTLPLogExporter();
-  if (protocol === "http/json") return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter();
-  return new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter();
+  // The SDK exporters read process.env themselves; an explicitly passed environment (tests,
+  // benchmarks, embedding) must win, so its endpoint, headers and compression are passed on.
+  const config = env === process.env ? undefined : exporterConfig(env, protocol);
+  if (protocol === "grpc")
+    return new (await import("@opentelemetry/exporter-logs-otlp-grpc")).OTLPLogExporter(config);
+  if (protocol === "http/json")
+    return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(config);
+  return new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter(config);
+}
+
+function exporterConfig(
+  env: NodeJS.ProcessEnv,
+  protocol: OtlpProtocol,
+): { url?: string; headers?: Record<string, string>; compression?: CompressionAlgorithm } {
+  const config: { url?: string; headers?: Record<string, string>; compression?: CompressionAlgorithm } = {};
+  const signal = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (signal) config.url = signal;
+  else if (base) config.url = protocol === "grpc" ? base : `${base.replace(/\/+$/, "")}/v1/logs`;
+  const headers: Record<string, string> = {};
+  for (const text of [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_LOGS_HEADERS]) {
+    for (const pair of (text ?? "").split(",")) {
+      const eq = pair.indexOf("=");
+      if (eq <= 0) continue;
+      try {
+        headers[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
+      } catch {
+        // a malformed pair is ignored, as the SDK does
+      }
+    }
+  }
+  if (Object.keys(headers).length > 0) config.headers = headers;
+  const compression = (env.OTEL_EXPORTER_OTLP_LOGS_COMPRESSION ?? env.OTEL_EXPORTER_OTLP_COMPRESSION)?.trim();
+  if (compression === "gzip") config.compression = CompressionAlgorithm.GZIP;
+  else if (compression === "none") config.compression = CompressionAlgorithm.NONE;
+  return config;
 }
 
 /** service.name defaults to sitehost-exporter; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win. */
