@@ -1,9 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
-
-/** Get-or-create, so several clients (tests, benchmarks) can share one registry. */
-function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
+import { getOrCreate } from "../metrics/registry.js";
 
 export interface ApiSelfMetrics {
   requests: Counter<"endpoint" | "code">;

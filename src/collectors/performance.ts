@@ -1,16 +1,10 @@
-import type { PerformanceReport, StrategyReport } from "../api/schemas.js";
+import { AuditNames, type PerformanceReport, type StrategyReport } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 
 const CATEGORIES = ["performance", "accessibility", "best_practices", "seo"] as const;
-const TIMINGS = [
-  "first_contentful_paint",
-  "largest_contentful_paint",
-  "speed_index",
-  "interactive",
-  "total_blocking_time",
-  "server_response_time",
-] as const;
+/** Every audit but the unitless layout shift is a timing. */
+const TIMINGS = AuditNames.filter((a) => a !== "cumulative_layout_shift");
 
 /** Seconds per unit of `<audit>_numeric_unit`. */
 const UNIT_SECONDS: Record<string, number> = {

@@ -2,20 +2,13 @@
 import type { Site } from "../api/schemas.js";
 import type { Config, SiteMatch } from "../config/schema.js";
 import { siteKind } from "../collectors/labels.js";
-
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${escaped}$`, "i");
-}
+import { globToRegExp } from "../config/glob.js";
 
 function matcher(match: SiteMatch): (site: Site) => boolean {
   const ids = new Set(match.ids);
   const names = new Set(match.names);
   const tags = new Set(match.tags);
-  const patterns = match.namePatterns.map(globToRegExp);
+  const patterns = match.namePatterns.map((p) => globToRegExp(p, "i"));
   return (site) =>
     ids.has(site.id) ||
     names.has(site.name) ||

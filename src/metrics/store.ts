@@ -7,16 +7,9 @@
 import type { MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
 import { renderFamilyHeader, renderSample } from "./render.js";
+import { globToRegExp } from "../config/glob.js";
 
 const GLOBAL = "\u0000global";
-
-function globToRegExp(pattern: string): RegExp {
-  const escaped = pattern
-    .replace(/[.+^${}()|[\]\\]/g, "\\$&")
-    .replace(/\*/g, ".*")
-    .replace(/\?/g, ".");
-  return new RegExp(`^${escaped}$`);
-}
 
 interface FamilyState {
   family: MetricFamily;
@@ -37,8 +30,9 @@ export class MetricStore {
   private readonly sortedNames: string[];
 
   constructor(families: readonly MetricFamily[], opts: { exclude?: string[] } = {}) {
-    for (const family of families) this.families.set(family.name, { family, entries: new Map(), gzip: undefined });
-    this.exclude = (opts.exclude ?? []).map(globToRegExp);
+    for (const family of families)
+      this.families.set(family.name, { family, entries: new Map(), gzip: undefined });
+    this.exclude = (opts.exclude ?? []).map((p) => globToRegExp(p));
     this.sortedNames = [...this.families.keys()].sort();
   }
 
@@ -118,7 +112,9 @@ export class MetricStore {
       const state = this.families.get(name) as FamilyState;
       if (state.entries.size === 0) continue;
       // Level 1: scrapes are frequent and the text compresses well anyway.
-      state.gzip ??= gzipSync(renderFamilyHeader(state.family) + [...state.entries.values()].join(""), { level: 1 });
+      state.gzip ??= gzipSync(renderFamilyHeader(state.family) + [...state.entries.values()].join(""), {
+        level: 1,
+      });
       parts.push(state.gzip);
     }
     return parts;

@@ -1,8 +1,5 @@
 import { Counter, Gauge, type Registry } from "prom-client";
-
-function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
-}
+import { getOrCreate } from "../metrics/registry.js";
 
 export function collectorSelfMetrics(registry: Registry) {
   const registers = [registry];
