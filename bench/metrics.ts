@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import cron from "node-cron";
 import { Agent, request } from "undici";
+import { gzipSync } from "node:zlib";
 import { stringify } from "yaml";
 import { REQUESTS_PER_SITE } from "../src/collectors/index.js";
 import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
@@ -39,13 +40,13 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Sequential GETs over one keep-alive connection; latencies in ms. */
+/** Sequential gzip GETs (as Prometheus scrapes) over one keep-alive connection; latencies in ms. */
 async function measure(url: string, n: number): Promise<number[]> {
   const agent = new Agent({ connections: 1 });
   const times: number[] = [];
   for (let i = 0; i < n + 10; i++) {
     const t = performance.now();
-    const res = await request(url, { dispatcher: agent });
+    const res = await request(url, { dispatcher: agent, headers: { "accept-encoding": "gzip" } });
     await res.body.arrayBuffer();
     if (i >= 10) times.push(performance.now() - t); // first 10 warm up
   }
@@ -106,6 +107,7 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   const startupStats = sim.control.stats();
 
   const body = Buffer.from(await (await fetch(`${url}/metrics`)).arrayBuffer());
+  const zipped = gzipSync(body, { level: 1 });
   const series = body
     .toString("utf8")
     .split("\n")
@@ -113,13 +115,13 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
 
   // Baseline: a separate process serving the same bytes from memory.
   const bytesFile = join(dir, "metrics.txt");
-  await writeFile(bytesFile, body);
+  await writeFile(bytesFile, zipped);
   const basePort = await freePort();
   const baseline = spawn(
     process.execPath,
     [
       "-e",
-      `const b=require("fs").readFileSync(${JSON.stringify(bytesFile)});require("http").createServer((q,r)=>{r.writeHead(200,{"content-type":"text/plain; version=0.0.4; charset=utf-8","content-length":b.length});r.end(b)}).listen(${basePort},"127.0.0.1")`,
+      `const b=require("fs").readFileSync(${JSON.stringify(bytesFile)});require("http").createServer((q,r)=>{r.writeHead(200,{"content-type":"text/plain; version=0.0.4; charset=utf-8","content-encoding":"gzip","content-length":b.length});r.end(b)}).listen(${basePort},"127.0.0.1")`,
     ],
     { stdio: "ignore" },
   );
@@ -164,6 +166,7 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     sites,
     series,
     "exposition bytes": body.length,
+    "gzip bytes": zipped.length,
     "/metrics p50 ms": p(daemonTimes, 50),
     "/metrics p99 ms": p(daemonTimes, 99),
     "memory p50 ms": p(baseTimes, 50),

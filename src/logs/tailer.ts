@@ -309,8 +309,14 @@ export class Tailer {
       const prev = cp.recent[r.fingerprint];
       cp.recent[r.fingerprint] = [Math.max(prev?.[0] ?? 0, r.occurrence + 1), r.timeMs];
     }
+    // Forget fingerprints that fell out of the overlap window. Keys keep insertion order, which is
+    // delivery order (oldest first), so the scan stops at the first one still inside the window: a
+    // late entry delivered after newer ones is kept a little longer, which only widens the dedupe.
     const cutoff = cp.highWaterMs - this.opts.overlapMs;
-    for (const [fp, [, t]] of Object.entries(cp.recent)) if (t < cutoff) delete cp.recent[fp];
+    for (const fp in cp.recent) {
+      if ((cp.recent[fp] as [number, number])[1] >= cutoff) break;
+      delete cp.recent[fp];
+    }
     this.hooks.delivered(this.site, this.stream, batch, cp);
     await this.checkpoints.save(cp);
   }

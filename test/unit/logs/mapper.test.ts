@@ -119,7 +119,12 @@ describe("PHP entry → log record", () => {
 
   it("a plain warning has no exception attributes", () => {
     const r = mapPhpEntry(
-      php({ message: "PHP Warning:  Undefined variable $x", severity: "Warning", file: "/www/c.php", line: 3 }),
+      php({
+        message: "PHP Warning:  Undefined variable $x",
+        severity: "Warning",
+        file: "/www/c.php",
+        line: 3,
+      }),
       T,
     );
     expect(r.attributes).not.toHaveProperty("exception.type");

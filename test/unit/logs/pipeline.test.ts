@@ -45,7 +45,11 @@ function server(second: number, status: number, cached: string): ServerLogEntry 
   return { timestamp: T0 + second, request_type: "GET", request_url: `/p${second}`, status, cached };
 }
 function php(second: number, severity: string): PhpLogEntry {
-  return { timestamp: new Date((T0 + second) * 1000).toISOString(), severity, message: `${severity} ${second}` };
+  return {
+    timestamp: new Date((T0 + second) * 1000).toISOString(),
+    severity,
+    message: `${severity} ${second}`,
+  };
 }
 
 /** One FakeLogApi per stream behind one SitehostApi. */
@@ -96,7 +100,8 @@ function sample(text: string, name: string, labels: Record<string, string>): num
 
 async function metricValue(registry: Registry, name: string, labels: Record<string, string>) {
   const m = await registry.getSingleMetric(name)?.get();
-  return m?.values.find((v) => Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val))?.value;
+  return m?.values.find((v) => Object.entries(labels).every(([k, val]) => String(v.labels[k]) === val))
+    ?.value;
 }
 
 function write(streams: Record<LogStream, FakeLogApi>): void {
@@ -135,15 +140,27 @@ describe("LogPipeline", () => {
     await vi.waitFor(() => {
       const text = first.store.render();
       const l = { site_id: "7", site: "shop" };
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" })).toBe(2);
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "true" })).toBe(1);
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" })).toBe(1);
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "4xx", cached: "false" })).toBe(1);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" }),
+      ).toBe(2);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "true" }),
+      ).toBe(1);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" }),
+      ).toBe(1);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "4xx", cached: "false" }),
+      ).toBe(1);
       expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "fatal" })).toBe(1);
       expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "warning" })).toBe(2);
     });
-    expect(await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "server" })).toBe(5);
-    expect(await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "php" })).toBe(3);
+    expect(
+      await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "server" }),
+    ).toBe(5);
+    expect(
+      await metricValue(first.registry, "sitehost_exporter_log_records_shipped_total", { stream: "php" }),
+    ).toBe(3);
     const lag = await metricValue(first.registry, "sitehost_exporter_log_lag_seconds", {
       site_id: "7",
       site: "shop",
@@ -164,8 +181,12 @@ describe("LogPipeline", () => {
       const text = second.store.render();
       const l = { site_id: "7", site: "shop" };
       // restored 2 + 1 new = 3; the others are restored unchanged
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" })).toBe(3);
-      expect(sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" })).toBe(1);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "2xx", cached: "false" }),
+      ).toBe(3);
+      expect(
+        sample(text, "sitehost_site_http_responses_total", { ...l, status_class: "5xx", cached: "false" }),
+      ).toBe(1);
       expect(sample(text, "sitehost_site_php_log_entries_total", { ...l, severity: "warning" })).toBe(2);
     });
     // Nothing was shipped twice: the replayed entries were deduplicated.
@@ -207,7 +228,9 @@ describe("LogPipeline", () => {
         ).toBe(5),
       { timeout: 10_000, interval: 20 },
     );
-    expect(sample(store.render(), "sitehost_site_http_responses_total", { status_class: "2xx", cached: "false" })).toBe(2);
+    expect(
+      sample(store.render(), "sitehost_site_http_responses_total", { status_class: "2xx", cached: "false" }),
+    ).toBe(2);
     expect(exporter.attempts).toBe(0);
     await p.stop();
   });
@@ -223,7 +246,9 @@ describe("LogPipeline", () => {
     await vi.waitFor(
       async () =>
         expect(
-          (await metricValue(registry, "sitehost_exporter_log_export_failures_total", { stream: "server" })) ??
+          (await metricValue(registry, "sitehost_exporter_log_export_failures_total", {
+            stream: "server",
+          })) ??
             (await metricValue(registry, "sitehost_exporter_log_export_failures_total", { stream: "php" })) ??
             0,
         ).toBeGreaterThanOrEqual(3),
@@ -234,4 +259,3 @@ describe("LogPipeline", () => {
     expect(exporter.shutdownCalled).toBe(true);
   });
 });
-

@@ -18,7 +18,13 @@ const SITE = { id: 1, name: "shop" };
 const T0 = Math.floor(Date.now() / 1000) - 3600;
 
 function line(second: number, url = `/p${second}`): ServerLogEntry {
-  return { timestamp: T0 + second, request_type: "GET", request_url: url, status: 200, http_version: "HTTP/1.1" };
+  return {
+    timestamp: T0 + second,
+    request_type: "GET",
+    request_url: url,
+    status: 200,
+    http_version: "HTTP/1.1",
+  };
 }
 /** Entry `i` written at minute i. */
 const minute = (i: number) => line(60 * i, `/m${i}`);
@@ -120,7 +126,18 @@ describe("paging order", () => {
     await t.cycle(signal);
     // 10 entries / 2 per page = 5 pages, + 1 empty page that ends the scroll.
     expect(api.requests).toHaveLength(6);
-    expect(urls(hooks.shipped)).toEqual(["/m0", "/m1", "/m2", "/m3", "/m4", "/m5", "/m6", "/m7", "/m8", "/m9"]);
+    expect(urls(hooks.shipped)).toEqual([
+      "/m0",
+      "/m1",
+      "/m2",
+      "/m3",
+      "/m4",
+      "/m5",
+      "/m6",
+      "/m7",
+      "/m8",
+      "/m9",
+    ]);
 
     api.append(minute(10), minute(11));
     api.requests.length = 0;
