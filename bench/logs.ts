@@ -2,7 +2,9 @@
  * Log pipeline benchmark (records/s, CPU per 1,000 records, peak RSS while a one-million-record
  * backlog drains, lag under a steady load).
  *
- *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog]
+ *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady]
+ *   (defaults: newest-first 1000000 10800; oldest-first snapshots re-read the whole 7-day retention
+ *   every cycle, so with a frozen clock they page through rate × 7 days first)
  *
  * Layout: the simulator (latencyMs 0) and a minimal loopback OTLP/HTTP receiver run in a child
  * process (the receiver acks every POST /v1/logs with 200 after reading the body, without decoding
