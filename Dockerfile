@@ -48,7 +48,10 @@ LABEL org.opencontainers.image.title="sitehost-exporter" \
       org.opencontainers.image.documentation="https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/deployment.md" \
       org.opencontainers.image.source="https://github.com/sitehost-exporter/sitehost-exporter"
 
+# A small young generation keeps the heap (and RSS) close to the live set: about 20% less
+# resident memory at 5,000 sites for a little more GC work (docs/benchmarks.md).
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=2 \
     SITEHOST_CHECKPOINT_DIR=/var/lib/sitehost-exporter \
     SITEHOST_LISTEN_ADDRESS=:10987
 

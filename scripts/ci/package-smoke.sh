@@ -99,7 +99,7 @@ YAML
 echo "--- installed daemon on 127.0.0.1:$PORT (secret from a file, as in the image)"
 SITEHOST_API_URL="$(sim_var SITEHOST_API_URL)" SITEHOST_AUTH_URL="$(sim_var SITEHOST_AUTH_URL)" \
   SITEHOST_CLIENT_ID="$(sim_var SITEHOST_CLIENT_ID)" SITEHOST_CLIENT_SECRET_FILE="$SECRET_FILE" \
-  SITEHOST_CHECKPOINT_DIR="$CHECKPOINTS" \
+  SITEHOST_CHECKPOINT_DIR="$CHECKPOINTS" NODE_OPTIONS="$(sed -n 's/^ *NODE_OPTIONS=\([^ ]*\).*/\1/p' "$ROOT/Dockerfile")" \
   "$BIN" run --config "$WORK/config.yaml" --web.listen-address "127.0.0.1:$PORT" --log.format json \
   >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
