@@ -4,6 +4,8 @@
  */
 import type * as cog from "@grafana/grafana-foundation-sdk/cog";
 import {
+  DashboardBuilder,
+  DashboardCursorSync,
   DashboardLinkBuilder,
   DashboardLinkType,
   DatasourceVariableBuilder,
@@ -19,7 +21,7 @@ import {
   type Threshold,
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
-import type { DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
+import { ReduceDataOptionsBuilder, type DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
 
 /** Every panel and query points at the `datasource` template variable, never at a fixed uid. */
 export const DS: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
@@ -172,4 +174,30 @@ export function finalize(d: Dashboard): Dashboard {
     else for (const l of (p as Panel).fieldConfig?.defaults?.links ?? []) delete l.placement;
   }
   return d;
+}
+
+/** Show the last non-null value (stat and gauge panels). */
+export function lastValue(): ReduceDataOptionsBuilder {
+  return new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
+}
+
+/** What every Sitehost dashboard shares: tags, time, crosshair, links and the datasource/job/instance variables. */
+export function sitehostDashboard(o: {
+  title: string;
+  uid: string;
+  description: string;
+  from: string;
+  refresh: string;
+}): DashboardBuilder {
+  return new DashboardBuilder(o.title)
+    .uid(o.uid)
+    .description(o.description)
+    .tags(["sitehost", "sitehost-exporter"])
+    .time({ from: o.from, to: "now" })
+    .refresh(o.refresh)
+    .tooltip(DashboardCursorSync.Crosshair)
+    .link(sitehostLinks())
+    .withVariable(datasourceVariable())
+    .withVariable(jobVariable())
+    .withVariable(instanceVariable());
 }

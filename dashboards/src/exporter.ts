@@ -3,36 +3,24 @@ import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargau
 import {
   BarGaugeDisplayMode,
   BigValueTextMode,
-  ReduceDataOptionsBuilder,
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
-import {
-  DashboardBuilder,
-  DashboardCursorSync,
-  MappingType,
-  RowBuilder,
-  type Dashboard,
-} from "@grafana/grafana-foundation-sdk/dashboard";
+import { MappingType, RowBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { PanelBuilder as Stat } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as Table } from "@grafana/grafana-foundation-sdk/table";
 import { PanelBuilder as TimeSeries } from "@grafana/grafana-foundation-sdk/timeseries";
 import {
-  datasourceVariable,
-  sitehostLinks,
   siteDetailLink,
   downThresholds,
   finalize,
-  instanceVariable,
-  jobVariable,
   panel,
   q,
   sel,
+  lastValue,
+  sitehostDashboard,
 } from "./common.js";
 
 export const EXPORTER_UID = "sitehost-exporter-health";
-
-const last = (): ReduceDataOptionsBuilder =>
-  new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
 
 const upDown = [
   {
@@ -44,19 +32,14 @@ const upDown = [
 export function exporterDashboard(): Dashboard {
   const S = sel();
   const rate = (metric: string, extra?: string): string => `rate(${metric}${sel(extra)}[$__rate_interval])`;
-  const d = new DashboardBuilder("Sitehost / Exporter health")
-    .uid(EXPORTER_UID)
-    .description(
+  const d = sitehostDashboard({
+    title: "Sitehost / Exporter health",
+    uid: EXPORTER_UID,
+    description:
       "sitehost-exporter itself: API requests, errors, latency and rate limiting, tokens, collector freshness and failures, log shipping and lag.",
-    )
-    .tags(["sitehost", "sitehost-exporter"])
-    .time({ from: "now-3h", to: "now" })
-    .refresh("30s")
-    .tooltip(DashboardCursorSync.Crosshair)
-    .link(sitehostLinks())
-    .withVariable(datasourceVariable())
-    .withVariable(jobVariable())
-    .withVariable(instanceVariable());
+    from: "now-3h",
+    refresh: "30s",
+  });
 
   d.withRow(new RowBuilder("Overview"));
   d.withPanel(
@@ -70,7 +53,7 @@ export function exporterDashboard(): Dashboard {
     })
       .mappings(upDown)
       .thresholds(downThresholds(1, 1))
-      .reduceOptions(last()),
+      .reduceOptions(lastValue()),
   );
   d.withPanel(
     panel(new Stat(), {
@@ -83,7 +66,7 @@ export function exporterDashboard(): Dashboard {
     })
       .mappings(upDown)
       .thresholds(downThresholds(1, 1))
-      .reduceOptions(last()),
+      .reduceOptions(lastValue()),
   );
   d.withPanel(
     panel(new Stat(), {
@@ -94,7 +77,7 @@ export function exporterDashboard(): Dashboard {
       w: 4,
       h: 5,
       targets: [q(`sum(sitehost_exporter_sites_discovered${S})`, { legend: "sites" })],
-    }).reduceOptions(last()),
+    }).reduceOptions(lastValue()),
   );
   d.withPanel(
     panel(new Table(), {
@@ -299,7 +282,7 @@ export function exporterDashboard(): Dashboard {
       ],
     })
       .dataLinks([siteDetailLink("label")])
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -335,7 +318,7 @@ export function exporterDashboard(): Dashboard {
       w: 8,
       targets: [q(`nodejs_eventloop_lag_p99_seconds${S}`, { legend: "{{instance}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   return finalize(d.build());

@@ -5,53 +5,36 @@ import {
   BigValueTextMode,
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
-import { ReduceDataOptionsBuilder } from "@grafana/grafana-foundation-sdk/common";
-import {
-  DashboardBuilder,
-  DashboardCursorSync,
-  MappingType,
-  RowBuilder,
-  type Dashboard,
-} from "@grafana/grafana-foundation-sdk/dashboard";
+import { MappingType, RowBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { PanelBuilder as Stat } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as Table } from "@grafana/grafana-foundation-sdk/table";
 import { PanelBuilder as TimeSeries } from "@grafana/grafana-foundation-sdk/timeseries";
 import {
-  datasourceVariable,
-  sitehostLinks,
   siteDetailLink,
   downThresholds,
   finalize,
-  instanceVariable,
-  jobVariable,
   organize,
   panel,
   q,
   sel,
   thresholds,
   upThresholds,
+  lastValue,
+  sitehostDashboard,
 } from "./common.js";
 
 export const FLEET_UID = "sitehost-fleet";
 
-const last = (): ReduceDataOptionsBuilder =>
-  new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
-
 export function fleetDashboard(): Dashboard {
   const S = sel();
-  const d = new DashboardBuilder("Sitehost / Fleet overview")
-    .uid(FLEET_UID)
-    .description(
+  const d = sitehostDashboard({
+    title: "Sitehost / Fleet overview",
+    uid: FLEET_UID,
+    description:
       "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains and backups.",
-    )
-    .tags(["sitehost", "sitehost-exporter"])
-    .time({ from: "now-6h", to: "now" })
-    .refresh("1m")
-    .tooltip(DashboardCursorSync.Crosshair)
-    .link(sitehostLinks())
-    .withVariable(datasourceVariable())
-    .withVariable(jobVariable())
-    .withVariable(instanceVariable());
+    from: "now-6h",
+    refresh: "1m",
+  });
 
   d.withRow(new RowBuilder("Sites and account"));
   d.withPanel(
@@ -61,7 +44,7 @@ export function fleetDashboard(): Dashboard {
       unit: "none",
       w: 4,
       targets: [q(`count(sitehost_site_info${S})`, { legend: "sites" })],
-    }).reduceOptions(last()),
+    }).reduceOptions(lastValue()),
   );
   d.withPanel(
     panel(new Stat(), {
@@ -71,7 +54,7 @@ export function fleetDashboard(): Dashboard {
       w: 8,
       targets: [q(`count by (state) (sitehost_site_state${S} == 1)`, { legend: "{{state}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -82,7 +65,7 @@ export function fleetDashboard(): Dashboard {
       w: 6,
       targets: [q(`count by (kind) (sitehost_site_info${S})`, { legend: "{{kind}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -106,7 +89,7 @@ export function fleetDashboard(): Dashboard {
       .min(0)
       .max(1)
       .thresholds(upThresholds(0.8, 0.95))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -166,7 +149,7 @@ export function fleetDashboard(): Dashboard {
       ],
     })
       .dataLinks([siteDetailLink("label")])
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -207,7 +190,7 @@ export function fleetDashboard(): Dashboard {
       .min(0)
       .max(1)
       .thresholds(upThresholds(0.8, 0.9))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -245,7 +228,7 @@ export function fleetDashboard(): Dashboard {
       .min(0)
       .max(1)
       .thresholds(downThresholds(0.5, 0.9))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -258,7 +241,7 @@ export function fleetDashboard(): Dashboard {
       h: 10,
       targets: [q(`count(sitehost_site_domain_healthy${S} == 0) or vector(0)`, { legend: "unhealthy" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .thresholds(upThresholds(1, 1)),
   );
   d.withPanel(
@@ -305,7 +288,7 @@ export function fleetDashboard(): Dashboard {
           { value: 129600, color: "red" },
         ]),
       )
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );

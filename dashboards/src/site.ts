@@ -3,12 +3,9 @@ import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargau
 import {
   BarGaugeDisplayMode,
   BigValueTextMode,
-  ReduceDataOptionsBuilder,
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
 import {
-  DashboardBuilder,
-  DashboardCursorSync,
   MappingType,
   QueryVariableBuilder,
   RowBuilder,
@@ -21,25 +18,20 @@ import { PanelBuilder as Stat } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as Table } from "@grafana/grafana-foundation-sdk/table";
 import { PanelBuilder as TimeSeries } from "@grafana/grafana-foundation-sdk/timeseries";
 import {
-  datasourceVariable,
-  sitehostLinks,
   downThresholds,
   DS,
   finalize,
-  instanceVariable,
-  jobVariable,
   organize,
   panel,
   q,
   sel,
   thresholds,
   upThresholds,
+  lastValue,
+  sitehostDashboard,
 } from "./common.js";
 
 export const SITE_UID = "sitehost-site";
-
-const last = (): ReduceDataOptionsBuilder =>
-  new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
 
 const onOff = [
   {
@@ -63,20 +55,14 @@ function siteVariable(): QueryVariableBuilder {
 export function siteDashboard(): Dashboard {
   const S = sel('site="$site"');
   const withSite = (extra: string): string => sel(`site="$site", ${extra}`);
-  const d = new DashboardBuilder("Sitehost / Site detail")
-    .uid(SITE_UID)
-    .description(
+  const d = sitehostDashboard({
+    title: "Sitehost / Site detail",
+    uid: SITE_UID,
+    description:
       "One site: state, traffic, storage, performance audits, security, domains, backups and log-derived HTTP and PHP error rates.",
-    )
-    .tags(["sitehost", "sitehost-exporter"])
-    .time({ from: "now-6h", to: "now" })
-    .refresh("1m")
-    .tooltip(DashboardCursorSync.Crosshair)
-    .link(sitehostLinks())
-    .withVariable(datasourceVariable())
-    .withVariable(jobVariable())
-    .withVariable(instanceVariable())
-    .withVariable(siteVariable());
+    from: "now-6h",
+    refresh: "1m",
+  }).withVariable(siteVariable());
 
   d.withRow(new RowBuilder("Overview"));
   d.withPanel(
@@ -88,7 +74,7 @@ export function siteDashboard(): Dashboard {
       h: 5,
       targets: [q(`sitehost_site_state${S} == 1`, { legend: "{{state}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.Name),
   );
   d.withPanel(
@@ -114,7 +100,7 @@ export function siteDashboard(): Dashboard {
       ],
     })
       .mappings(onOff)
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
 
@@ -148,7 +134,7 @@ export function siteDashboard(): Dashboard {
       w: 9,
       targets: [q(`sitehost_site_page_views${S}`, { legend: "{{period}}", instant: true })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Basic)
       .orientation(VizOrientation.Horizontal),
   );
@@ -160,7 +146,7 @@ export function siteDashboard(): Dashboard {
       w: 9,
       targets: [q(`sitehost_site_unique_visits${S}`, { legend: "{{period}}", instant: true })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Basic)
       .orientation(VizOrientation.Horizontal),
   );
@@ -171,7 +157,7 @@ export function siteDashboard(): Dashboard {
       unit: "short",
       w: 6,
       targets: [q(`sitehost_site_usage_daily_average_visits${S}`, { legend: "visits per day" })],
-    }).reduceOptions(last()),
+    }).reduceOptions(lastValue()),
   );
 
   d.withRow(new RowBuilder("Storage"));
@@ -205,7 +191,7 @@ export function siteDashboard(): Dashboard {
       .min(0)
       .max(1)
       .thresholds(upThresholds(0.8, 0.9))
-      .reduceOptions(last()),
+      .reduceOptions(lastValue()),
   );
   d.withPanel(
     panel(new Stat(), {
@@ -214,7 +200,7 @@ export function siteDashboard(): Dashboard {
       unit: "bytes",
       w: 6,
       targets: [q(`sitehost_site_usage_storage_daily_average_bytes${S}`, { legend: "storage" })],
-    }).reduceOptions(last()),
+    }).reduceOptions(lastValue()),
   );
 
   d.withRow(new RowBuilder("Performance audits"));
@@ -228,7 +214,7 @@ export function siteDashboard(): Dashboard {
       .min(0)
       .max(1)
       .thresholds(downThresholds(0.5, 0.9))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
   );
@@ -242,7 +228,7 @@ export function siteDashboard(): Dashboard {
         q(`sitehost_site_audit_timing_seconds${S}`, { legend: "{{strategy}} {{audit}}", instant: true }),
       ],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Basic)
       .orientation(VizOrientation.Horizontal),
   );
@@ -256,7 +242,7 @@ export function siteDashboard(): Dashboard {
     })
       .decimals(3)
       .thresholds(upThresholds(0.1, 0.25))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -266,7 +252,7 @@ export function siteDashboard(): Dashboard {
       unit: "s",
       targets: [q(`time() - sitehost_site_audit_timestamp_seconds${S}`, { legend: "{{strategy}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
 
@@ -279,7 +265,7 @@ export function siteDashboard(): Dashboard {
       w: 8,
       targets: [q(`sum by (type, status) (sitehost_site_extensions${S})`, { legend: "{{type}} {{status}}" })],
     })
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -291,7 +277,7 @@ export function siteDashboard(): Dashboard {
       targets: [q(`sitehost_site_extension_updates_available${S}`, { legend: "{{type}}" })],
     })
       .thresholds(upThresholds(1, 10))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -308,7 +294,7 @@ export function siteDashboard(): Dashboard {
       ],
     })
       .thresholds(upThresholds(1, 1))
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
   d.withPanel(
@@ -369,7 +355,7 @@ export function siteDashboard(): Dashboard {
           { value: 129600, color: "red" },
         ]),
       )
-      .reduceOptions(last())
+      .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
   );
 
