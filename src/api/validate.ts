@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { valueAt } from "../config/path.js";
 import { abbreviate } from "./errors.js";
 import type { RejectedRecord } from "./types.js";
 
@@ -15,15 +16,6 @@ function preview(value: unknown, redact: Redact): string {
     text = String(value);
   }
   return abbreviate(redact(text), 60);
-}
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let node = input;
-  for (const key of path) {
-    if (typeof node !== "object" || node === null) return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
 }
 
 /** First issue of a failed parse as (field path, problem with what came). */

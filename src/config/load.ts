@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import { z } from "zod";
 import { closest, ConfigError } from "./errors.js";
+import { valueAt } from "./path.js";
 import { ConfigSchema, type Config } from "./schema.js";
 
 /** Command-line flags that map onto config keys (DESIGN.md "Command line"). */
@@ -117,15 +118,6 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (typeof value === "object") return "a mapping";
   return String(value);
-}
-
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let node = input;
-  for (const key of path) {
-    if (typeof node !== "object" || node === null) return undefined;
-    node = (node as Record<PropertyKey, unknown>)[key];
-  }
-  return node;
 }
 
 /** Keys whose values are never echoed in error messages (the web config's users may hold a mistyped password). */

@@ -12,6 +12,7 @@ import type { SitehostApi } from "../api/types.js";
 import { durationMs, parseDuration } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
+import { getOrCreate } from "../metrics/registry.js";
 import type { MetricStore } from "../metrics/store.js";
 import { CheckpointStore, type Checkpoint } from "./checkpoint.js";
 import { createOtlpExporter, createResource, exportRecords, toReadable } from "./exporter.js";
@@ -40,10 +41,6 @@ export function resolveStartFrom(startFrom: string, now: number): number {
   if (startFrom === "now") return second(now);
   if (startFrom.startsWith("-")) return second(now - (parseDuration(startFrom.slice(1)) ?? 0));
   return Date.parse(startFrom);
-}
-
-function getOrCreate<T>(registry: Registry, name: string, create: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? create();
 }
 
 function logMetrics(registry: Registry) {
