@@ -3,8 +3,16 @@
  * the fingerprints (with occurrence counts) delivered within the overlap
  * window below it, and the cumulative log-derived counts. Written atomically:
  * temporary file, fsync, rename, fsync of the directory.
+ *
+ * A delivery is committed in two steps so that a SIGKILL between the
+ * collector's acknowledgement and the checkpoint write (the one way a record
+ * can be shipped twice) has almost no window: the next checkpoint is written
+ * and fsynced to a temporary file *before* the export (`prepare`), and the
+ * acknowledgement only has to rename it into place (`commit`, one synchronous
+ * system call).
  */
-import { mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { renameSync } from "node:fs";
+import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import type { LogStream } from "../api/schemas.js";
@@ -42,15 +50,31 @@ export class CorruptCheckpointError extends Error {
   }
 }
 
+/** A checkpoint written and fsynced beside the real file, not yet in force. */
+export interface PreparedCheckpoint {
+  /** Put it in force: one synchronous rename, so nothing else runs between an ack and this. */
+  commit(): void;
+  /** The export it was prepared for failed: remove it. */
+  discard(): Promise<void>;
+}
+
+const TMP_MARK = ".tmp-";
+
 export class CheckpointStore {
+  private tmpCounter = 0;
+
   constructor(private readonly dir: string) {}
 
   fileFor(siteId: number, stream: LogStream): string {
     return join(this.dir, `site-${siteId}-${stream}.json`);
   }
 
+  /** Create the directory and remove prepared files a killed process left behind (never in force). */
   async init(): Promise<void> {
     await mkdir(this.dir, { recursive: true });
+    for (const name of await readdir(this.dir)) {
+      if (name.includes(TMP_MARK)) await unlink(join(this.dir, name)).catch(() => undefined);
+    }
   }
 
   /** undefined when there is no checkpoint yet; throws CorruptCheckpointError when it cannot be trusted. */
@@ -94,9 +118,10 @@ export class CheckpointStore {
     return parsed.data;
   }
 
-  async save(checkpoint: Checkpoint): Promise<void> {
+  /** Write and fsync the checkpoint to a temporary file; `commit` renames it into place. */
+  async prepare(checkpoint: Checkpoint): Promise<PreparedCheckpoint> {
     const file = this.fileFor(checkpoint.siteId, checkpoint.stream);
-    const tmp = `${file}.tmp-${process.pid}`;
+    const tmp = `${file}${TMP_MARK}${process.pid}-${++this.tmpCounter}`;
     const handle = await open(tmp, "w");
     try {
       await handle.writeFile(JSON.stringify({ ...checkpoint, updatedAt: new Date().toISOString() }));
@@ -104,7 +129,29 @@ export class CheckpointStore {
     } finally {
       await handle.close();
     }
-    await rename(tmp, file);
+    let done = false;
+    return {
+      commit: () => {
+        if (done) return;
+        done = true;
+        renameSync(tmp, file);
+        // Durability of the rename itself (power loss, not a process kill): the directory's fsync.
+        void this.syncDir();
+      },
+      discard: async () => {
+        if (done) return;
+        done = true;
+        await unlink(tmp).catch(() => undefined);
+      },
+    };
+  }
+
+  async save(checkpoint: Checkpoint): Promise<void> {
+    (await this.prepare(checkpoint)).commit();
+    await this.syncDir();
+  }
+
+  private async syncDir(): Promise<void> {
     try {
       const dir = await open(this.dir, "r");
       try {

@@ -1,16 +1,20 @@
 /** Entry time and fingerprint: the basis of checkpoints and dedupe. */
 import { createHash } from "node:crypto";
 
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
 /**
  * The entry's own time in ms. Numbers (or numeric strings) are epoch seconds,
- * or epoch ms when too large to be seconds; other strings are ISO 8601.
+ * or epoch ms when too large to be seconds; other strings are ISO 8601 (UTC when no zone is given).
  */
 export function entryTimeMs(value: unknown): number | undefined {
   let n: number;
   if (typeof value === "number") n = value;
   else if (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
   else if (typeof value === "string") {
-    const t = Date.parse(value);
+    // The platform's times are UTC; a string without a zone must not be read in the host's zone.
+    const text = ZONELESS.test(value.trim()) ? `${value.trim().replace(" ", "T")}Z` : value;
+    const t = Date.parse(text);
     return Number.isNaN(t) ? undefined : t;
   } else return undefined;
   if (!Number.isFinite(n) || n <= 0) return undefined;

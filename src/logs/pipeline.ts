@@ -151,6 +151,8 @@ export class LogPipeline {
     { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }
   >();
   private started = false;
+  /** logs.startFrom resolved once, for every stream that has no checkpoint yet. */
+  private startFromMs = 0;
 
   constructor(private readonly deps: LogPipelineDeps) {
     this.metrics = logMetrics(deps.registry);
@@ -163,6 +165,9 @@ export class LogPipeline {
 
   async start(): Promise<void> {
     await this.checkpoints.init();
+    // "now" is when the process started, not when a tailer first polls (after discovery and a
+    // random delay): every line written while the exporter ran is shipped.
+    this.startFromMs = resolveStartFrom(this.deps.config.logs.startFrom, performance.timeOrigin);
     if (this.deps.config.logs.ship) {
       this.exporter = this.deps.exporter ?? (await createOtlpExporter(this.deps.env));
       this.resource = createResource(this.deps.env);
@@ -208,10 +213,11 @@ export class LogPipeline {
       this.hooks,
       {
         overlapMs: durationMs(this.deps.config.logs.overlap),
-        startFromMs: () => resolveStartFrom(this.deps.config.logs.startFrom, Date.now()),
+        startFromMs: () => this.startFromMs,
         maxPagesPerCycle: 5000,
         maxBufferedEntries: 20_000,
         spoolDir: join(this.deps.config.logs.checkpointDir, ".spool"),
+        countKey: (entry) => counterKey(stream, entry),
       },
       this.log,
     );
@@ -222,6 +228,9 @@ export class LogPipeline {
   }
 
   private async run(tailer: Tailer, signal: AbortSignal): Promise<void> {
+    // Fix the start point on disk before the first poll's delay: a kill meanwhile must not move it.
+    // A failure here is reported by the first cycle, which prepares again.
+    await tailer.prepare().catch(() => undefined);
     // Spread the first polls of many tailers over the interval.
     await sleep(Math.random() * Math.min(this.pollMs, 5000), signal);
     let published = false;
@@ -301,10 +310,6 @@ export class LogPipeline {
     },
     delivered: (site, stream, records, cp) => {
       this.metrics.shipped.inc({ stream }, records.length);
-      for (const r of records) {
-        const key = counterKey(stream, r.entry);
-        cp.counts[key] = (cp.counts[key] ?? 0) + 1;
-      }
       this.publishCounts(site, stream, cp.counts);
       this.updateLag(site, stream, cp);
     },
@@ -375,12 +380,23 @@ export class LogPipeline {
   async stop(): Promise<void> {
     this.fetchStop.abort();
     const deadline = durationMs(this.deps.config.logs.shutdownTimeout);
-    const loops = [...this.tailers.values()].map((s) => s.loop);
-    const timer = setTimeout(() => this.exportStop.abort(), deadline);
-    await Promise.allSettled(loops);
+    const loops = Promise.allSettled([...this.tailers.values()].map((s) => s.loop));
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => resolve("expired"), deadline);
+    });
+    // Each acknowledged export has already put its checkpoint in force; an export still unanswered at
+    // the deadline is abandoned (its records are read again at the next start).
+    if ((await Promise.race([loops, expired])) === "expired") {
+      this.exportStop.abort();
+      this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
+    }
     clearTimeout(timer);
     this.exportStop.abort();
-    await this.exporter?.shutdown().catch(() => undefined);
+    await Promise.race([
+      this.exporter?.shutdown().catch(() => undefined),
+      new Promise((r) => setTimeout(r, 2000).unref()),
+    ]);
     this.log.info("log pipeline stopped");
   }
 }

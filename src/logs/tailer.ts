@@ -33,7 +33,7 @@ export interface PendingRecord {
 export interface TailerHooks {
   /** Ship one batch; resolves only once acknowledged (or immediately when shipping is off). */
   ship(site: SiteIdentity, stream: LogStream, records: PendingRecord[], signal: AbortSignal): Promise<void>;
-  /** After the checkpoint advanced: metrics and log-derived counters. */
+  /** After the checkpoint advanced (counts included): metrics and log-derived counters. */
   delivered(site: SiteIdentity, stream: LogStream, records: PendingRecord[], checkpoint: Checkpoint): void;
   deduplicated(stream: LogStream, n: number): void;
   malformed(stream: LogStream, n: number): void;
@@ -58,6 +58,8 @@ export interface TailerOptions {
   /** New entries kept in memory per cycle before pages spill to disk. */
   maxBufferedEntries: number;
   spoolDir: string;
+  /** Key of the log-derived counter an entry counts into (kept in the checkpoint, so counts survive restarts). */
+  countKey?: (entry: LogEntry) => string;
 }
 
 /** Buffer of kept pages for newest-first scrolls; the oldest part is shipped first, newer pages spill to disk. */
@@ -111,13 +113,77 @@ class CycleBuffer {
 
 type Order = "unknown" | "newest-first" | "oldest-first";
 
+/** Identical entries share their time, so occurrence counts only need the entries near the current one. */
+const OCCURRENCE_WINDOW_MS = 60_000;
+const OCCURRENCE_PRUNE_FLOOR = 50_000;
+
+/**
+ * Occurrences of each fingerprint within one pass over a scroll: identical lines written in the same
+ * second are real and each is delivered. Entries far from the current time are pruned, which keeps the
+ * map small on a long read without splitting a run of identical entries.
+ */
+class OccurrenceCounter {
+  private readonly seen = new Map<string, { n: number; t: number }>();
+  private pruneAt = OCCURRENCE_PRUNE_FLOOR;
+
+  /** 1 for the first occurrence of `fp`, 2 for the second, ... */
+  next(fp: string, t: number): number {
+    const known = this.seen.get(fp);
+    if (known) return ++known.n;
+    if (this.seen.size >= this.pruneAt) {
+      for (const [k, v] of this.seen) if (Math.abs(v.t - t) > OCCURRENCE_WINDOW_MS) this.seen.delete(k);
+      this.pruneAt = Math.max(OCCURRENCE_PRUNE_FLOOR, 2 * this.seen.size);
+    }
+    this.seen.set(fp, { n: 1, t });
+    return 1;
+  }
+
+  clear(): void {
+    this.seen.clear();
+  }
+}
+
+/**
+ * The checkpoint after `batch` was delivered (a new object: the current one stays in force until the
+ * collector acknowledged): high-water mark, the overlap window's fingerprints, the log-derived counts.
+ */
+export function advancedCheckpoint(
+  cp: Checkpoint,
+  batch: readonly PendingRecord[],
+  overlapMs: number,
+  countKey?: (entry: LogEntry) => string,
+): Checkpoint {
+  const next: Checkpoint = { ...cp, recent: { ...cp.recent }, counts: { ...cp.counts } };
+  for (const r of batch) {
+    if (r.timeMs > next.highWaterMs) next.highWaterMs = r.timeMs;
+    const prev = next.recent[r.fingerprint];
+    next.recent[r.fingerprint] = [Math.max(prev?.[0] ?? 0, r.occurrence + 1), r.timeMs];
+    if (countKey) {
+      const key = countKey(r.entry);
+      next.counts[key] = (next.counts[key] ?? 0) + 1;
+    }
+  }
+  // Forget fingerprints that fell out of the overlap window. Keys keep insertion order, which is
+  // delivery order (oldest first), so the scan stops at the first one still inside the window: a
+  // late entry delivered after newer ones is kept a little longer, which only widens the dedupe.
+  const cutoff = next.highWaterMs - overlapMs;
+  for (const fp in next.recent) {
+    if ((next.recent[fp] as [number, number])[1] >= cutoff) break;
+    delete next.recent[fp];
+  }
+  return next;
+}
+
 export class Tailer {
   checkpoint: Checkpoint | undefined;
   failed: CorruptCheckpointError | undefined;
   private loaded = false;
-  /** Scroll id of a cursor read to its end, continued next cycle. */
-  private heldScroll: string | null = null;
-  /** Whether a continued scroll ever returned new entries (a growing cursor, not a snapshot). */
+  /**
+   * Scroll continued next cycle: a cursor read to its end (`atEnd`: it may grow), or an oldest-first
+   * scroll cut at the page cap (everything read from it was shipped, so it resumes where it stopped).
+   */
+  private held: { scrollId: string; atEnd: boolean } | null = null;
+  /** Whether a cursor continued from its end ever returned new entries (a growing cursor, not a snapshot). */
   private cursorGrows = false;
 
   constructor(
@@ -155,69 +221,93 @@ export class Tailer {
     }
   }
 
+  private get current(): Checkpoint {
+    return this.checkpoint as Checkpoint;
+  }
+
+  /** Entries older than this were delivered (or precede the start point); newer ones are checked by fingerprint. */
+  private lowerBound(): number {
+    return Math.max(this.current.highWaterMs - this.opts.overlapMs, this.current.floorMs);
+  }
+
   /** One poll cycle. Returns true when it stopped at the page cap (more is waiting). */
   async cycle(signal: AbortSignal): Promise<boolean> {
     if (!(await this.prepare())) return false;
-    const cp = this.checkpoint as Checkpoint;
-    const lower = Math.max(cp.highWaterMs - this.opts.overlapMs, cp.floorMs);
-    // The checkpoint as it was when the cycle began: shipping below advances cp in place, and the
-    // retention-gap check compares what this cycle found with what had been delivered before it.
-    const highWaterBefore = cp.highWaterMs;
-    const deliveredBefore = cp.highWaterMs > cp.floorMs;
+    let lower = this.lowerBound();
+    // The checkpoint as it was when the cycle began, for the retention-gap check below.
+    const highWaterBefore = this.current.highWaterMs;
+    const deliveredBefore = this.current.highWaterMs > this.current.floorMs;
     const buffer = new CycleBuffer(
       this.opts.spoolDir,
       `spool-${this.site.id}-${this.stream}-${Date.now()}`,
       this.opts.maxBufferedEntries,
     );
     let order: Order = "unknown";
-    // A growing cursor is continued across cycles (it only ever yields entries after the ones already
-    // read); anything else gets a fresh scroll. The checkpoint stays the durable cursor either way.
-    let scrollId: string | null = this.heldScroll;
+    // A held scroll is continued; anything else gets a fresh scroll. The checkpoint stays the
+    // durable cursor either way.
+    let scrollId: string | null = this.held?.scrollId ?? null;
+    const heldAtEnd = this.held?.atEnd ?? false;
     let continuing = scrollId !== null;
-    this.heldScroll = null;
+    this.held = null;
+    let hold: string | null = null;
     let pages = 0;
     let lastTime: number | undefined;
     let oldestSeen = Infinity;
     let reachedLower = false;
     let endOfScroll = false;
-    // Occurrences of identical entries seen in this cycle (identical lines share a time, so this stays small).
-    let occurrences = new Map<string, number>();
-    let occurrenceAnchor = NaN;
+    const occurrences = new OccurrenceCounter();
+    /** Drop this cycle's unshipped reads and look afresh from the checkpoint (the dedupe absorbs re-reads). */
+    const restartFresh = async () => {
+      scrollId = null;
+      continuing = false;
+      order = "unknown";
+      lastTime = undefined;
+      reachedLower = false;
+      occurrences.clear();
+      await buffer.discard();
+      lower = this.lowerBound();
+    };
 
     try {
       for (;;) {
         if (signal.aborted) return false;
         // Backpressure: while the collector refuses, nothing more is fetched.
         if (this.hooks.collectorDown()) {
-          // Everything read so far from an oldest-first scroll is shipped: continue it next cycle.
-          if (scrollId && (continuing || order === "oldest-first")) this.heldScroll = scrollId;
+          // Everything read so far was shipped: continue this scroll next cycle.
+          if (scrollId && buffer.size === 0 && (continuing || order === "oldest-first")) {
+            this.held = { scrollId, atEnd: heldAtEnd && pages === 0 };
+          }
           return false;
         }
-        if (pages >= this.opts.maxPagesPerCycle) break;
+        // Only an oldest-first scroll is cut at the cap (a growing cursor could otherwise never end):
+        // what it read is shipped, so it resumes next cycle. A newest-first read must reach the
+        // checkpoint before anything is shipped, or the unread middle would be skipped.
+        if (pages >= this.opts.maxPagesPerCycle && order === "oldest-first") {
+          hold = scrollId;
+          break;
+        }
         let page;
         try {
           page = await this.api.getLogPage(this.site.id, this.stream, scrollId, { signal });
         } catch (err) {
           if (!continuing || signal.aborted) throw err;
-          // The held cursor expired: start over from the checkpoint with a fresh scroll.
-          scrollId = null;
-          continuing = false;
+          // The held scroll expired: start over from the checkpoint with a fresh scroll.
+          await restartFresh();
           continue;
         }
         pages += 1;
         if (page.rejected.length > 0) this.hooks.malformed(this.stream, page.rejected.length);
         if (page.rawCount === 0) {
-          if (continuing && !this.cursorGrows) {
-            // Nothing new on the held scroll, and it never grew: it may be a snapshot, so look afresh.
-            scrollId = null;
-            continuing = false;
+          if (continuing && heldAtEnd && !this.cursorGrows) {
+            // Nothing new on a held scroll that never grew: it may be a snapshot, so look afresh.
+            await restartFresh();
             continue;
           }
           endOfScroll = true;
-          if (scrollId && (continuing || order === "oldest-first")) this.heldScroll = scrollId;
+          if (scrollId && (continuing || order === "oldest-first")) hold = scrollId;
           break;
         }
-        if (continuing && page.entries.length > 0) this.cursorGrows = true;
+        if (continuing && heldAtEnd && page.entries.length > 0) this.cursorGrows = true;
         const kept: PendingRecord[] = [];
         let pageOldest = Infinity;
         let dedup = 0;
@@ -237,15 +327,9 @@ export class Tailer {
             reachedLower = true;
             continue;
           }
-          if (Math.abs(t - occurrenceAnchor) > 1000) {
-            occurrences = new Map();
-            occurrenceAnchor = t;
-          }
           const fp = fingerprint(entry);
-          const n = (occurrences.get(fp) ?? 0) + 1;
-          occurrences.set(fp, n);
-          const delivered = cp.recent[fp]?.[0] ?? 0;
-          if (n <= delivered) {
+          const n = occurrences.next(fp, t);
+          if (n <= (this.current.recent[fp]?.[0] ?? 0)) {
             dedup += 1;
             continue;
           }
@@ -269,9 +353,9 @@ export class Tailer {
           break;
         }
       }
-      if (!endOfScroll || order === "newest-first") this.heldScroll = null;
       // Newest-first (or a single-second scroll): ship the buffered entries oldest-first.
       for await (const chunk of buffer.oldestFirst()) await this.shipChunked(chunk, signal);
+      if (hold && order !== "newest-first") this.held = { scrollId: hold, atEnd: endOfScroll };
     } finally {
       await buffer.discard();
     }
@@ -288,37 +372,31 @@ export class Tailer {
       if (highWaterBefore < Date.now() - RETENTION_MS + 3_600_000)
         this.hooks.gap(this.site, this.stream, highWaterBefore, oldestSeen);
     }
-    return pages >= this.opts.maxPagesPerCycle && !endOfScroll;
+    return hold !== null && !endOfScroll;
   }
 
+  /**
+   * Ship records oldest-first, one export per page. The checkpoint that follows each export is
+   * written before the export and put in force by the acknowledgement (see CheckpointStore.prepare).
+   */
   private async shipChunked(records: PendingRecord[], signal: AbortSignal): Promise<void> {
     if (records.length === 0) return;
     const sorted = [...records].sort((a, b) => a.timeMs - b.timeMs);
     for (let i = 0; i < sorted.length; i += MAX_EXPORT_RECORDS) {
       const batch = sorted.slice(i, i + MAX_EXPORT_RECORDS);
-      await this.hooks.ship(this.site, this.stream, batch, signal);
-      await this.advance(batch);
+      const next = advancedCheckpoint(this.current, batch, this.opts.overlapMs, this.opts.countKey);
+      const prepared = await this.checkpoints.prepare(next);
+      try {
+        await this.hooks.ship(this.site, this.stream, batch, signal);
+      } catch (err) {
+        await prepared.discard();
+        throw err;
+      }
+      // Nothing may run between the acknowledgement and this rename (no await): see checkpoint.ts.
+      prepared.commit();
+      this.checkpoint = next;
+      this.hooks.delivered(this.site, this.stream, batch, next);
     }
-  }
-
-  /** Only after an acknowledged export: move the high-water mark and remember the window's fingerprints. */
-  private async advance(batch: PendingRecord[]): Promise<void> {
-    const cp = this.checkpoint as Checkpoint;
-    for (const r of batch) {
-      if (r.timeMs > cp.highWaterMs) cp.highWaterMs = r.timeMs;
-      const prev = cp.recent[r.fingerprint];
-      cp.recent[r.fingerprint] = [Math.max(prev?.[0] ?? 0, r.occurrence + 1), r.timeMs];
-    }
-    // Forget fingerprints that fell out of the overlap window. Keys keep insertion order, which is
-    // delivery order (oldest first), so the scan stops at the first one still inside the window: a
-    // late entry delivered after newer ones is kept a little longer, which only widens the dedupe.
-    const cutoff = cp.highWaterMs - this.opts.overlapMs;
-    for (const fp in cp.recent) {
-      if ((cp.recent[fp] as [number, number])[1] >= cutoff) break;
-      delete cp.recent[fp];
-    }
-    this.hooks.delivered(this.site, this.stream, batch, cp);
-    await this.checkpoints.save(cp);
   }
 }
 

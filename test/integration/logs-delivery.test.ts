@@ -101,7 +101,8 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
     () => sim.close(),
     () => receiver.close(),
   );
-  const start = async (): Promise<DaemonProcess> => {
+  /** `early` runs as soon as the daemon answers, before its tailers first poll. */
+  const start = async (early?: () => void): Promise<DaemonProcess> => {
     const d = await startDaemonProcess({
       sim,
       checkpointDir,
@@ -115,7 +116,8 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
       },
     });
     cleanups.push(() => d.kill());
-    // Checkpoints exist once every tailer fixed its start point: from then on every written line counts.
+    early?.();
+    // Wait until every tailer has fixed its start point on disk, so a SIGKILL cannot move it.
     const deadline = Date.now() + 20_000;
     while (
       (await readdir(checkpointDir)).filter((f) => f.endsWith(".json")).length < 6 &&
@@ -135,7 +137,9 @@ describe.each([
     const { sim, receiver, start } = await setup(paging, protocol);
     const run = `kill-${paging}`;
     const marks = new Marks(sim, run);
-    let daemon = await start();
+    // Lines written right after start-up, before any tailer polled, are shipped too: startFrom "now"
+    // is when the process started.
+    let daemon = await start(() => marks.write());
     for (let i = 0; i < 6; i++) {
       marks.write();
       await sleep(400);

@@ -100,12 +100,15 @@ export class RecordingHooks implements TailerHooks {
   /** When set, ship() rejects with this error (the collector refused). */
   refuse: Error | undefined;
   down = false;
+  /** Called inside ship(), while the export is "in flight". */
+  onShip: (() => void) | undefined;
 
   get shipped(): PendingRecord[] {
     return this.batches.flat();
   }
 
   ship(_site: SiteIdentity, _stream: LogStream, records: PendingRecord[]): Promise<void> {
+    this.onShip?.();
     if (this.refuse) return Promise.reject(this.refuse);
     this.batches.push([...records]);
     return Promise.resolve();

@@ -160,6 +160,19 @@ describe("entry time", () => {
     expect(entryTimeMs("2023-11-15T00:13:20+02:00")).toBe(1_700_000_000_000);
   });
 
+  it("reads a time without a zone as UTC, whatever the host's zone", () => {
+    const saved = process.env.TZ;
+    process.env.TZ = "America/New_York"; // Node applies a changed TZ at once
+    try {
+      expect(new Date(2023, 10, 14, 22, 13, 20).getTime()).not.toBe(1_700_000_000_000); // the zone took effect
+      expect(entryTimeMs("2023-11-14 22:13:20")).toBe(1_700_000_000_000);
+      expect(entryTimeMs("2023-11-14T22:13:20.250")).toBe(1_700_000_000_250);
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
+  });
+
   it("is undefined for missing or unreadable times", () => {
     expect(entryTimeMs(undefined)).toBeUndefined();
     expect(entryTimeMs(null)).toBeUndefined();

@@ -190,6 +190,34 @@ describe("paging order", () => {
     expect(hooks.dedup).toBe(0);
   });
 
+  it("newest-first past the page cap: reads on to the checkpoint before shipping, so nothing in the middle is skipped", async () => {
+    // 12 entries, pages of 2 newest-first, a cap of 2 pages. Stopping at the cap would ship minutes
+    // 11..8 and move the high-water mark past minutes 0..7, which were never read.
+    for (let i = 0; i < 12; i++) api.append(minute(i));
+    api.order = "newest-first";
+    api.pageSize = 2;
+    const more = await tailer({ maxPagesPerCycle: 2 }).cycle(signal);
+    expect(more).toBe(false);
+    expect(urls(hooks.shipped)).toEqual(Array.from({ length: 12 }, (_, i) => `/m${i}`));
+    // 6 pages + the empty page that ends the scroll, all in one cycle.
+    expect(api.requests).toHaveLength(7);
+  });
+
+  it("oldest-first at the page cap: says more is waiting and resumes the same scroll next cycle", async () => {
+    for (let i = 0; i < 10; i++) api.append(minute(i));
+    api.order = "oldest-first";
+    api.pageSize = 2;
+    const t = tailer({ maxPagesPerCycle: 2 });
+    expect(await t.cycle(signal)).toBe(true);
+    expect(urls(hooks.shipped)).toEqual(["/m0", "/m1", "/m2", "/m3"]);
+    expect(await t.cycle(signal)).toBe(true);
+    expect(await t.cycle(signal)).toBe(false); // minutes 8, 9, then the empty end page
+    // One scroll from start to end: never a fresh scroll that would start again from the top.
+    expect(api.requests).toEqual([null, "scroll-1", "scroll-1", "scroll-1", "scroll-1", "scroll-1"]);
+    expect(urls(hooks.shipped)).toEqual(Array.from({ length: 10 }, (_, i) => `/m${i}`));
+    expect(hooks.dedup).toBe(0);
+  });
+
   it.each(["newest-first", "oldest-first"] as const)(
     "%s: a 5xx mid-scroll fails the cycle; the next starts a fresh scroll and ships the rest once",
     async (order) => {
@@ -268,6 +296,46 @@ describe("checkpoints", () => {
     const { renameSync } = await import("node:fs");
     renameSync(store.fileFor(2, "server"), store.fileFor(1, "server"));
     await expect(store.load(1, "server")).rejects.toThrow(/another site or stream/);
+  });
+
+  it("writes the next checkpoint before the export and puts it in force only on the acknowledgement", async () => {
+    api.append(line(0), line(1));
+    const t = tailer();
+    await t.prepare();
+    const seenDuringExport: Array<{ files: string[]; prepared: number; inForce: number }> = [];
+    hooks.onShip = () => {
+      const files = readdirSync(join(dir, "checkpoints")).sort();
+      const tmp = files.find((f) => f.includes(".tmp-")) as string;
+      const prepared = (
+        JSON.parse(readFileSync(join(dir, "checkpoints", tmp), "utf8")) as { highWaterMs: number }
+      ).highWaterMs;
+      seenDuringExport.push({ files, prepared, inForce: cpFile().highWaterMs });
+    };
+    await t.cycle(signal);
+    // While the export was in flight: the prepared file already held the advanced mark (second 1),
+    // the checkpoint in force still the start point.
+    expect(seenDuringExport).toEqual([
+      {
+        files: [
+          "site-1-server.json",
+          expect.stringMatching(/^site-1-server\.json\.tmp-/) as unknown as string,
+        ],
+        prepared: (T0 + 1) * 1000,
+        inForce: (T0 - 3600) * 1000,
+      },
+    ]);
+    expect(cpFile().highWaterMs).toBe((T0 + 1) * 1000);
+    expect(readdirSync(join(dir, "checkpoints"))).toEqual(["site-1-server.json"]);
+  });
+
+  it("removes the prepared file when the export fails, and a killed process's leftovers at start", async () => {
+    api.append(line(0));
+    hooks.refuse = new Error("OTLP export failed: 503");
+    await expect(tailer().cycle(signal)).rejects.toThrow(/503/);
+    expect(readdirSync(join(dir, "checkpoints"))).toEqual(["site-1-server.json"]);
+    writeFileSync(join(dir, "checkpoints", "site-1-server.json.tmp-4242-7"), "{half");
+    await store.init();
+    expect(readdirSync(join(dir, "checkpoints"))).toEqual(["site-1-server.json"]);
   });
 
   it("writes atomically: no temporary file is left next to the checkpoint", async () => {
