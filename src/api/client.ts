@@ -574,10 +574,17 @@ export class ApiClient implements SitehostApi {
     );
     const items: SecurityAlertGroup[] = [];
     const rejected: RejectedRecord[] = [];
-    for (const [group, records] of Object.entries(groups)) {
+    // A flat list has no group names: each item's own status stands in for one.
+    const grouped = Array.isArray(groups) ? { "": groups } : groups;
+    for (const [group, records] of Object.entries(grouped)) {
       const result = validateRecords(SecurityAlertItemSchema, records ?? [], endpoint, this.redact);
       items.push(...result.items.map((item) => ({ group, item })));
-      rejected.push(...result.rejected.map((r) => ({ ...r, field: `data.${group}${r.field}` })));
+      rejected.push(
+        ...result.rejected.map((r) => ({
+          ...r,
+          field: group ? `data.${group}${r.field}` : `data${r.field}`,
+        })),
+      );
     }
     this.reportRejected(rejected);
     return { items, rejected };

@@ -1,15 +1,8 @@
-import type { BackupEntry } from "../api/schemas.js";
+import { parseBackupTimestamp, type BackupEntry } from "../api/schemas.js";
+
+export { parseBackupTimestamp };
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
-
-/** 'YYYY-MM-DD-HH-MM' (UTC) to Unix seconds. */
-export function parseBackupTimestamp(text: string): number | undefined {
-  const m = /^(\d{4})-(\d{2})-(\d{2})-(\d{2})-(\d{2})$/.exec(text);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi] = m.map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(y, mo - 1, d, h, mi);
-  return Number.isNaN(ms) ? undefined : ms / 1000;
-}
 
 export function collectBackups(site: SiteRef, entries: readonly BackupEntry[]): Sample[] {
   let filesystem: number | undefined;

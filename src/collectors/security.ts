@@ -51,7 +51,7 @@ export function collectSecurity(
     const key = `${item.name}@${item.version ?? ""}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const status = item.status?.trim() || group;
+    const status = item.status?.trim() || group || "unknown";
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
     if (hasUpdate(item.update_available, item.update_version)) updates += 1;
     const alerts = item.security_alerts ?? [];

@@ -19,12 +19,13 @@ export function collectUsage(site: SiteRef, entries: readonly UsageReportEntry[]
   if (!latest) return [];
   const s = latest.billing_cycle.site;
   return [
-    // *_in_gigabytes are binary gibibytes.
+    // *_in_gigabytes are binary gibibytes. Not rounded: a daily average has fractions of a byte,
+    // and a product with a power of two is exact, so the value is the platform's to the last bit.
     sampleFor(
       site,
       "sitehost_site_usage_storage_daily_average_bytes",
       {},
-      Math.round(s.daily_average_storage_usage_in_gigabytes * GIB),
+      s.daily_average_storage_usage_in_gigabytes * GIB,
     ),
     sampleFor(site, "sitehost_site_usage_daily_average_visits", {}, s.daily_average_visits),
   ];

@@ -211,9 +211,15 @@ export class CollectorRunner {
         } catch (err) {
           if (signal.aborted) return;
           if (err instanceof ApiHttpError && err.status === 404) {
-            // Deleted since discovery: drop all of its series now.
-            this.log.info({ site: site.name, siteId: site.id }, "site is gone (404); dropping its series");
-            this.forgetSite(site.id);
+            if (await this.siteIsGone(site.id, signal)) {
+              // Deleted since discovery: drop all of its series now.
+              this.log.info({ site: site.name, siteId: site.id }, "site is gone (404); dropping its series");
+              this.forgetSite(site.id);
+            } else {
+              // The site is there; it has none of this data (no audit run yet, say): nothing to publish.
+              this.log.debug({ collector: collector.name, site: site.name }, "no data for this site (404)");
+              this.deps.store.replaceSite(collector.name, String(site.id), []);
+            }
             continue;
           }
           failures += 1;
@@ -228,6 +234,19 @@ export class CollectorRunner {
     await Promise.all(Array.from({ length: Math.min(this.siteConcurrency, sites.length) }, worker));
     if (failures === 0) return "success";
     return failures >= sites.length ? "failure" : "partial";
+  }
+
+  /**
+   * A 404 on a per-site endpoint means the site was deleted only if the site itself is 404 too: the
+   * platform also answers 404 for data a site does not have. Any other answer keeps the site.
+   */
+  private async siteIsGone(siteId: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.deps.api.getSite(siteId, { signal });
+      return false;
+    } catch (err) {
+      return err instanceof ApiHttpError && err.status === 404;
+    }
   }
 
   private forgetSite(siteId: number): void {

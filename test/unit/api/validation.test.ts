@@ -129,3 +129,32 @@ describe("one malformed record among good ones", () => {
     ).toBe(1);
   });
 });
+
+describe("shape variants", () => {
+  it("security alerts as a flat list: each item's status groups it; a bad item is reported at its index", async () => {
+    const item = (name: string, status: unknown) => ({ name, version: "1.0", status, security_alerts: [] });
+    server = await startServer(() => ok([item("shop", "active"), item("seo", "inactive"), { version: "2" }]));
+    tc = makeClient(server);
+    const result = await tc.client.getSecurityAlerts(7, "plugins");
+    expect(result.items.map((g) => [g.item.name, g.item.status])).toEqual([
+      ["shop", "active"],
+      ["seo", "inactive"],
+    ]);
+    expect(result.rejected).toEqual([
+      { endpoint: "/sites/{id}/security-alerts/plugins", field: "data[2].name", problem: expect.any(String) },
+    ]);
+  });
+
+  it("a backup time that cannot be read is reported, not published as a wrong time", async () => {
+    server = await startServer(() =>
+      ok([
+        { timestamp: "2026-03-15-02-30", siteId: 7, databaseBackupId: 1, filesystemBackupId: 2 },
+        { timestamp: "last tuesday", siteId: 7, databaseBackupId: 3, filesystemBackupId: 4 },
+      ]),
+    );
+    tc = makeClient(server);
+    const result = await tc.client.getBackups(7);
+    expect(result.items.map((b) => b.databaseBackupId)).toEqual([1]);
+    expect(result.rejected[0]).toMatchObject({ endpoint: "/sites/{id}/backups", field: "[1].timestamp" });
+  });
+});

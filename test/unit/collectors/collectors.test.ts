@@ -6,7 +6,7 @@ import type {
   UsageReportEntry,
 } from "../../../src/api/schemas.js";
 import type { SecurityAlertGroup } from "../../../src/api/types.js";
-import { collectBackups } from "../../../src/collectors/backups.js";
+import { collectBackups, parseBackupTimestamp } from "../../../src/collectors/backups.js";
 import { collectDomains } from "../../../src/collectors/domains.js";
 import { collectAccount, collectSite } from "../../../src/collectors/inventory.js";
 import { collectPerformance } from "../../../src/collectors/performance.js";
@@ -153,6 +153,11 @@ describe("usage", () => {
     expect(one(s, "sitehost_site_usage_storage_daily_average_bytes")).toBe(1610612736);
     expect(one(s, "sitehost_site_usage_daily_average_visits")).toBe(42);
   });
+  it("keeps the fraction of a byte: 1.2345 GiB is 1,325,534,281.728 bytes", () => {
+    // 1073741824 × 1.2345 = 1073741824 + 1073741824 × 0.2345 = 1073741824 + 251792457.728
+    const s = collectUsage(makeSite(1), [entry("2026-03-01", 1.2345, 7)]);
+    expect(one(s, "sitehost_site_usage_storage_daily_average_bytes")).toBeCloseTo(1_325_534_281.728, 3);
+  });
   it("an empty report publishes nothing", () => {
     expect(collectUsage(makeSite(1), [])).toEqual([]);
   });
@@ -242,6 +247,33 @@ describe("traffic", () => {
   it("without endAt/resolution the newest period is treated as filling", () => {
     const s = collectTraffic(makeSite(1), { periods: [period(200, 7, 7, 7), period(100, 3, 1, 5)] });
     expect(one(s, "sitehost_site_requests_per_second", { cached: "true" })).toBe(3);
+  });
+  it("reads a resolution given in minutes or milliseconds from the periods' spacing", () => {
+    // Epoch seconds B+840, B+900, B+960, 60 s apart; endAt B+1000. Whatever unit the resolution is in,
+    // the period at B+960 is still filling and the one at B+900 is the newest complete one (4.5).
+    const B = 1_763_900_000;
+    const periods = [period(B + 840, 1, 1, 1), period(B + 900, 4.5, 0.5, 2048), period(B + 960, 99, 99, 99)];
+    for (const resolution of [1, 60, 60_000]) {
+      const s = collectTraffic(makeSite(1), { search: { endAt: B + 1000, resolution }, periods });
+      expect(
+        one(s, "sitehost_site_requests_per_second", { cached: "true" }),
+        `resolution ${resolution}`,
+      ).toBe(4.5);
+    }
+    // endAt in epoch milliseconds: the same answer.
+    const ms = collectTraffic(makeSite(1), { search: { endAt: (B + 1000) * 1000, resolution: 60 }, periods });
+    expect(one(ms, "sitehost_site_requests_per_second", { cached: "true" })).toBe(4.5);
+  });
+  it("reads page_is_cached values spelled 1 and 0", () => {
+    const s = collectTraffic(makeSite(1), {
+      search: { endAt: 1000, resolution: 60 },
+      periods: [
+        { timestamp: 900, page_is_cached: { requests_persec: { "1": 3.25, "0": 1.5 } } },
+        { timestamp: 960, page_is_cached: { requests_persec: { "1": 9, "0": 9 } } },
+      ],
+    });
+    expect(one(s, "sitehost_site_requests_per_second", { cached: "true" })).toBe(3.25);
+    expect(one(s, "sitehost_site_requests_per_second", { cached: "false" })).toBe(1.5);
   });
   it("no complete period → no samples", () => {
     expect(collectTraffic(makeSite(1), { periods: [period(100, 3, 1, 5)] })).toEqual([]);
@@ -377,6 +409,21 @@ describe("backups", () => {
     expect(one(s, "sitehost_site_backup_last_timestamp_seconds", { type: "database" })).toBe(1773541800);
     // one day earlier: 1773541800 − 86400 = 1773455400
     expect(one(s, "sitehost_site_backup_last_timestamp_seconds", { type: "filesystem" })).toBe(1773455400);
+  });
+  it("reads the same time given with seconds, in ISO form or with an offset", () => {
+    // 2026-03-15 02:30:00 UTC = 1773541800 (worked out above)
+    for (const text of [
+      "2026-03-15-02-30",
+      "2026-03-15-02-30-00",
+      "2026-03-15T02:30:00Z",
+      "2026-03-15 02:30:00",
+      "2026-03-15T04:30:00+02:00",
+    ]) {
+      expect(parseBackupTimestamp(text), text).toBe(1773541800);
+    }
+    expect(parseBackupTimestamp("2026-03-15-02-30-45")).toBe(1773541845);
+    expect(parseBackupTimestamp("15/03/2026")).toBeUndefined();
+    expect(parseBackupTimestamp("2026-13-15-02-30")).toBeUndefined();
   });
   it("no backups → no samples", () => {
     expect(collectBackups(makeSite(5), [])).toEqual([]);

@@ -61,7 +61,12 @@ class FakeApi {
     getTrafficMetrics: async () => ({ periods: [] }),
     getSecurityAlerts: async () => list([]),
     getBackups: async () => list([]),
-    getSite: notUsed,
+    getSite: async (siteId) => {
+      const site = this.sites.find((x) => x.id === siteId);
+      if (!site)
+        throw new ApiHttpError("GET /sites/{id}", 404, "We could not locate the requested resources.", []);
+      return site;
+    },
     getLogPage: notUsed,
     close: async () => {},
   };
@@ -148,11 +153,12 @@ describe("CollectorRunner", () => {
     expect(await runner.run("domains")).toBe("failure");
   });
 
-  it("a 404 for a site drops every series of that site, not of the others", async () => {
+  it("a 404 for a site deleted since discovery drops every series of that site, not of the others", async () => {
     const { fake, store, runner } = setup(2);
     await runner.run("inventory");
     await runner.run("domains");
     expect(store.render()).toContain('site_id="1"');
+    fake.sites = [makeSite(2)]; // deleted: GET /sites/1 is 404 too
     fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
     expect(await runner.run("domains")).toBe("success");
     const text = store.render();
@@ -160,6 +166,21 @@ describe("CollectorRunner", () => {
     expect(text).toContain('sitehost_site_info{site_id="2"');
     expect(text).toContain("d2.example");
     expect(runner.sites.map((s) => s.id)).toEqual([2]);
+  });
+
+  it("a 404 for data a live site lacks clears that collector's series of the site and keeps the site", async () => {
+    const { fake, store, runner } = setup(2);
+    await runner.run("inventory");
+    await runner.run("domains");
+    expect(store.render()).toContain("d1.example");
+    // GET /sites/1 still answers: the 404 is about the domains, not the site.
+    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
+    expect(await runner.run("domains")).toBe("success");
+    const text = store.render();
+    expect(text).not.toContain("d1.example");
+    expect(text).toContain('sitehost_site_info{site_id="1"');
+    expect(text).toContain("d2.example");
+    expect(runner.sites.map((s) => s.id)).toEqual([1, 2]);
   });
 
   it("a site gone from discovery loses all series at the next inventory; a new site is collected", async () => {
