@@ -48,10 +48,9 @@ LABEL org.opencontainers.image.title="sitehost-exporter" \
       org.opencontainers.image.documentation="https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/deployment.md" \
       org.opencontainers.image.source="https://github.com/sitehost-exporter/sitehost-exporter"
 
-# A small young generation keeps the heap (and RSS) close to the live set: about 20% less
-# resident memory at 5,000 sites for a little more GC work (docs/benchmarks.md).
+# The daemon applies memory-lean V8 flags itself (src/cli/v8Flags.ts, docs/benchmarks.md); set
+# NODE_OPTIONS to choose others, or SITEHOST_NODE_FLAGS=off for V8's defaults.
 ENV NODE_ENV=production \
-    NODE_OPTIONS=--max-semi-space-size=2 \
     SITEHOST_CHECKPOINT_DIR=/var/lib/sitehost-exporter \
     SITEHOST_LISTEN_ADDRESS=:10987
 

@@ -2,7 +2,9 @@
  * Log pipeline benchmark (records/s, CPU per 1,000 records, peak RSS while a one-million-record
  * backlog drains, lag under a steady load).
  *
- *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady]
+ *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady] [sites]
+ *   (sites: the backlog is spread evenly over that many sites' server streams, drained by the
+ *   pipeline's concurrent tailers; default 1)
  *   (defaults: newest-first 1000000 10800; oldest-first snapshots re-read the whole 7-day retention
  *   every cycle, so with a frozen clock they page through rate × 7 days first)
  *
@@ -39,15 +41,21 @@ interface Served {
   clientId: string;
   clientSecret: string;
   otlp: string;
-  site: Site;
+  sites: Site[];
   frozenAt: number;
 }
 
 /** Child mode: simulator + acking receiver; prints their addresses as one JSON line. */
-async function serve(rate: number, order: LogOrder, mode: ScrollMode, frozen: boolean): Promise<void> {
+async function serve(
+  rate: number,
+  order: LogOrder,
+  mode: ScrollMode,
+  frozen: boolean,
+  sites: number,
+): Promise<void> {
   const frozenAt = Math.floor(Date.now() / 1000) * 1000;
   const sim = await startSimulator({
-    sites: 1,
+    sites,
     latencyMs: 0,
     logRatePerSite: rate,
     logOrder: order,
@@ -66,7 +74,7 @@ async function serve(rate: number, order: LogOrder, mode: ScrollMode, frozen: bo
     clientId: sim.clientId,
     clientSecret: sim.clientSecret,
     otlp: `http://127.0.0.1:${port}/v1/logs`,
-    site: { id: sim.control.sites()[0]?.site.id, name: sim.control.sites()[0]?.site.name } as unknown as Site,
+    sites: sim.control.sites().map((s) => ({ id: s.site.id, name: s.site.name }) as unknown as Site),
     frozenAt,
   };
   process.stdout.write(`${JSON.stringify(served)}\n`);
@@ -122,16 +130,16 @@ async function setup(served: Served, startFrom: string, pollInterval: string, di
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function backlog(order: LogOrder, size: number, seconds: number): Promise<void> {
-  const rate = size / seconds;
-  const { proc, served } = await child([String(rate), order, "snapshot", "frozen"]);
+async function backlog(order: LogOrder, size: number, seconds: number, sites: number): Promise<void> {
+  const rate = size / seconds / sites;
+  const { proc, served } = await child([String(rate), order, "snapshot", "frozen", String(sites)]);
   const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
   const startFrom = new Date(served.frozenAt - (seconds - 1) * 1000).toISOString();
   const { pipeline, api, shipped } = await setup(served, startFrom, "1s", dir);
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await pipeline.start();
-  pipeline.updateSites([served.site]);
+  pipeline.updateSites(served.sites);
   let last = 0;
   let lastChange = t0;
   let peakSampled = 0;
@@ -157,6 +165,7 @@ async function backlog(order: LogOrder, size: number, seconds: number): Promise<
     JSON.stringify({
       phase: "backlog",
       order,
+      sites,
       records: last,
       seconds: +elapsed.toFixed(2),
       recordsPerSecond: Math.round(last / elapsed),
@@ -168,11 +177,11 @@ async function backlog(order: LogOrder, size: number, seconds: number): Promise<
 }
 
 async function steady(rate: number, durationS: number): Promise<void> {
-  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live"]);
+  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live", "1"]);
   const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
   const { pipeline, api, shipped, lag } = await setup(served, "now", "5s", dir);
   await pipeline.start();
-  pipeline.updateSites([served.site]);
+  pipeline.updateSites(served.sites);
   await sleep(8000); // first poll (spread over up to 5 s) and warm-up
   const s0 = await shipped();
   const cpu0 = process.cpuUsage();
@@ -205,13 +214,19 @@ async function steady(rate: number, durationS: number): Promise<void> {
 
 const argv = process.argv.slice(2);
 if (argv[0] === "--serve") {
-  await serve(Number(argv[1]), argv[2] as LogOrder, argv[3] as ScrollMode, argv[4] === "frozen");
+  await serve(
+    Number(argv[1]),
+    argv[2] as LogOrder,
+    argv[3] as ScrollMode,
+    argv[4] === "frozen",
+    Number(argv[5] ?? 1),
+  );
 } else {
   const order = (argv[0] ?? "newest-first") as LogOrder;
   const size = Number(argv[1] ?? 1_000_000);
   // Spread over 3 hours by default (≈ 93 records/s): the overlap window then holds ≈ 93 × 120 ≈ 11,000
   // fingerprints, which every checkpoint write carries.
   const seconds = Number(argv[2] ?? 10_800);
-  await backlog(order, size, seconds);
+  await backlog(order, size, seconds, Number(argv[4] ?? 1));
   if (argv[3] !== "no-steady") await steady(500, 20);
 }

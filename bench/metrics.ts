@@ -1,6 +1,6 @@
 /**
  * Metrics benchmark (issue #4): at N simulated sites, the series count,
- * /metrics latency beside serving the same bytes from memory in the same run
+ * /metrics latency beside serving the same bytes from memory, request for request in the same run
  * (the ratio is the figure), the daemon's RSS, time to ready, and API requests
  * per site per hour against the minimum the schedules imply.
  *
@@ -40,18 +40,26 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Sequential gzip GETs (as Prometheus scrapes) over one keep-alive connection; latencies in ms. */
-async function measure(url: string, n: number): Promise<number[]> {
-  const agent = new Agent({ connections: 1 });
-  const times: number[] = [];
+/**
+ * Gzip GETs (as Prometheus scrapes), each URL over its own keep-alive connection, alternating between
+ * the URLs request by request so that every one sees the same machine noise; latencies in ms, sorted.
+ */
+async function measure(urls: string[], n: number): Promise<number[][]> {
+  const agents = urls.map(() => new Agent({ connections: 1 }));
+  const times: number[][] = urls.map(() => []);
   for (let i = 0; i < n + 10; i++) {
-    const t = performance.now();
-    const res = await request(url, { dispatcher: agent, headers: { "accept-encoding": "gzip" } });
-    await res.body.arrayBuffer();
-    if (i >= 10) times.push(performance.now() - t); // first 10 warm up
+    for (let u = 0; u < urls.length; u++) {
+      const t = performance.now();
+      const res = await request(urls[u] as string, {
+        dispatcher: agents[u],
+        headers: { "accept-encoding": "gzip" },
+      });
+      await res.body.arrayBuffer();
+      if (i >= 10) times[u]?.push(performance.now() - t); // first 10 warm up
+    }
   }
-  await agent.close();
-  return times.sort((a, b) => a - b);
+  await Promise.all(agents.map((a) => a.close()));
+  return times.map((t) => t.sort((a, b) => a - b));
 }
 
 /** Scheduled runs per hour of a cron expression, counted over a day. */
@@ -126,9 +134,11 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     { stdio: "ignore" },
   );
   await new Promise((r) => setTimeout(r, 500));
-  const n = 300;
-  const daemonTimes = await measure(`${url}/metrics`, n);
-  const baseTimes = await measure(`http://127.0.0.1:${basePort}/`, n);
+  const n = 1000;
+  const [daemonTimes = [], baseTimes = []] = await measure(
+    [`${url}/metrics`, `http://127.0.0.1:${basePort}/`],
+    n,
+  );
   baseline.kill();
   const mem = await rssOf(child.pid as number);
 

@@ -99,7 +99,7 @@ YAML
 echo "--- installed daemon on 127.0.0.1:$PORT (secret from a file, as in the image)"
 SITEHOST_API_URL="$(sim_var SITEHOST_API_URL)" SITEHOST_AUTH_URL="$(sim_var SITEHOST_AUTH_URL)" \
   SITEHOST_CLIENT_ID="$(sim_var SITEHOST_CLIENT_ID)" SITEHOST_CLIENT_SECRET_FILE="$SECRET_FILE" \
-  SITEHOST_CHECKPOINT_DIR="$CHECKPOINTS" NODE_OPTIONS="$(sed -n 's/^ *NODE_OPTIONS=\([^ ]*\).*/\1/p' "$ROOT/Dockerfile")" \
+  SITEHOST_CHECKPOINT_DIR="$CHECKPOINTS" \
   "$BIN" run --config "$WORK/config.yaml" --web.listen-address "127.0.0.1:$PORT" --log.format json \
   >"$WORK/daemon.log" 2>&1 &
 DAEMON_PID=$!
@@ -115,6 +115,10 @@ for _ in $(seq 1 120); do
 done
 [ "$ready" = 1 ] || fail "/-/ready did not answer 200 within 60 s"
 echo "    ready"
+# The daemon re-executed itself (same PID) with its memory-lean V8 flags.
+tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline" | grep -q -- "--optimize-for-size" ||
+  fail "the daemon runs without its V8 memory flags: $(tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline")"
+echo "    running with the memory-lean V8 flags (same PID)"
 
 metrics="$(http_get "http://127.0.0.1:$PORT/metrics")" || fail "GET /metrics failed"
 grep -Eq '^sitehost_up(\{\})? 1$' <<<"$metrics" ||

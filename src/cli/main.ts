@@ -3,6 +3,8 @@
  * sitehost-exporter command line. Exit codes: 0 ok; 1 runtime failure (auth,
  * API unreachable, crash); 2 invalid configuration or usage.
  */
+// First: may re-execute this process with memory-lean V8 flags before anything else loads.
+import "./leanV8.js";
 import { Command, CommanderError, Option } from "commander";
 import { stringify } from "yaml";
 import { closest, ConfigError } from "../config/errors.js";

@@ -34,7 +34,61 @@ const CheckpointFileSchema = z.strictObject({
   updatedAt: z.string(),
 });
 
-export type Checkpoint = z.infer<typeof CheckpointFileSchema>;
+type CheckpointFile = z.infer<typeof CheckpointFileSchema>;
+
+/** A fingerprint delivered within the overlap window. */
+export interface RecentEntry {
+  /** Occurrences delivered. */
+  n: number;
+  /** Entry time, ms. */
+  t: number;
+  /** This entry as it appears in the file, cached: a checkpoint is written after every export. */
+  json?: string;
+}
+
+/**
+ * A checkpoint in memory: the file's fields, with `recent` as an insertion-ordered Map (delivery
+ * order), so the overlap window is pruned from its oldest end and updated in place.
+ */
+export interface Checkpoint extends Omit<CheckpointFile, "recent"> {
+  recent: Map<string, RecentEntry>;
+}
+
+/** Record `n` occurrences of `fp` at time `t` (moved to the newest end of the window). */
+export function remember(cp: Checkpoint, fp: string, n: number, t: number): void {
+  cp.recent.delete(fp);
+  cp.recent.set(fp, { n, t });
+}
+
+/**
+ * The file's bytes, written into `scratch` (replaced by a larger one when too small): `bytes` is a view
+ * of `buffer`, the buffer to pass as scratch next time. A
+ * checkpoint is written after every export, and its window can hold tens of thousands of
+ * fingerprints: each entry is formatted once (cached) and copied, no text the size of the file is built.
+ */
+export function serializeCheckpoint(
+  cp: Checkpoint,
+  scratch: Buffer = Buffer.alloc(0),
+): { bytes: Buffer; buffer: Buffer } {
+  const { recent: _recent, ...rest } = cp;
+  const head = JSON.stringify({ ...rest, updatedAt: new Date().toISOString() }).slice(0, -1);
+  let size = Buffer.byteLength(head) + 16;
+  for (const [fp, e] of cp.recent) size += (e.json ??= `${JSON.stringify(fp)}:[${e.n},${e.t}]`).length + 1;
+  let buf = scratch;
+  // Not from Node's shared pool: this buffer is kept and written again.
+  if (buf.length < size) buf = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25));
+  let at = buf.write(head, 0, "utf8");
+  at += buf.write(',"recent":{', at, "latin1");
+  let first = true;
+  for (const e of cp.recent.values()) {
+    if (!first) buf[at++] = 0x2c; // ,
+    first = false;
+    // Fingerprints are hex and the numbers ASCII: latin1 writes them byte for byte.
+    at += buf.write(e.json as string, at, "latin1");
+  }
+  at += buf.write("}}", at, "latin1");
+  return { bytes: buf.subarray(0, at), buffer: buf };
+}
 
 export class CorruptCheckpointError extends Error {
   constructor(
@@ -59,9 +113,12 @@ export interface PreparedCheckpoint {
 }
 
 const TMP_MARK = ".tmp-";
+const SCRATCH_KEEP_BYTES = 64 * 1024;
 
 export class CheckpointStore {
   private tmpCounter = 0;
+  /** One write buffer per file, reused: a stream has one tailer, so never two writes of a file at once. */
+  private readonly scratch = new Map<string, Buffer>();
 
   constructor(private readonly dir: string) {}
 
@@ -115,7 +172,11 @@ export class CheckpointStore {
     if (parsed.data.siteId !== siteId || parsed.data.stream !== stream) {
       throw new CorruptCheckpointError(file, "it belongs to another site or stream");
     }
-    return parsed.data;
+    // Oldest first, so the window prunes from its start (the file keeps delivery order too).
+    const recent = Object.entries(parsed.data.recent)
+      .map(([fp, [n, t]]) => [fp, { n, t }] as const)
+      .sort((a, b) => a[1].t - b[1].t);
+    return { ...parsed.data, recent: new Map(recent) };
   }
 
   /** Write and fsync the checkpoint to a temporary file; `commit` renames it into place. */
@@ -124,7 +185,10 @@ export class CheckpointStore {
     const tmp = `${file}${TMP_MARK}${process.pid}-${++this.tmpCounter}`;
     const handle = await open(tmp, "w");
     try {
-      await handle.writeFile(JSON.stringify({ ...checkpoint, updatedAt: new Date().toISOString() }));
+      const { bytes, buffer } = serializeCheckpoint(checkpoint, this.scratch.get(file));
+      // Worth keeping only for a large window; a small checkpoint is cheap to build anew.
+      if (buffer.length >= SCRATCH_KEEP_BYTES) this.scratch.set(file, buffer);
+      await handle.writeFile(bytes);
       await handle.sync();
     } finally {
       await handle.close();
@@ -164,7 +228,13 @@ export class CheckpointStore {
     }
   }
 
+  /** The stream's tailer stopped: let go of its write buffer (the file stays). */
+  release(siteId: number, stream: LogStream): void {
+    this.scratch.delete(this.fileFor(siteId, stream));
+  }
+
   async remove(siteId: number, stream: LogStream): Promise<void> {
+    this.release(siteId, stream);
     await unlink(this.fileFor(siteId, stream)).catch(() => undefined);
   }
 }
@@ -176,7 +246,7 @@ export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number
     stream,
     floorMs,
     highWaterMs: floorMs,
-    recent: {},
+    recent: new Map(),
     counts: {},
     updatedAt: new Date().toISOString(),
   };

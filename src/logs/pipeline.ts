@@ -33,6 +33,9 @@ export interface LogPipelineDeps {
   env?: NodeJS.ProcessEnv;
 }
 
+/** New log entries held in memory at once by all tailers together; beyond it pages spill to disk. */
+const BUFFERED_ENTRIES_BUDGET = 20_000;
+
 /** logs.startFrom → epoch ms. */
 export function resolveStartFrom(startFrom: string, now: number): number {
   // Entry times have one-second precision (web-server logs carry epoch seconds): start at a whole
@@ -200,6 +203,7 @@ export class LogPipeline {
       this.tailers.delete(key);
       const { site, stream } = slot.tailer;
       this.metrics.lag.remove({ site_id: String(site.id), site: site.name, stream });
+      this.checkpoints.release(site.id, stream);
       this.counts.delete(site.id);
     }
   }
@@ -215,7 +219,11 @@ export class LogPipeline {
         overlapMs: durationMs(this.deps.config.logs.overlap),
         startFromMs: () => this.startFromMs,
         maxPagesPerCycle: 5000,
-        maxBufferedEntries: 20_000,
+        // One budget for the whole pipeline: the tailers polling at once share it.
+        maxBufferedEntries: Math.max(
+          500,
+          Math.floor(BUFFERED_ENTRIES_BUDGET / this.deps.config.logs.maxConcurrentTailers),
+        ),
         spoolDir: join(this.deps.config.logs.checkpointDir, ".spool"),
         countKey: (entry) => counterKey(stream, entry),
       },
@@ -264,7 +272,7 @@ export class LogPipeline {
   }
 
   private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
-    if (cp.highWaterMs > cp.floorMs || Object.keys(cp.recent).length > 0) {
+    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
       this.metrics.lag.set(
         { site_id: String(site.id), site: site.name, stream },
         Math.max(0, (Date.now() - cp.highWaterMs) / 1000),

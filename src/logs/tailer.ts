@@ -16,6 +16,8 @@ import {
   type Checkpoint,
   type CheckpointStore,
   newCheckpoint,
+  type PreparedCheckpoint,
+  remember,
 } from "./checkpoint.js";
 import { entryTimeMs, fingerprint } from "./entry.js";
 
@@ -144,34 +146,31 @@ class OccurrenceCounter {
 }
 
 /**
- * The checkpoint after `batch` was delivered (a new object: the current one stays in force until the
- * collector acknowledged): high-water mark, the overlap window's fingerprints, the log-derived counts.
+ * Advance the checkpoint (in place) past `batch`: high-water mark, the overlap window's fingerprints,
+ * the log-derived counts. Done before the export, so the file can be prepared; if the export fails the
+ * tailer drops this in-memory state and reloads the committed checkpoint.
  */
-export function advancedCheckpoint(
+export function advanceCheckpoint(
   cp: Checkpoint,
   batch: readonly PendingRecord[],
   overlapMs: number,
   countKey?: (entry: LogEntry) => string,
-): Checkpoint {
-  const next: Checkpoint = { ...cp, recent: { ...cp.recent }, counts: { ...cp.counts } };
+): void {
   for (const r of batch) {
-    if (r.timeMs > next.highWaterMs) next.highWaterMs = r.timeMs;
-    const prev = next.recent[r.fingerprint];
-    next.recent[r.fingerprint] = [Math.max(prev?.[0] ?? 0, r.occurrence + 1), r.timeMs];
+    if (r.timeMs > cp.highWaterMs) cp.highWaterMs = r.timeMs;
+    remember(cp, r.fingerprint, Math.max(cp.recent.get(r.fingerprint)?.n ?? 0, r.occurrence + 1), r.timeMs);
     if (countKey) {
       const key = countKey(r.entry);
-      next.counts[key] = (next.counts[key] ?? 0) + 1;
+      cp.counts[key] = (cp.counts[key] ?? 0) + 1;
     }
   }
-  // Forget fingerprints that fell out of the overlap window. Keys keep insertion order, which is
-  // delivery order (oldest first), so the scan stops at the first one still inside the window: a
+  // Forget fingerprints that fell out of the overlap window, from the oldest end (delivery order); a
   // late entry delivered after newer ones is kept a little longer, which only widens the dedupe.
-  const cutoff = next.highWaterMs - overlapMs;
-  for (const fp in next.recent) {
-    if ((next.recent[fp] as [number, number])[1] >= cutoff) break;
-    delete next.recent[fp];
+  const cutoff = cp.highWaterMs - overlapMs;
+  for (const [fp, e] of cp.recent) {
+    if (e.t >= cutoff) break;
+    cp.recent.delete(fp);
   }
-  return next;
 }
 
 export class Tailer {
@@ -329,7 +328,7 @@ export class Tailer {
           }
           const fp = fingerprint(entry);
           const n = occurrences.next(fp, t);
-          if (n <= (this.current.recent[fp]?.[0] ?? 0)) {
+          if (n <= (this.current.recent.get(fp)?.n ?? 0)) {
             dedup += 1;
             continue;
           }
@@ -384,18 +383,21 @@ export class Tailer {
     const sorted = [...records].sort((a, b) => a.timeMs - b.timeMs);
     for (let i = 0; i < sorted.length; i += MAX_EXPORT_RECORDS) {
       const batch = sorted.slice(i, i + MAX_EXPORT_RECORDS);
-      const next = advancedCheckpoint(this.current, batch, this.opts.overlapMs, this.opts.countKey);
-      const prepared = await this.checkpoints.prepare(next);
+      advanceCheckpoint(this.current, batch, this.opts.overlapMs, this.opts.countKey);
+      let prepared: PreparedCheckpoint | undefined;
       try {
+        prepared = await this.checkpoints.prepare(this.current);
         await this.hooks.ship(this.site, this.stream, batch, signal);
       } catch (err) {
-        await prepared.discard();
+        await prepared?.discard();
+        // The in-memory checkpoint is ahead of what was acknowledged: reload the committed one.
+        this.checkpoint = undefined;
+        this.loaded = false;
         throw err;
       }
       // Nothing may run between the acknowledgement and this rename (no await): see checkpoint.ts.
       prepared.commit();
-      this.checkpoint = next;
-      this.hooks.delivered(this.site, this.stream, batch, next);
+      this.hooks.delivered(this.site, this.stream, batch, this.current);
     }
   }
 }

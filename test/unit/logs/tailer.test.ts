@@ -8,7 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { LogEntry, ServerLogEntry } from "../../../src/api/schemas.js";
-import { CheckpointStore, CorruptCheckpointError, newCheckpoint } from "../../../src/logs/checkpoint.js";
+import {
+  CheckpointStore,
+  CorruptCheckpointError,
+  newCheckpoint,
+  remember,
+} from "../../../src/logs/checkpoint.js";
 import { resolveStartFrom } from "../../../src/logs/pipeline.js";
 import { Tailer, type TailerOptions } from "../../../src/logs/tailer.js";
 import { FakeLogApi, RecordingHooks, silent } from "./fakes.js";
@@ -336,6 +341,42 @@ describe("checkpoints", () => {
     writeFileSync(join(dir, "checkpoints", "site-1-server.json.tmp-4242-7"), "{half");
     await store.init();
     expect(readdirSync(join(dir, "checkpoints"))).toEqual(["site-1-server.json"]);
+  });
+
+  it("round-trips through its file: window in delivery order, counts, marks", async () => {
+    const cp = newCheckpoint(1, "server", 1_000);
+    cp.highWaterMs = 5_000;
+    cp.counts = { "2xx|false": 3, "5xx|true": 1 };
+    remember(cp, "b".repeat(32), 2, 4_000);
+    remember(cp, "a".repeat(32), 1, 5_000);
+    await store.save(cp);
+    const text = readFileSync(store.fileFor(1, "server"), "utf8");
+    expect(JSON.parse(text)).toMatchObject({
+      version: 1,
+      floorMs: 1_000,
+      highWaterMs: 5_000,
+      counts: { "2xx|false": 3, "5xx|true": 1 },
+      recent: { ["b".repeat(32)]: [2, 4_000], ["a".repeat(32)]: [1, 5_000] },
+    });
+    const loaded = await store.load(1, "server");
+    expect([...(loaded?.recent ?? new Map())].map(([fp, e]) => [fp[0], e.n, e.t])).toEqual([
+      ["b", 2, 4_000],
+      ["a", 1, 5_000],
+    ]);
+    expect(loaded?.counts).toEqual(cp.counts);
+  });
+
+  it("after a refused export, the next cycle starts from the committed checkpoint, not the advanced one", async () => {
+    api.append(line(0), line(1));
+    const t = tailer();
+    hooks.refuse = new Error("OTLP export failed: 503");
+    await expect(t.cycle(signal)).rejects.toThrow(/503/);
+    api.append(line(2));
+    hooks.refuse = undefined;
+    await t.cycle(signal);
+    // Nothing was acknowledged before: all three ship now, none counted as already delivered.
+    expect(urls(hooks.shipped)).toEqual(["/p0", "/p1", "/p2"]);
+    expect(hooks.dedup).toBe(0);
   });
 
   it("writes atomically: no temporary file is left next to the checkpoint", async () => {
