@@ -3,37 +3,104 @@
  * replaces exactly its own samples for the sites it covered, so a removed
  * domain or a deleted site leaves no ghost series. Series lines are rendered
  * once, when stored.
+ *
+ * Memory is the product's limit at thousands of sites (about 70 series each), so
+ * a stored line leaves out what every line of a site repeats: the metric name
+ * and `site_id="…",site="…"` are put back when a family is rendered (only
+ * families that changed are rendered, see `gzipParts`).
  */
 import type { MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
-import { renderFamilyHeader, renderSample } from "./render.js";
+import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
 import { globToRegExp } from "../config/glob.js";
 
 const GLOBAL = "\u0000global";
 
 interface FamilyState {
-  family: MetricFamily;
-  /** entry key (collector|site) → rendered lines of that entry for this family */
-  entries: Map<string, string>;
+  readonly family: MetricFamily;
+  /** Position in name order; what entries refer to. */
+  readonly index: number;
+  readonly header: string;
+  /** `name{`, the start of every line that carries labels. */
+  readonly head: string;
+  /** Collectors that have stored lines of this family (rendering visits only their entries). */
+  readonly producers: Set<string>;
+  /** Entries holding lines of this family; no lines, no header. */
+  entries: number;
   /** This family's text as one gzip member; dropped when the family changes. */
   gzip: Buffer | undefined;
 }
 
+/**
+ * One (collector, site) entry: for each family it has lines in, the lines. A
+ * line that starts with `,` or `}` is stored without its `name{site_id=…,site=…`
+ * head (that is `sitePart`); any other line is stored whole.
+ */
+interface Entry {
+  sitePart: string;
+  families: number[];
+  texts: string[];
+}
+
+/** `site_id="…",site="…"` as renderSample writes them, or "" when a sample lacks them. */
+function sitePartOf(family: MetricFamily, sample: Sample): string {
+  const { site_id: id, site } = sample.labels;
+  if (!family.perSite || id === undefined || site === undefined) return "";
+  return `site_id="${escapeLabelValue(id)}",site="${escapeLabelValue(site)}"`;
+}
+
+/**
+ * A copy of `text` in a string of its own. A slice of a rendered line, or a line built by
+ * concatenation, is a view that keeps the whole source alive, which would defeat the shortening.
+ */
+function detached(text: string): string {
+  return Buffer.from(text, "utf8").toString("utf8");
+}
+
+/** The stored lines of one family of an entry, with each shortened line's head put back. */
+function expand(text: string, head: string): string {
+  const first = text.charCodeAt(0);
+  const single = text.indexOf("\n") === text.length - 1;
+  if (single) return first === 44 || first === 125 ? head + text : text; // "," or "}"
+  let out = "";
+  let from = 0;
+  while (from < text.length) {
+    const end = text.indexOf("\n", from) + 1;
+    const c = text.charCodeAt(from);
+    out += c === 44 || c === 125 ? head + text.slice(from, end) : text.slice(from, end);
+    from = end;
+  }
+  return out;
+}
+
 export class MetricStore {
-  private readonly families = new Map<string, FamilyState>();
-  /** entry key → families it currently has lines in */
-  private readonly entryFamilies = new Map<string, Set<string>>();
-  private readonly siteEntries = new Map<string, Set<string>>();
+  private readonly byName = new Map<string, FamilyState>();
+  /** In name order. */
+  private readonly families: FamilyState[];
+  /** collector → site id (or GLOBAL) → entry */
+  private readonly collectors = new Map<string, Map<string, Entry>>();
+  /** site id → collectors with an entry for it */
+  private readonly siteCollectors = new Map<string, Set<string>>();
+  /** site id → its current `sitePart`, so that a site's entries share one string */
+  private readonly siteParts = new Map<string, string>();
   private readonly exclude: RegExp[];
   private readonly listeners: Array<() => void> = [];
   private versionCounter = 0;
-  private readonly sortedNames: string[];
 
   constructor(families: readonly MetricFamily[], opts: { exclude?: string[] } = {}) {
-    for (const family of families)
-      this.families.set(family.name, { family, entries: new Map(), gzip: undefined });
+    this.families = [...families]
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((family, index) => ({
+        family,
+        index,
+        header: renderFamilyHeader(family),
+        head: `${family.name}{`,
+        producers: new Set<string>(),
+        entries: 0,
+        gzip: undefined,
+      }));
+    for (const state of this.families) this.byName.set(state.family.name, state);
     this.exclude = (opts.exclude ?? []).map((p) => globToRegExp(p));
-    this.sortedNames = [...this.families.keys()].sort();
   }
 
   get version(): number {
@@ -50,119 +117,165 @@ export class MetricStore {
 
   /** True when every family the collector produces is excluded: then it need not be fetched at all. */
   collectorFullyExcluded(collector: string): boolean {
-    const own = [...this.families.values()].filter((f) => f.family.collector === collector);
+    const own = this.families.filter((f) => f.family.collector === collector);
     return own.length > 0 && own.every((f) => this.isExcluded(f.family.name));
   }
 
   replaceSite(collector: string, siteId: string, samples: readonly Sample[]): void {
-    const key = `${collector}|${siteId}`;
-    let keys = this.siteEntries.get(siteId);
-    if (!keys) this.siteEntries.set(siteId, (keys = new Set()));
-    keys.add(key);
-    this.replace(key, samples);
+    if (this.replace(collector, siteId, samples)) this.changed();
   }
 
   replaceGlobal(collector: string, samples: readonly Sample[]): void {
-    this.replace(`${collector}|${GLOBAL}`, samples);
+    if (this.replace(collector, GLOBAL, samples)) this.changed();
   }
 
   removeSite(siteId: string): void {
-    const keys = this.siteEntries.get(siteId);
-    if (!keys) return;
-    this.siteEntries.delete(siteId);
+    const collectors = this.siteCollectors.get(siteId);
+    if (!collectors) return;
     let changed = false;
-    for (const key of keys) changed = this.drop(key) || changed;
+    for (const collector of collectors) changed = this.drop(collector, siteId) || changed;
+    this.siteCollectors.delete(siteId);
+    this.siteParts.delete(siteId);
     if (changed) this.changed();
   }
 
   /** Drop every collector's samples of sites not in `keep`. */
   retainSites(keep: ReadonlySet<string>): void {
-    for (const siteId of [...this.siteEntries.keys()]) if (!keep.has(siteId)) this.removeSite(siteId);
+    for (const siteId of [...this.siteCollectors.keys()]) if (!keep.has(siteId)) this.removeSite(siteId);
   }
 
   /** Site ids that currently have samples (of any collector). */
   siteIds(): string[] {
-    return [...this.siteEntries.keys()];
+    return [...this.siteCollectors.keys()];
   }
 
-  /**
-   * The exposition text of every family. Series lines are rendered once, when a
-   * collector stores them; this only joins them. Nothing else is cached here, so
-   * memory holds each line once; `gzipParts` keeps the compressed families.
-   */
+  /** The exposition text of every family (for `once`; the daemon serves `gzipParts`). */
   render(): string {
-    const parts: string[] = [];
-    for (const name of this.sortedNames) {
-      const state = this.families.get(name) as FamilyState;
-      if (state.entries.size === 0) continue;
-      parts.push(renderFamilyHeader(state.family));
-      for (const text of state.entries.values()) parts.push(text);
-    }
-    return parts.join("");
+    let text = "";
+    for (const state of this.families) if (state.entries > 0) text += this.renderFamily(state);
+    return text;
   }
 
   /**
    * The exposition as gzip members, one per family, in name order. A gzip stream
    * may hold several members and decompresses to their concatenation, so a change
-   * to one family (traffic, every minute) re-compresses only that family.
+   * to one family (traffic, every minute) re-renders and re-compresses only that family.
    */
   gzipParts(): Buffer[] {
     const parts: Buffer[] = [];
-    for (const name of this.sortedNames) {
-      const state = this.families.get(name) as FamilyState;
-      if (state.entries.size === 0) continue;
+    for (const state of this.families) {
+      if (state.entries === 0) continue;
       // Level 1: scrapes are frequent and the text compresses well anyway.
-      state.gzip ??= gzipSync(renderFamilyHeader(state.family) + [...state.entries.values()].join(""), {
-        level: 1,
-      });
+      state.gzip ??= gzipSync(this.renderFamily(state), { level: 1 });
       parts.push(state.gzip);
     }
     return parts;
   }
 
-  private replace(key: string, samples: readonly Sample[]): void {
-    const byFamily = new Map<string, Map<string, string>>();
-    for (const sample of samples) {
-      if (!this.families.has(sample.name) || this.isExcluded(sample.name)) continue;
-      const state = this.families.get(sample.name) as FamilyState;
-      const line = renderSample(state.family, sample);
-      let lines = byFamily.get(sample.name);
-      if (!lines) byFamily.set(sample.name, (lines = new Map()));
-      // Same label set twice: the last one wins (no duplicate series).
-      lines.set(line.slice(0, line.lastIndexOf(" ")), line);
-    }
-    let changed = false;
-    const previous = this.entryFamilies.get(key) ?? new Set<string>();
-    for (const name of previous) {
-      if (!byFamily.has(name)) changed = this.dropFamilyEntry(name, key) || changed;
-    }
-    for (const [name, lines] of byFamily) {
-      const state = this.families.get(name) as FamilyState;
-      const text = [...lines.values()].join("");
-      if (state.entries.get(key) !== text) {
-        state.entries.set(key, text);
-        state.gzip = undefined;
-        changed = true;
+  private renderFamily(state: FamilyState): string {
+    const parts = [state.header];
+    for (const collector of state.producers) {
+      for (const entry of this.collectors.get(collector)?.values() ?? []) {
+        const at = entry.families.indexOf(state.index);
+        if (at >= 0) parts.push(expand(entry.texts[at] as string, state.head + entry.sitePart));
       }
     }
-    if (byFamily.size > 0) this.entryFamilies.set(key, new Set(byFamily.keys()));
-    else this.entryFamilies.delete(key);
-    if (changed) this.changed();
+    return parts.join("");
   }
 
-  private drop(key: string): boolean {
+  /** Stores the entry's new lines; true when the exposition text changed. */
+  private replace(collector: string, scope: string, samples: readonly Sample[]): boolean {
+    const byFamily = new Map<FamilyState, Map<string, string>>();
+    let sitePart: string | undefined;
+    for (const sample of samples) {
+      const state = this.byName.get(sample.name);
+      if (!state || this.isExcluded(sample.name)) continue;
+      const line = renderSample(state.family, sample);
+      const part = sitePartOf(state.family, sample);
+      if (part !== "") sitePart ??= part;
+      const prefix = state.head + part;
+      const stored =
+        part !== "" && part === sitePart && line.startsWith(prefix) ? line.slice(prefix.length) : line;
+      let lines = byFamily.get(state);
+      if (!lines) byFamily.set(state, (lines = new Map()));
+      // Same label set twice: the last one wins (no duplicate series).
+      lines.set(line.slice(0, line.lastIndexOf(" ")), stored);
+    }
+
+    let entries = this.collectors.get(collector);
+    const previous = entries?.get(scope);
+    if (byFamily.size === 0) return previous ? this.drop(collector, scope) : false;
+
+    if (sitePart && scope !== GLOBAL) {
+      const known = this.siteParts.get(scope);
+      if (known === sitePart) sitePart = known;
+      else this.siteParts.set(scope, sitePart);
+    }
+    const states = [...byFamily.keys()];
+    // Arrays of exact size: pushing would reserve 17 slots for entries that mostly hold one or two.
+    const next: Entry = {
+      sitePart: sitePart ?? "",
+      families: states.map((state) => state.index),
+      texts: states.map((state) => [...(byFamily.get(state) as Map<string, string>).values()].join("")),
+    };
+
     let changed = false;
-    for (const name of this.entryFamilies.get(key) ?? [])
-      changed = this.dropFamilyEntry(name, key) || changed;
-    this.entryFamilies.delete(key);
+    const renamed = previous !== undefined && previous.sitePart !== next.sitePart;
+    for (let i = 0; i < states.length; i++) {
+      const state = states[i] as FamilyState;
+      const at = previous ? previous.families.indexOf(state.index) : -1;
+      if (at < 0) {
+        state.entries += 1;
+        state.producers.add(collector);
+      }
+      const stored = at >= 0 ? previous?.texts[at] : undefined;
+      if (stored !== undefined && stored === next.texts[i]) {
+        next.texts[i] = stored; // keep the stored copy
+        if (!renamed) continue;
+      } else {
+        next.texts[i] = detached(next.texts[i] as string);
+      }
+      state.gzip = undefined;
+      changed = true;
+    }
+    for (const index of previous?.families ?? []) {
+      if (next.families.includes(index)) continue;
+      const state = this.families[index] as FamilyState;
+      state.entries -= 1;
+      state.gzip = undefined;
+      changed = true;
+    }
+
+    if (!entries) this.collectors.set(collector, (entries = new Map()));
+    entries.set(scope, next);
+    if (scope !== GLOBAL) {
+      let collectors = this.siteCollectors.get(scope);
+      if (!collectors) this.siteCollectors.set(scope, (collectors = new Set()));
+      collectors.add(collector);
+    }
     return changed;
   }
 
-  private dropFamilyEntry(name: string, key: string): boolean {
-    const state = this.families.get(name);
-    if (!state || !state.entries.delete(key)) return false;
-    state.gzip = undefined;
-    return true;
+  /** Removes one entry; true when it had lines. */
+  private drop(collector: string, scope: string): boolean {
+    const entries = this.collectors.get(collector);
+    const entry = entries?.get(scope);
+    if (!entries || !entry) return false;
+    entries.delete(scope);
+    for (const index of entry.families) {
+      const state = this.families[index] as FamilyState;
+      state.entries -= 1;
+      state.gzip = undefined;
+    }
+    if (scope !== GLOBAL) {
+      const collectors = this.siteCollectors.get(scope);
+      collectors?.delete(collector);
+      if (collectors?.size === 0) {
+        this.siteCollectors.delete(scope);
+        this.siteParts.delete(scope);
+      }
+    }
+    return entry.families.length > 0;
   }
 
   private changed(): void {

@@ -7,6 +7,7 @@ import { collectSecurity } from "../../../src/collectors/security.js";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
+import { renderSample } from "../../../src/metrics/render.js";
 import type { Sample } from "../../../src/metrics/sample.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -84,6 +85,19 @@ describe("MetricStore", () => {
     // statistics also has sitehost_site_unique_visits
     expect(store.collectorFullyExcluded("statistics")).toBe(false);
     expect(store.collectorFullyExcluded("inventory")).toBe(false);
+  });
+
+  it("a renamed site's series carry the new name in the served exposition, values unchanged", async () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const exposition = new Exposition(store, new Registry(), 0);
+    store.replaceSite("inventory", "1", [used(1, 10)]);
+    expect((await exposition.current()).body.toString()).toContain('site="site-1"');
+    store.replaceSite("inventory", "1", [
+      { ...used(1, 10), labels: { ...used(1, 10).labels, site: "shop" } },
+    ]);
+    const text = (await exposition.current()).body.toString();
+    expect(text).toContain('sitehost_site_storage_used_bytes{site_id="1",site="shop",store="filesystem"} 10');
+    expect(text).not.toContain('site="site-1"');
   });
 
   it("version and onChange move only when the text changes", () => {
@@ -171,5 +185,111 @@ describe("Exposition", () => {
     const d = await exposition.current();
     expect(exposition.renders).toBe(2);
     expect(d.body.toString()).toContain('site_id="2"');
+  });
+});
+
+/**
+ * The store keeps lines shortened (no metric name, no site labels) and renders only changed families;
+ * whatever it does inside, the exposition must equal rendering the latest samples of every entry
+ * directly. A seeded random sequence of runs, renames, ghost removals and deletions checks that.
+ */
+describe("MetricStore against a direct rendering of the latest samples", () => {
+  function random(seed: number): () => number {
+    let s = seed >>> 0;
+    return () => {
+      s = (s * 1664525 + 1013904223) >>> 0;
+      return s / 2 ** 32;
+    };
+  }
+
+  function reference(latest: Map<string, Sample[]>): Map<string, string[]> {
+    const byFamily = new Map<string, string[]>();
+    for (const samples of latest.values()) {
+      const seen = new Map<string, string>();
+      for (const sample of samples) {
+        const family = METRIC_FAMILIES.find((f) => f.name === sample.name);
+        if (!family) continue;
+        const line = renderSample(family, sample);
+        seen.set(`${sample.name} ${line.slice(0, line.lastIndexOf(" "))}`, line);
+      }
+      for (const [key, line] of seen) {
+        const name = key.slice(0, key.indexOf(" "));
+        byFamily.set(name, [...(byFamily.get(name) ?? []), line]);
+      }
+    }
+    return byFamily;
+  }
+
+  function parsed(text: string): Map<string, string[]> {
+    const byFamily = new Map<string, string[]>();
+    let current = "";
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      if (line.startsWith("# TYPE ")) current = line.split(" ")[2] as string;
+      if (line.startsWith("#")) continue;
+      expect(line.startsWith(current)).toBe(true); // every line under its own header
+      byFamily.set(current, [...(byFamily.get(current) ?? []), `${line}\n`]);
+    }
+    return byFamily;
+  }
+
+  const sorted = (m: Map<string, string[]>) =>
+    [...m.entries()].map(([name, lines]) => [name, [...lines].sort()] as const).sort();
+
+  it("holds through 3,000 random operations", () => {
+    const next = random(42);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+    const perSite = METRIC_FAMILIES.filter((f) => f.perSite);
+    const account = METRIC_FAMILIES.filter((f) => !f.perSite);
+    const collectors = ["inventory", "traffic", "domains", "logs"];
+    const names = ["alpha", 'we"ird\\name', "ünï\ncødé", "beta"];
+    const store = new MetricStore(METRIC_FAMILIES);
+    const latest = new Map<string, Sample[]>();
+
+    for (let op = 0; op < 3000; op++) {
+      const roll = next();
+      const siteId = String(1 + Math.floor(next() * 12));
+      if (roll < 0.06) {
+        store.removeSite(siteId);
+        for (const key of [...latest.keys()]) if (key.endsWith(`|${siteId}`)) latest.delete(key);
+      } else if (roll < 0.1) {
+        const keep = new Set(["1", "2", "3", "4", "5", "6"].filter(() => next() < 0.7));
+        store.retainSites(keep);
+        for (const key of [...latest.keys()]) {
+          const id = key.slice(key.indexOf("|") + 1);
+          if (id !== "global" && !keep.has(id)) latest.delete(key);
+        }
+      } else if (roll < 0.15) {
+        const collector = pick(collectors);
+        const samples = Array.from({ length: Math.floor(next() * 3) }, () => ({
+          name: pick(account).name,
+          labels: { kind: pick(["total", "billable"]) },
+          value: Math.floor(next() * 100),
+        }));
+        store.replaceGlobal(collector, samples);
+        if (samples.length > 0) latest.set(`${collector}|global`, samples);
+        else latest.delete(`${collector}|global`);
+      } else {
+        const collector = pick(collectors);
+        const site = pick(names); // a site may be renamed between runs
+        const samples: Sample[] = Array.from({ length: Math.floor(next() * 6) }, () => {
+          const family = pick(perSite);
+          const labels: Record<string, string> = { site_id: siteId, site };
+          for (const label of family.labels) labels[label] = pick(["a", "b", 'q"uote']);
+          if (next() < 0.05) delete labels.site; // a sample lacking its site label is kept whole
+          if (next() < 0.05) labels.site = `${site}-other`;
+          return { name: family.name, labels, value: pick([0, 1, 2.5, NaN, Infinity]) };
+        });
+        store.replaceSite(collector, siteId, samples);
+        if (samples.length > 0) latest.set(`${collector}|${siteId}`, samples);
+        else latest.delete(`${collector}|${siteId}`);
+      }
+      if (op % 50 === 0 || op === 2999) {
+        const expected = sorted(reference(latest));
+        expect(sorted(parsed(store.render()))).toEqual(expected);
+        const zipped = gunzipSync(Buffer.concat(store.gzipParts())).toString("utf8");
+        expect(sorted(parsed(zipped))).toEqual(expected);
+      }
+    }
   });
 });
