@@ -8,11 +8,16 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { LEAN_V8_FLAGS } from "../src/cli/v8Flags.js";
 
 const BENCHES: Record<string, string[][]> = {
   simulator: [["simulator.js"]],
   metrics: [["metrics.js", "1000", "5000"]],
   logs: [["logs.js"]],
+};
+/** The log pipeline runs in the benchmark's own process: give it the V8 flags the daemon gives itself. */
+const DAEMON_FLAGS: Record<string, readonly string[]> = {
+  logs: process.env.SITEHOST_NODE_FLAGS === "off" ? [] : LEAN_V8_FLAGS,
 };
 
 const wanted = process.argv.slice(2);
@@ -26,8 +31,11 @@ for (const [name, runs] of Object.entries(BENCHES)) {
       failed = true;
       continue;
     }
-    console.log(`\n=== ${name}: node ${[file, ...args].join(" ")}`);
-    const r = spawnSync(process.execPath, [...process.execArgv, script, ...args], { stdio: "inherit" });
+    const flags = DAEMON_FLAGS[name] ?? [];
+    console.log(`\n=== ${name}: node ${[...flags, file, ...args].join(" ")}`);
+    const r = spawnSync(process.execPath, [...process.execArgv, ...flags, script, ...args], {
+      stdio: "inherit",
+    });
     if (r.status !== 0) failed = true;
   }
 }

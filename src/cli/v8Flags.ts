@@ -5,7 +5,7 @@
  * Why: V8 sizes its heap from the host's RAM, not from the container's limit. On a large host the
  * young generation alone reserves 128 MB and the old generation grows to three times the live set
  * before collecting; with these flags RSS stays close to the live set (docs/benchmarks.md: about
- * 190 MB instead of 520 MB at 5,000 sites).
+ * 170 MB instead of 490 MB at 5,000 sites).
  *
  * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line), when
  * SITEHOST_NODE_FLAGS=off, for short commands, and where execve is unavailable.
