@@ -12,6 +12,7 @@
  *   listings, security alerts and logs).
  */
 import { z } from "zod";
+import { parseBackupTimestamp } from "./times.js";
 
 const int = () => z.number().int();
 const num = () => z.number();
@@ -284,26 +285,6 @@ export const DomainSchema = z.object({
 export type Domain = z.infer<typeof DomainSchema>;
 
 // ---------------------------------------------------------------- backups
-
-/**
- * A backup listing time as Unix seconds: the spec's 'YYYY-MM-DD-HH-MM' (UTC), tolerating seconds and
- * the ISO / 'YYYY-MM-DD HH:MM:SS' forms other backup views use; zone-less times are UTC.
- */
-export function parseBackupTimestamp(text: string): number | undefined {
-  const m =
-    /^(\d{4})-(\d{2})-(\d{2})[-T ](\d{2})[-:](\d{2})(?:[-:](\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
-      text.trim(),
-    );
-  if (!m) return undefined;
-  const [y, mo, d, h, mi, sec] = m.slice(1, 7).map((v) => Number(v ?? 0)) as number[];
-  let ms = Date.UTC(y as number, (mo as number) - 1, d, h, mi, sec);
-  const zone = m[7];
-  if (zone && zone !== "Z") {
-    const z = /^([+-])(\d{2}):?(\d{2})$/.exec(zone) as RegExpExecArray;
-    ms -= (z[1] === "-" ? -1 : 1) * (Number(z[2]) * 60 + Number(z[3])) * 60_000;
-  }
-  return Number.isNaN(ms) || (mo as number) > 12 || (d as number) > 31 ? undefined : ms / 1000;
-}
 
 /** Combined listing entry; `timestamp` is 'YYYY-MM-DD-HH-MM' (UTC). */
 export const BackupEntrySchema = z.object({

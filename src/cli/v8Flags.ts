@@ -31,11 +31,9 @@ export function leanReexecArgs(
 ): string[] | undefined {
   if (env[APPLIED] || env.SITEHOST_NODE_FLAGS === "off") return undefined;
   if (!LONG_RUNNING.has(commandOf(argv))) return undefined;
-  // V8 reads --optimize_for_size and --optimize-for-size alike.
+  // V8 reads --optimize_for_size and --optimize-for-size alike: compare in the dashed form.
   const chosen = `${env.NODE_OPTIONS ?? ""} ${execArgv.join(" ")}`.replace(/_/g, "-");
-  const names = LEAN_V8_FLAGS.map((f) => f.split("=")[0] as string);
-  if (names.some((name) => chosen.includes(name) || chosen.includes(name.replace(/-/g, "_"))))
-    return undefined;
+  if (LEAN_V8_FLAGS.some((flag) => chosen.includes(flag.split("=")[0] as string))) return undefined;
   // The user's own execArgv after ours, so their settings win.
   return [...LEAN_V8_FLAGS, ...execArgv, ...argv.slice(1)];
 }

@@ -1,6 +1,5 @@
-import { parseBackupTimestamp, type BackupEntry } from "../api/schemas.js";
-
-export { parseBackupTimestamp };
+import type { BackupEntry } from "../api/schemas.js";
+import { parseBackupTimestamp } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 

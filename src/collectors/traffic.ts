@@ -1,4 +1,5 @@
 import type { MetricsResult } from "../api/schemas.js";
+import { isEpochMs } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 
@@ -15,9 +16,9 @@ const METRIC_NAMES: Record<string, string> = {
 
 type Period = Record<string, unknown> & { timestamp: number };
 
-/** Epoch seconds; a value too large to be seconds is read as milliseconds. */
+/** Epoch seconds, from seconds or milliseconds. */
 function seconds(value: number): number {
-  return value > 1e11 ? value / 1000 : value;
+  return isEpochMs(value) ? value / 1000 : value;
 }
 
 function periods(result: MetricsResult): Period[] {

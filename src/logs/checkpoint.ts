@@ -106,8 +106,11 @@ export class CorruptCheckpointError extends Error {
 
 /** A checkpoint written and fsynced beside the real file, not yet in force. */
 export interface PreparedCheckpoint {
-  /** Put it in force: one synchronous rename, so nothing else runs between an ack and this. */
-  commit(): void;
+  /**
+   * Put it in force: one synchronous rename, so nothing else runs between an ack and this. The
+   * returned promise is the directory's fsync (durability against power loss), which need not be awaited.
+   */
+  commit(): Promise<void>;
   /** The export it was prepared for failed: remove it. */
   discard(): Promise<void>;
 }
@@ -196,11 +199,11 @@ export class CheckpointStore {
     let done = false;
     return {
       commit: () => {
-        if (done) return;
+        if (done) return Promise.resolve();
         done = true;
         renameSync(tmp, file);
         // Durability of the rename itself (power loss, not a process kill): the directory's fsync.
-        void this.syncDir();
+        return this.syncDir();
       },
       discard: async () => {
         if (done) return;
@@ -211,8 +214,7 @@ export class CheckpointStore {
   }
 
   async save(checkpoint: Checkpoint): Promise<void> {
-    (await this.prepare(checkpoint)).commit();
-    await this.syncDir();
+    await (await this.prepare(checkpoint)).commit();
   }
 
   private async syncDir(): Promise<void> {

@@ -1,5 +1,6 @@
 /** Entry time and fingerprint: the basis of checkpoints and dedupe. */
 import { createHash } from "node:crypto";
+import { isEpochMs } from "../api/times.js";
 
 const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 
@@ -18,7 +19,7 @@ export function entryTimeMs(value: unknown): number | undefined {
     return Number.isNaN(t) ? undefined : t;
   } else return undefined;
   if (!Number.isFinite(n) || n <= 0) return undefined;
-  return n > 1e11 ? Math.round(n) : Math.round(n * 1000);
+  return isEpochMs(n) ? Math.round(n) : Math.round(n * 1000);
 }
 
 function canonical(value: unknown): string {

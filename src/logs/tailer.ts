@@ -396,7 +396,7 @@ export class Tailer {
         throw err;
       }
       // Nothing may run between the acknowledgement and this rename (no await): see checkpoint.ts.
-      prepared.commit();
+      void prepared.commit();
       this.hooks.delivered(this.site, this.stream, batch, this.current);
     }
   }

@@ -6,7 +6,8 @@ import type {
   UsageReportEntry,
 } from "../../../src/api/schemas.js";
 import type { SecurityAlertGroup } from "../../../src/api/types.js";
-import { collectBackups, parseBackupTimestamp } from "../../../src/collectors/backups.js";
+import { collectBackups } from "../../../src/collectors/backups.js";
+import { parseBackupTimestamp } from "../../../src/api/times.js";
 import { collectDomains } from "../../../src/collectors/domains.js";
 import { collectAccount, collectSite } from "../../../src/collectors/inventory.js";
 import { collectPerformance } from "../../../src/collectors/performance.js";
