@@ -26,7 +26,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { ApiClient, apiClientOptionsFromConfig } from "../src/api/client.js";
+import { apiClientOptionsFromConfig, createApiClient } from "../src/api/client.js";
 import type { Site } from "../src/api/schemas.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
@@ -111,7 +111,7 @@ async function setup(served: Served, startFrom: string, pollInterval: string, di
   });
   const registry = new Registry();
   const logger = pino({ level: "warn" });
-  const api = new ApiClient(apiClientOptionsFromConfig(config, registry, logger));
+  const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES);
   const env = {
     OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: served.otlp,

@@ -14,7 +14,7 @@ import cron from "node-cron";
 import { Agent, request } from "undici";
 import { gzipSync } from "node:zlib";
 import { stringify } from "yaml";
-import { REQUESTS_PER_SITE } from "../src/collectors/index.js";
+import { SITE_COLLECTORS } from "../src/collectors/index.js";
 import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
 import { startSimulator } from "../src/simulator/index.js";
 
@@ -162,7 +162,9 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   for (const name of COLLECTOR_NAMES) {
     const perRun = (routes[name] ?? []).reduce((a, t) => a + perRoute(t), 0) / sites;
     const minPerRun =
-      name === "inventory" ? (Math.ceil(sites / 100) + 1) / sites : (REQUESTS_PER_SITE[name] ?? 1);
+      name === "inventory"
+        ? (Math.ceil(sites / 100) + 1) / sites
+        : (SITE_COLLECTORS.find((c) => c.name === name)?.requestsPerSite ?? 1);
     const rph = runsPerHour(DEFAULT_SCHEDULES[name]);
     measuredPerHour += perRun * rph;
     minimumPerHour += minPerRun * rph;

@@ -93,7 +93,7 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
   };
   const api = new Proxy({}, { get: () => unusedApi }) as SitehostApi;
   return [
-    { title: "API client", rows: await read((r) => void apiSelfMetrics(r)) },
+    { title: "API client", rows: await read((r) => void apiSelfMetrics(r, () => 0)) },
     { title: "Collectors and discovery", rows: await read((r) => void collectorSelfMetrics(r)) },
     {
       title: "Log pipeline",

@@ -1,7 +1,7 @@
 /** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; and the log pipeline. */
 import type { Logger } from "pino";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { ApiClient, apiClientOptionsFromConfig } from "./api/client.js";
+import { apiClientOptionsFromConfig, createApiClient, type ApiClient } from "./api/client.js";
 import { ApiAuthError, ApiNetworkError } from "./api/errors.js";
 import type { Config } from "./config/schema.js";
 import { LogPipeline } from "./logs/pipeline.js";
@@ -54,7 +54,7 @@ interface Core {
 
 function createCore(config: Config, logger: Logger, onSites?: CollectorRunnerSites): Core {
   const registry = createRegistry();
-  const api = new ApiClient(apiClientOptionsFromConfig(config, registry, logger));
+  const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
   const runner = new CollectorRunner({ config, api, store, registry, logger, onSites });
   return { registry, api, store, runner };
@@ -120,7 +120,7 @@ export async function runOnce({
     const result = await runner.run("inventory");
     if (!runner.discovered) {
       // Re-run the discovery call once more to surface its error as one line.
-      const err = await api.listSites().then(
+      const err = await api.allSites().then(
         () => undefined,
         (e: unknown) => e,
       );

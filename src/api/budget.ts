@@ -1,9 +1,25 @@
 /**
- * One shared request budget for every collector and log tailer: a strict cap
- * on requests in flight, a requests-per-second token bucket, and a global gate
- * set by a 429's Retry-After before which nothing is sent.
+ * One request budget shared by every collector and log tailer: a strict cap on requests in flight, a
+ * requests-per-second token bucket, a gate set by a 429's Retry-After before which nothing is sent,
+ * and fair sharing between sources of work.
+ *
+ * Fair sharing is stride scheduling: each source (a collector, the log tailers, ...) has a weight,
+ * and when a request may go, the waiting source with the lowest "pass" is served and its pass grows
+ * by 1/weight. Sources therefore get the budget in proportion to their weights while they all wait,
+ * and a source with nothing waiting leaves its share to the others (no capacity is held back). A
+ * source that starts waiting again resumes at the current pass, so idling never saves up a burst, and
+ * every weight is at least a floor share of the total, so no source waits forever. Token requests
+ * (source `auth`) go first: every other request waits on them anyway.
  */
+import type { Clock } from "../util/time.js";
+import { systemClock } from "../util/time.js";
+
 export type Release = () => void;
+
+/** The source of token requests: served before any other. */
+export const AUTH_SOURCE = "auth";
+/** Every weight is at least this share of the sum of weights. */
+export const MIN_SHARE = 0.05;
 
 interface Waiter {
   grant: (release: Release) => void;
@@ -12,23 +28,35 @@ interface Waiter {
   onAbort?: () => void;
 }
 
+interface SourceState {
+  queue: Waiter[];
+  weight: number;
+  pass: number;
+  granted: number;
+}
+
 export class RequestBudget {
   private inFlight = 0;
   private tokens: number;
   private lastRefill: number;
   private gateUntil = 0;
-  private readonly queue: Waiter[] = [];
+  private readonly sources = new Map<string, SourceState>();
+  private queued = 0;
+  private virtualTime = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private closedWith: Error | undefined;
   private readonly burst: number;
+  private configuredWeights = new Map<string, number>();
 
   constructor(
     private readonly maxConcurrency: number,
-    private readonly ratePerSecond: number,
-    private readonly now: () => number = Date.now,
+    readonly ratePerSecond: number,
+    private readonly clock: Pick<Clock, "now"> = systemClock,
   ) {
     this.burst = Math.max(1, Math.min(ratePerSecond, maxConcurrency));
     this.tokens = this.burst;
-    this.lastRefill = this.now();
+    this.lastRefill = clock.now();
   }
 
   get active(): number {
@@ -36,7 +64,38 @@ export class RequestBudget {
   }
 
   get waiting(): number {
-    return this.queue.length;
+    return this.queued;
+  }
+
+  /** Requests waiting, by source. */
+  waitingBySource(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, s] of this.sources) if (s.queue.length > 0) out[name] = s.queue.length;
+    return out;
+  }
+
+  /** Requests granted so far, by source. */
+  grantedBySource(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, s] of this.sources) out[name] = s.granted;
+    return out;
+  }
+
+  /**
+   * Relative shares of the budget by source (for example each source's planned requests per second).
+   * Sources not named, and weights below the floor share, get the floor share.
+   */
+  setWeights(weights: Readonly<Record<string, number>>): void {
+    this.configuredWeights = new Map(Object.entries(weights).filter(([, w]) => Number.isFinite(w) && w > 0));
+    for (const [name, s] of this.sources) s.weight = this.weightOf(name);
+  }
+
+  private weightOf(source: string): number {
+    let total = 0;
+    for (const w of this.configuredWeights.values()) total += w;
+    if (total === 0) return 1;
+    const floor = total * MIN_SHARE;
+    return Math.max(this.configuredWeights.get(source) ?? 0, floor);
   }
 
   /** Nothing is granted before `until` (epoch ms). Extends, never shortens, the gate. */
@@ -49,21 +108,39 @@ export class RequestBudget {
     return this.gateUntil;
   }
 
-  acquire(signal?: AbortSignal): Promise<Release> {
+  /** Wait for a place for one request of `source`; the release function gives it back. */
+  acquire(source: string, signal?: AbortSignal): Promise<Release> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
     return new Promise<Release>((grant, reject) => {
       const waiter: Waiter = { grant, reject, signal };
+      const state = this.sourceState(source);
       if (signal) {
         waiter.onAbort = () => {
-          const i = this.queue.indexOf(waiter);
-          if (i >= 0) this.queue.splice(i, 1);
+          const i = state.queue.indexOf(waiter);
+          if (i >= 0) {
+            state.queue.splice(i, 1);
+            this.queued -= 1;
+          }
           reject(signal.reason ?? new Error("aborted"));
         };
         signal.addEventListener("abort", waiter.onAbort, { once: true });
       }
-      this.queue.push(waiter);
+      // A source that was idle resumes at the current virtual time: idling saves up no credit.
+      if (state.queue.length === 0) state.pass = Math.max(state.pass, this.virtualTime);
+      state.queue.push(waiter);
+      this.queued += 1;
       this.pump();
     });
+  }
+
+  private sourceState(source: string): SourceState {
+    let state = this.sources.get(source);
+    if (!state) {
+      state = { queue: [], weight: this.weightOf(source), pass: this.virtualTime, granted: 0 };
+      this.sources.set(source, state);
+    }
+    return state;
   }
 
   private refill(now: number): void {
@@ -74,14 +151,30 @@ export class RequestBudget {
     }
   }
 
+  /** The waiting source to serve next: auth first, then the lowest pass (ties: first created). */
+  private next(): SourceState | undefined {
+    const auth = this.sources.get(AUTH_SOURCE);
+    if (auth && auth.queue.length > 0) return auth;
+    let best: SourceState | undefined;
+    for (const s of this.sources.values()) {
+      if (s.queue.length > 0 && (best === undefined || s.pass < best.pass)) best = s;
+    }
+    return best;
+  }
+
   private pump(): void {
-    while (this.queue.length > 0) {
-      const now = this.now();
+    while (this.queued > 0) {
+      const now = this.clock.now();
       if (now < this.gateUntil) return this.schedule(this.gateUntil - now);
       if (this.inFlight >= this.maxConcurrency) return; // a release pumps again
       this.refill(now);
       if (this.tokens < 1) return this.schedule(((1 - this.tokens) * 1000) / this.ratePerSecond);
-      const waiter = this.queue.shift() as Waiter;
+      const source = this.next() as SourceState;
+      const waiter = source.queue.shift() as Waiter;
+      this.queued -= 1;
+      this.virtualTime = source.pass;
+      source.pass += 1 / source.weight;
+      source.granted += 1;
       this.tokens -= 1;
       this.inFlight += 1;
       if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
@@ -95,18 +188,32 @@ export class RequestBudget {
     }
   }
 
-  /** Rejects every waiter and stops the timer (shutdown). */
+  /** Rejects every waiter and every later acquire, and stops the timer (shutdown). */
   close(reason: Error = new Error("request budget closed")): void {
+    this.closedWith = reason;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const waiter of this.queue.splice(0)) waiter.reject(reason);
+    this.timerAt = Infinity;
+    for (const s of this.sources.values()) {
+      for (const waiter of s.queue.splice(0)) {
+        if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
+        waiter.reject(reason);
+      }
+    }
+    this.queued = 0;
   }
 
   private schedule(delayMs: number): void {
+    if (this.closedWith) return;
+    const at = this.clock.now() + Math.max(0, Math.ceil(delayMs));
+    // Keep an earlier wake-up: a later one would leave the queue waiting too long.
+    if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
     this.timer = setTimeout(
       () => {
         this.timer = undefined;
+        this.timerAt = Infinity;
         this.pump();
       },
       Math.max(0, Math.ceil(delayMs)),

@@ -115,21 +115,7 @@ export const SiteSchema = z.object({
 });
 export type Site = z.infer<typeof SiteSchema>;
 
-/** The single-site detail view adds a few fields; the daemon reads the same subset. */
-export const SiteDetailSchema = SiteSchema;
-
 // ---------------------------------------------------------------- statistics
-
-export const StatisticsPeriods = [
-  "today",
-  "yesterday",
-  "currentMonth",
-  "lastMonth",
-  "twoMonthsAgo",
-  "lastOneYear",
-  "lastTwoYears",
-] as const;
-export type StatisticsPeriod = (typeof StatisticsPeriods)[number];
 
 export const StatisticsSchema = z.object({
   id: int().optional(),
@@ -179,15 +165,24 @@ export const AuditNames = [
 ] as const;
 export type AuditName = (typeof AuditNames)[number];
 
+const auditScore = num().nullable().optional();
+const auditText = z.string().nullable().optional();
+// The spec says the numeric value is a string; accept a number too.
+const auditNumeric = z.union([z.string(), num()]).nullable().optional();
+
+/** Per audit: `<name>_score`, `<name>_display_value`, `<name>_numeric_value`, `<name>_numeric_unit`. */
+type AuditFieldShape = { [K in AuditName as `${K}_score`]: typeof auditScore } & {
+  [K in AuditName as `${K}_display_value` | `${K}_numeric_unit`]: typeof auditText;
+} & { [K in AuditName as `${K}_numeric_value`]: typeof auditNumeric };
+
 const auditFields = Object.fromEntries(
   AuditNames.flatMap((name) => [
-    [`${name}_score`, num().nullable().optional()],
-    [`${name}_display_value`, z.string().nullable().optional()],
-    // The spec says the numeric value is a string; accept a number too.
-    [`${name}_numeric_value`, z.union([z.string(), num()]).nullable().optional()],
-    [`${name}_numeric_unit`, z.string().nullable().optional()],
+    [`${name}_score`, auditScore],
+    [`${name}_display_value`, auditText],
+    [`${name}_numeric_value`, auditNumeric],
+    [`${name}_numeric_unit`, auditText],
   ]),
-) as Record<string, z.ZodType>;
+) as AuditFieldShape;
 
 export const StrategyReportSchema = z.object({
   created_at: z.string().nullable().optional(),
@@ -344,6 +339,120 @@ export const ServerLogEntrySchema = z.object({
 });
 export type ServerLogEntry = z.infer<typeof ServerLogEntrySchema>;
 
-export type LogStream = "php" | "server";
-export const LogStreams: readonly LogStream[] = ["php", "server"];
+/** The scroll-paged log streams (PHP and web server). */
+export type ScrollStream = "php" | "server";
 export type LogEntry = PhpLogEntry | ServerLogEntry;
+/** Every log stream the exporter can tail: the two scroll-paged ones and the activity log. */
+export type LogStream = ScrollStream | "activity";
+
+// ---------------------------------------------------------------- activity log
+
+/** One activity log entry (account or site): who did what, from where. */
+export const ActivityEntrySchema = z.object({
+  id: z.union([int(), z.string().min(1)]),
+  timestamp: LogTimestampSchema,
+  accountEmail: z.string().nullable().optional(),
+  ipAddress: z.string().nullable().optional(),
+  userAgent: z.string().nullable().optional(),
+  name: z.string().min(1),
+  description: z.string().nullable().optional(),
+  source: z.string().nullable().optional(),
+  message: z.string().nullable().optional(),
+});
+export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
+
+// ---------------------------------------------------------------- on-demand backups and restores
+
+/** Epoch seconds, as most on-demand backup times are; tolerated as ISO text too. */
+const EpochOrText = z.union([num(), z.string()]);
+
+export const OndemandBackupSchema = z.object({
+  id: z.string().nullable().optional(),
+  requestId: int().optional(),
+  siteId: int().optional(),
+  completed: EpochOrText.nullable().optional(),
+  status: z.string().min(1),
+  type: z.string().min(1),
+  bytes: z.union([z.string(), num()]).nullable().optional(),
+  requested: EpochOrText.nullable().optional(),
+  backupTimestamp: z.string().nullable().optional(),
+  createdBy: z.string().nullable().optional(),
+  removedIn: z.string().nullable().optional(),
+  deleteAt: EpochOrText.nullable().optional(),
+});
+export type OndemandBackup = z.infer<typeof OndemandBackupSchema>;
+
+export const RestoreSchema = z.object({
+  id: z.union([int(), z.string()]),
+  status: z.string().min(1),
+  logMessages: z.array(z.string()).nullable().optional(),
+  filesystemId: z.union([z.string(), int()]).nullable().optional(),
+  databaseId: z.union([z.string(), int()]).nullable().optional(),
+  fromSiteId: int().nullable().optional(),
+  error: z.string().nullable().optional(),
+  created: EpochOrText,
+  updated: EpochOrText.nullable().optional(),
+  completedAt: EpochOrText.nullable().optional(),
+  failedAt: EpochOrText.nullable().optional(),
+});
+export type Restore = z.infer<typeof RestoreSchema>;
+
+// ---------------------------------------------------------------- git
+
+export const GitDeploySchema = z.object({
+  id: z.union([int(), z.string()]),
+  created: EpochOrText,
+  after: z.string().nullable().optional(),
+  before: z.string().nullable().optional(),
+  branch: z.string().nullable().optional(),
+  email: z.string().nullable().optional(),
+  message: z.string().nullable().optional(),
+  name: z.string().nullable().optional(),
+  repository: z.string().nullable().optional(),
+  state: z.string().min(1),
+});
+export type GitDeploy = z.infer<typeof GitDeploySchema>;
+
+// ---------------------------------------------------------------- DNS and certificates
+
+export const ZoneSchema = z.object({
+  id: int(),
+  name: z.string().min(1),
+  created: z.string().nullable().optional(),
+});
+export type Zone = z.infer<typeof ZoneSchema>;
+
+/** A zone with its records: the zone is checked whole, the records one by one. */
+export const ZoneWithRecordsSchema = ZoneSchema.extend({
+  updated: z.string().nullable().optional(),
+  records: z.array(z.unknown()).nullable(),
+});
+
+export const DnsRecordSchema = z.object({
+  id: int(),
+  zoneId: int().optional(),
+  primary: z.boolean().optional(),
+  type: z.string().min(1),
+  name: z.string(),
+  value: z.string().nullable().optional(),
+  ttl: int().nullable().optional(),
+  siteId: int().nullable().optional(),
+  created: z.string().nullable().optional(),
+});
+export type DnsRecord = z.infer<typeof DnsRecordSchema>;
+
+/** SSL details of an A record. `broken_record` arrives as a boolean; 0/1 are read too. */
+export const SslDetailsSchema = z.object({
+  force_ssl: z.union([z.boolean(), num()]).nullable().optional(),
+  acme_certificate_id: z.union([int(), z.string()]).nullable().optional(),
+  validation_expiration: EpochOrText.nullable().optional(),
+  authz_uri: z.string().nullable().optional(),
+  options: z.array(z.string()).nullable().optional(),
+  certificate_expiration_date: EpochOrText.nullable().optional(),
+  broken_record: z
+    .union([z.boolean(), z.literal(0), z.literal(1)])
+    .nullable()
+    .optional(),
+  broken_check: z.unknown().optional(),
+});
+export type SslDetails = z.infer<typeof SslDetailsSchema>;

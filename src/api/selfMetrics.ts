@@ -5,12 +5,15 @@ export interface ApiSelfMetrics {
   requests: Counter<"endpoint" | "code">;
   duration: Histogram<"endpoint">;
   retries: Counter<"endpoint" | "reason">;
+  failures: Counter<"endpoint" | "reason">;
   tokenRequests: Counter<"result">;
   invalidRecords: Counter<"endpoint">;
+  retryAfterCapped: Counter<"endpoint">;
   inFlight: Gauge;
+  pausedUntil: Gauge;
 }
 
-export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
+export function apiSelfMetrics(registry: Registry, pausedUntilMs: () => number): ApiSelfMetrics {
   const registers = [registry];
   return {
     requests: getOrCreate(
@@ -19,7 +22,7 @@ export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
       () =>
         new Counter({
           name: "sitehost_exporter_api_requests_total",
-          help: "Requests sent to the platform API, by route template and HTTP status (or network_error).",
+          help: "Requests sent to the platform API, by route template and HTTP status (or network_error, timeout, too_large).",
           labelNames: ["endpoint", "code"] as const,
           registers,
         }),
@@ -42,7 +45,18 @@ export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
       () =>
         new Counter({
           name: "sitehost_exporter_api_retries_total",
-          help: "Platform API requests retried, by route template and reason (network, server_error, rate_limited, auth).",
+          help: "Platform API requests retried, by route template and reason (network, timeout, server_error, rate_limited, auth).",
+          labelNames: ["endpoint", "reason"] as const,
+          registers,
+        }),
+    ),
+    failures: getOrCreate(
+      registry,
+      "sitehost_exporter_api_request_failures_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_api_request_failures_total",
+          help: "Platform API calls that failed after their retries, by route template and reason (auth, rate_limited, http, network, timeout, too_large, schema).",
           labelNames: ["endpoint", "reason"] as const,
           registers,
         }),
@@ -53,7 +67,7 @@ export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
       () =>
         new Counter({
           name: "sitehost_exporter_auth_token_requests_total",
-          help: "Client-credentials token requests, by result (success, failure).",
+          help: "Client-credentials token requests, by result (success; failure: refused credentials, an unusable answer, or no answer).",
           labelNames: ["result"] as const,
           registers,
         }),
@@ -69,6 +83,17 @@ export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
           registers,
         }),
     ),
+    retryAfterCapped: getOrCreate(
+      registry,
+      "sitehost_exporter_api_retry_after_capped_total",
+      () =>
+        new Counter({
+          name: "sitehost_exporter_api_retry_after_capped_total",
+          help: "429 answers whose Retry-After was longer than api.maxRetryAfter and was cut to it, by route template.",
+          labelNames: ["endpoint"] as const,
+          registers,
+        }),
+    ),
     inFlight: getOrCreate(
       registry,
       "sitehost_exporter_api_in_flight_requests",
@@ -77,6 +102,20 @@ export function apiSelfMetrics(registry: Registry): ApiSelfMetrics {
           name: "sitehost_exporter_api_in_flight_requests",
           help: "Platform API requests currently in flight (capped by api.maxConcurrency).",
           registers,
+        }),
+    ),
+    pausedUntil: getOrCreate(
+      registry,
+      "sitehost_exporter_api_paused_until_timestamp_seconds",
+      () =>
+        new Gauge({
+          name: "sitehost_exporter_api_paused_until_timestamp_seconds",
+          help: "While a 429's Retry-After holds every API request: when the pause ends, Unix seconds; 0 when not paused.",
+          registers,
+          collect() {
+            const until = pausedUntilMs();
+            this.set(until > Date.now() ? until / 1000 : 0);
+          },
         }),
     ),
   };

@@ -1,9 +1,27 @@
-import { ApiAuthError } from "./errors.js";
+/**
+ * The client-credentials token: cached, refreshed before it expires (the refresh margin, or half its
+ * lifetime for short-lived tokens), one request in flight shared by every caller.
+ *
+ * A token answer that cannot be used (not JSON, no access_token, an expires_in that is missing, zero,
+ * negative or shorter than MIN_TOKEN_LIFETIME_S) is a failure, like refused credentials. After a
+ * failure, callers get that failure without a new request until a cool-down passes (growing with
+ * consecutive failures), so a platform that keeps answering nonsense cannot drive a request loop.
+ */
+import { backoffMs, type Clock, systemClock } from "../util/time.js";
+import { ApiAuthError, SitehostApiError } from "./errors.js";
 import { TokenResponseSchema } from "./schemas.js";
 
-export interface TokenFetchResult {
+/** Shorter-lived tokens are refused: refreshing at half their lifetime would be a request loop. */
+export const MIN_TOKEN_LIFETIME_S = 10;
+/** Cool-down after a failed token request: doubling from this ... */
+const FAILURE_COOLDOWN_BASE_MS = 5_000;
+/** ... up to this. */
+const FAILURE_COOLDOWN_CAP_MS = 300_000;
+
+export interface TokenAnswer {
   status: number;
-  body: unknown;
+  /** The body as text. */
+  body: string;
 }
 
 interface Token {
@@ -13,30 +31,30 @@ interface Token {
   expiresAt: number;
 }
 
-/**
- * Client-credentials token: cached, refreshed before expiry (refresh margin, or
- * half-life for short-lived tokens), one request in flight shared by every caller.
- */
 export class TokenManager {
   private token: Token | undefined;
   private inFlight: Promise<Token> | undefined;
+  private failure: { error: Error; until: number } | undefined;
+  private consecutiveFailures = 0;
 
   constructor(
-    private readonly fetchToken: () => Promise<TokenFetchResult>,
+    /** One token request (with the client's retries); throws a SitehostApiError when there is no answer. */
+    private readonly fetchToken: () => Promise<TokenAnswer>,
     private readonly refreshMarginMs: number,
-    private readonly now: () => number = Date.now,
+    private readonly onResult: (result: "success" | "failure") => void = () => undefined,
+    private readonly clock: Pick<Clock, "now"> = systemClock,
   ) {}
 
   /** A token usable now; never one past its usable window. */
   async get(): Promise<string> {
     const current = this.token;
-    if (current && this.now() < current.usableUntil) return current.value;
+    if (current && this.clock.now() < current.usableUntil) return current.value;
     return (await this.refresh()).value;
   }
 
   /** Whether `value` is still the cached token and usable now (checked right before sending). */
   isUsable(value: string): boolean {
-    return this.token?.value === value && this.now() < this.token.usableUntil;
+    return this.token?.value === value && this.clock.now() < this.token.usableUntil;
   }
 
   /** Forget `value` after a 401, unless a newer token already replaced it. */
@@ -49,17 +67,37 @@ export class TokenManager {
   }
 
   private refresh(): Promise<Token> {
-    if (!this.inFlight) {
-      this.inFlight = this.request().finally(() => {
-        this.inFlight = undefined;
-      });
-    }
+    if (this.inFlight) return this.inFlight;
+    if (this.failure && this.clock.now() < this.failure.until) return Promise.reject(this.failure.error);
+    this.inFlight = this.request().finally(() => {
+      this.inFlight = undefined;
+    });
     return this.inFlight;
   }
 
   private async request(): Promise<Token> {
-    const startedAt = this.now();
-    const { status, body } = await this.fetchToken();
+    const startedAt = this.clock.now();
+    try {
+      const token = this.parse(await this.fetchToken(), startedAt);
+      this.token = token;
+      this.failure = undefined;
+      this.consecutiveFailures = 0;
+      this.onResult("success");
+      return token;
+    } catch (err) {
+      this.onResult("failure");
+      const error = err instanceof Error ? err : new Error(String(err));
+      const cooldown = backoffMs(this.consecutiveFailures++, {
+        baseMs: FAILURE_COOLDOWN_BASE_MS,
+        capMs: FAILURE_COOLDOWN_CAP_MS,
+      });
+      this.failure = { error, until: this.clock.now() + cooldown };
+      throw error;
+    }
+  }
+
+  private parse(answer: TokenAnswer, startedAt: number): Token {
+    const { status } = answer;
     if (status === 400 || status === 401 || status === 403) {
       throw new ApiAuthError(
         `/auth/token: the platform rejected the client credentials (HTTP ${status})`,
@@ -67,21 +105,33 @@ export class TokenManager {
       );
     }
     if (status < 200 || status >= 300) {
-      throw new ApiAuthError(`/auth/token: token request failed (HTTP ${status})`, "/auth/token");
+      throw new SitehostApiError(`/auth/token: token request failed (HTTP ${status})`, "/auth/token");
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(answer.body);
+    } catch {
+      throw new ApiAuthError("/auth/token: the token answer is not JSON", "/auth/token");
     }
     const parsed = TokenResponseSchema.safeParse(body);
     if (!parsed.success) {
       throw new ApiAuthError(
-        "/auth/token: the token response has no access_token or expires_in",
+        "/auth/token: the token answer has no usable access_token and expires_in",
         "/auth/token",
       );
     }
-    const lifetimeMs = parsed.data.expires_in * 1000;
+    const lifetimeS = parsed.data.expires_in;
+    if (lifetimeS < MIN_TOKEN_LIFETIME_S) {
+      throw new ApiAuthError(
+        `/auth/token: the token answer's expires_in (${lifetimeS} s) is shorter than the ${MIN_TOKEN_LIFETIME_S} s a token must last to be used`,
+        "/auth/token",
+      );
+    }
+    const lifetimeMs = lifetimeS * 1000;
     // Short-lived tokens: refresh at half-life so the margin never eats the whole lifetime.
     const margin = Math.min(this.refreshMarginMs, lifetimeMs / 2);
     // Counted from before the request was sent, so network time only makes us more careful.
     const expiresAt = startedAt + lifetimeMs;
-    this.token = { value: parsed.data.access_token, expiresAt, usableUntil: expiresAt - margin };
-    return this.token;
+    return { value: parsed.data.access_token, expiresAt, usableUntil: expiresAt - margin };
   }
 }

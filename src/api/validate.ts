@@ -1,11 +1,18 @@
+/**
+ * Record-by-record validation: one record that does not fit its schema is skipped and counted, never
+ * the whole response. Long lists are validated in slices with a turn of the event loop between them,
+ * so a response of a hundred thousand records cannot hold up a scrape of /metrics.
+ */
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { z } from "zod";
 import { valueAt } from "../config/path.js";
 import { abbreviate } from "./errors.js";
+import type { Redact } from "./redact.js";
 import type { RejectedRecord } from "./types.js";
 
-/** Removes known secrets (client secret, tokens) from text; identity when none are known. */
-export type Redact = (text: string) => string;
 const keep: Redact = (text) => text;
+/** Records validated between two turns of the event loop. */
+const SLICE = 500;
 
 /** The offending value as short text: redacted BEFORE abbreviating, so no piece of a secret survives. */
 function preview(value: unknown, redact: Redact): string {
@@ -35,19 +42,38 @@ export function describeIssue(
   };
 }
 
-/** Validate list records one by one: good ones returned, bad ones reported. */
-export function validateRecords<T>(
+export interface Validated<T> {
+  items: T[];
+  /** How many records were skipped. */
+  rejected: number;
+  /** The first skipped record: where and why. */
+  firstRejected?: RejectedRecord;
+}
+
+/** Validate list records one by one: good ones returned, bad ones counted (the first one described). */
+export async function validateRecords<T>(
   schema: z.ZodType<T>,
   records: readonly unknown[],
   endpoint: string,
   redact: Redact = keep,
-): { items: T[]; rejected: RejectedRecord[] } {
+  fieldPrefix = "",
+): Promise<Validated<T>> {
   const items: T[] = [];
-  const rejected: RejectedRecord[] = [];
-  records.forEach((record, index) => {
+  let rejected = 0;
+  let firstRejected: RejectedRecord | undefined;
+  for (let index = 0; index < records.length; index++) {
+    if (index > 0 && index % SLICE === 0) await yieldToEventLoop();
+    const record = records[index];
     const result = schema.safeParse(record);
-    if (result.success) items.push(result.data);
-    else rejected.push({ endpoint, ...describeIssue(result.error, record, `[${index}]`, redact) });
-  });
-  return { items, rejected };
+    if (result.success) {
+      items.push(result.data);
+      continue;
+    }
+    rejected += 1;
+    firstRejected ??= {
+      endpoint,
+      ...describeIssue(result.error, record, `${fieldPrefix}[${index}]`, redact),
+    };
+  }
+  return firstRejected ? { items, rejected, firstRejected } : { items, rejected };
 }

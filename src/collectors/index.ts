@@ -1,6 +1,7 @@
 /**
- * The per-site collectors: `fetch` asks the API client (HTTP lives there),
- * `collect` is a pure function from the validated response to samples.
+ * The per-site collectors: `fetch` asks the API client (HTTP lives there), `collect` is a pure
+ * function from the validated response to samples, and `requestsPerSite` says what one run costs per
+ * site (the request budget is planned from it).
  */
 import type {
   BackupEntry,
@@ -11,19 +12,21 @@ import type {
   Statistics,
   UsageReportEntry,
 } from "../api/schemas.js";
-import type { SecurityAlertGroup, SitehostApi } from "../api/types.js";
+import type { SitehostApi } from "../api/types.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
 import { collectBackups } from "./backups.js";
 import { collectDomains } from "./domains.js";
 import { collectPerformance } from "./performance.js";
-import { collectSecurity } from "./security.js";
+import { collectSecurity, type SecurityAlertGroup } from "./security.js";
 import { collectStatistics } from "./statistics.js";
 import { collectTraffic, TRAFFIC_QUERY } from "./traffic.js";
 import { collectUsage } from "./usage.js";
 
 export interface SiteCollector<Input = unknown> {
   name: Exclude<CollectorName, "inventory">;
+  /** API requests one run makes per site. */
+  requestsPerSite: number;
   fetch(api: SitehostApi, site: Site, signal?: AbortSignal): Promise<Input>;
   collect(site: Site, input: Input, nowMs: number): Sample[];
 }
@@ -33,30 +36,38 @@ const define = <I>(c: SiteCollector<I>): SiteCollector<unknown> => c as unknown 
 export const SITE_COLLECTORS: readonly SiteCollector[] = [
   define<MetricsResult>({
     name: "traffic",
-    fetch: (api, site, signal) => api.getTrafficMetrics(site.id, TRAFFIC_QUERY, { signal }),
+    requestsPerSite: 1,
+    fetch: (api, site, signal) =>
+      api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal, source: "traffic" }),
     collect: (site, input) => collectTraffic(site, input),
   }),
   define<Statistics>({
     name: "statistics",
-    fetch: (api, site, signal) => api.getStatistics(site.id, { signal }),
+    requestsPerSite: 1,
+    fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal, source: "statistics" }),
     collect: (site, input) => collectStatistics(site, input),
   }),
   define<UsageReportEntry[]>({
     name: "usage",
-    fetch: async (api, site, signal) => (await api.getUsageReport(site.id, { signal })).items,
+    requestsPerSite: 1,
+    fetch: async (api, site, signal) =>
+      (await api.usageReport({ id: site.id }, { signal, source: "usage" })).items,
     collect: (site, input) => collectUsage(site, input),
   }),
   define<PerformanceReport>({
     name: "performance",
-    fetch: (api, site, signal) => api.getLatestPerformanceReport(site.id, { signal }),
+    requestsPerSite: 1,
+    fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal, source: "performance" }),
     collect: (site, input) => collectPerformance(site, input),
   }),
   define<{ plugins: SecurityAlertGroup[]; themes: SecurityAlertGroup[] }>({
     name: "security",
+    requestsPerSite: 2,
     fetch: async (api, site, signal) => {
+      const opts = { signal, source: "security" };
       const [plugins, themes] = await Promise.all([
-        api.getSecurityAlerts(site.id, "plugins", { signal }),
-        api.getSecurityAlerts(site.id, "themes", { signal }),
+        api.pluginAlerts({ id: site.id }, opts),
+        api.themeAlerts({ id: site.id }, opts),
       ]);
       return { plugins: plugins.items, themes: themes.items };
     },
@@ -67,23 +78,16 @@ export const SITE_COLLECTORS: readonly SiteCollector[] = [
   }),
   define<Domain[]>({
     name: "domains",
-    fetch: async (api, site, signal) => (await api.getDomains(site.id, { signal })).items,
+    requestsPerSite: 1,
+    fetch: async (api, site, signal) =>
+      (await api.domains({ id: site.id }, { signal, source: "domains" })).items,
     collect: (site, input) => collectDomains(site, input),
   }),
   define<BackupEntry[]>({
     name: "backups",
-    fetch: async (api, site, signal) => (await api.getBackups(site.id, { signal })).items,
+    requestsPerSite: 1,
+    fetch: async (api, site, signal) =>
+      (await api.backups({ id: site.id }, { signal, source: "backups" })).items,
     collect: (site, input) => collectBackups(site, input),
   }),
 ];
-
-/** API requests one run of a collector makes per site (for the request-budget docs and benchmark). */
-export const REQUESTS_PER_SITE: Record<string, number> = {
-  traffic: 1,
-  statistics: 1,
-  usage: 1,
-  performance: 1,
-  security: 2,
-  domains: 1,
-  backups: 1,
-};

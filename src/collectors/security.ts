@@ -1,4 +1,7 @@
-import type { SecurityAlertGroup } from "../api/types.js";
+import type { SecurityAlertItem } from "../api/schemas.js";
+import type { Grouped } from "../api/types.js";
+
+export type SecurityAlertGroup = Grouped<SecurityAlertItem>;
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 

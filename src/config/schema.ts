@@ -6,6 +6,7 @@
 import cron from "node-cron";
 import { z } from "zod";
 import { parseDuration } from "./duration.js";
+import { parseByteSize } from "./size.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
@@ -52,6 +53,15 @@ const durationString = (_path: string) =>
       });
     }
   });
+
+const byteSizeValue = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
+  if (parseByteSize(value) === undefined) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is not a size such as 32MiB, 512KiB or a number of bytes`,
+    });
+  }
+});
 
 const cronString = z.string().superRefine((value, ctx) => {
   if (!cron.validate(value)) {
@@ -131,6 +141,10 @@ export const ConfigSchema = z.strictObject({
       maxRetries: z.number().int().min(0).max(20).default(4),
       /** Refresh the token this long before it expires. */
       tokenRefreshMargin: durationString("api.tokenRefreshMargin").default("5m"),
+      /** Largest response body read; a larger one fails the request (a log page is well under 1 MiB). */
+      maxResponseSize: byteSizeValue.default("32MiB"),
+      /** Longest Retry-After honoured; a longer one is cut to this. */
+      maxRetryAfter: durationString("api.maxRetryAfter").default("5m"),
     })
     .prefault({}),
   sites: z
@@ -163,10 +177,12 @@ export const ConfigSchema = z.strictObject({
       /** false: read and count (log-derived metrics) without shipping over OTLP. */
       ship: z.boolean().default(true),
       streams: z
-        .array(z.enum(["php", "server"]))
+        .array(z.enum(["php", "server", "activity"]))
         .min(1)
-        .default(["php", "server"]),
+        .default(["php", "server", "activity"]),
       pollInterval: durationString("logs.pollInterval").default("30s"),
+      /** An idle stream's poll interval doubles from pollInterval up to this. */
+      maxPollInterval: durationString("logs.maxPollInterval").default("5m"),
       startFrom: startFrom.default("now"),
       checkpointDir: z.string().min(1).default("./checkpoints"),
       /** Entries this close to the high-water mark are remembered by fingerprint. */

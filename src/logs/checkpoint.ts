@@ -15,7 +15,7 @@ import { renameSync } from "node:fs";
 import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
-import type { LogStream } from "../api/schemas.js";
+import type { ScrollStream } from "../api/schemas.js";
 
 export const CHECKPOINT_VERSION = 1;
 
@@ -125,7 +125,7 @@ export class CheckpointStore {
 
   constructor(private readonly dir: string) {}
 
-  fileFor(siteId: number, stream: LogStream): string {
+  fileFor(siteId: number, stream: ScrollStream): string {
     return join(this.dir, `site-${siteId}-${stream}.json`);
   }
 
@@ -138,7 +138,7 @@ export class CheckpointStore {
   }
 
   /** undefined when there is no checkpoint yet; throws CorruptCheckpointError when it cannot be trusted. */
-  async load(siteId: number, stream: LogStream): Promise<Checkpoint | undefined> {
+  async load(siteId: number, stream: ScrollStream): Promise<Checkpoint | undefined> {
     const file = this.fileFor(siteId, stream);
     let text: string;
     try {
@@ -231,17 +231,17 @@ export class CheckpointStore {
   }
 
   /** The stream's tailer stopped: let go of its write buffer (the file stays). */
-  release(siteId: number, stream: LogStream): void {
+  release(siteId: number, stream: ScrollStream): void {
     this.scratch.delete(this.fileFor(siteId, stream));
   }
 
-  async remove(siteId: number, stream: LogStream): Promise<void> {
+  async remove(siteId: number, stream: ScrollStream): Promise<void> {
     this.release(siteId, stream);
     await unlink(this.fileFor(siteId, stream)).catch(() => undefined);
   }
 }
 
-export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number): Checkpoint {
+export function newCheckpoint(siteId: number, stream: ScrollStream, floorMs: number): Checkpoint {
   return {
     version: CHECKPOINT_VERSION,
     siteId,

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { Counter, Gauge, type Registry } from "prom-client";
-import type { LogStream, PhpLogEntry, ServerLogEntry, Site } from "../api/schemas.js";
+import type { ScrollStream, PhpLogEntry, ServerLogEntry, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs, parseDuration } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
@@ -192,6 +192,7 @@ export class LogPipeline {
     const wanted = new Set<string>();
     for (const site of sites) {
       for (const stream of this.deps.config.logs.streams) {
+        if (stream === "activity") continue;
         const key = `${site.id}/${stream}`;
         wanted.add(key);
         if (!this.tailers.has(key)) this.spawn({ id: site.id, name: site.name }, stream);
@@ -208,7 +209,7 @@ export class LogPipeline {
     }
   }
 
-  private spawn(site: SiteIdentity, stream: LogStream): void {
+  private spawn(site: SiteIdentity, stream: ScrollStream): void {
     const tailer = new Tailer(
       site,
       stream,
@@ -271,7 +272,7 @@ export class LogPipeline {
     }
   }
 
-  private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
+  private updateLag(site: SiteIdentity, stream: ScrollStream, cp: Checkpoint): void {
     if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
       this.metrics.lag.set(
         { site_id: String(site.id), site: site.name, stream },
@@ -350,7 +351,7 @@ export class LogPipeline {
     },
   };
 
-  private map(site: SiteIdentity, stream: LogStream, r: PendingRecord) {
+  private map(site: SiteIdentity, stream: ScrollStream, r: PendingRecord) {
     const mapped =
       stream === "server"
         ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
@@ -362,7 +363,7 @@ export class LogPipeline {
     return mapped;
   }
 
-  private publishCounts(site: SiteIdentity, stream: LogStream, counts: Record<string, number>): void {
+  private publishCounts(site: SiteIdentity, stream: ScrollStream, counts: Record<string, number>): void {
     const store = this.deps.store;
     if (!store) return;
     let entry = this.counts.get(site.id);

@@ -9,7 +9,7 @@
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import type { LogEntry, LogStream, PhpLogEntry, ServerLogEntry } from "../api/schemas.js";
+import type { LogEntry, ScrollStream, PhpLogEntry, ServerLogEntry } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import {
   CorruptCheckpointError,
@@ -34,14 +34,19 @@ export interface PendingRecord {
 
 export interface TailerHooks {
   /** Ship one batch; resolves only once acknowledged (or immediately when shipping is off). */
-  ship(site: SiteIdentity, stream: LogStream, records: PendingRecord[], signal: AbortSignal): Promise<void>;
+  ship(
+    site: SiteIdentity,
+    stream: ScrollStream,
+    records: PendingRecord[],
+    signal: AbortSignal,
+  ): Promise<void>;
   /** After the checkpoint advanced (counts included): metrics and log-derived counters. */
-  delivered(site: SiteIdentity, stream: LogStream, records: PendingRecord[], checkpoint: Checkpoint): void;
-  deduplicated(stream: LogStream, n: number): void;
-  malformed(stream: LogStream, n: number): void;
-  gap(site: SiteIdentity, stream: LogStream, fromMs: number, toMs: number): void;
-  checkpointError(site: SiteIdentity, stream: LogStream, err: CorruptCheckpointError): void;
-  cycleFailed(site: SiteIdentity, stream: LogStream, err: unknown): void;
+  delivered(site: SiteIdentity, stream: ScrollStream, records: PendingRecord[], checkpoint: Checkpoint): void;
+  deduplicated(stream: ScrollStream, n: number): void;
+  malformed(stream: ScrollStream, n: number): void;
+  gap(site: SiteIdentity, stream: ScrollStream, fromMs: number, toMs: number): void;
+  checkpointError(site: SiteIdentity, stream: ScrollStream, err: CorruptCheckpointError): void;
+  cycleFailed(site: SiteIdentity, stream: ScrollStream, err: unknown): void;
   /** True while the collector refuses exports: tailers stop fetching. */
   collectorDown(): boolean;
 }
@@ -187,7 +192,7 @@ export class Tailer {
 
   constructor(
     readonly site: SiteIdentity,
-    readonly stream: LogStream,
+    readonly stream: ScrollStream,
     private readonly api: SitehostApi,
     private readonly checkpoints: CheckpointStore,
     private readonly hooks: TailerHooks,
@@ -287,7 +292,10 @@ export class Tailer {
         }
         let page;
         try {
-          page = await this.api.getLogPage(this.site.id, this.stream, scrollId, { signal });
+          page = await (this.stream === "php" ? this.api.phpLogs : this.api.serverLogs)(
+            { id: this.site.id, scrollId },
+            { signal, source: "logs" },
+          );
         } catch (err) {
           if (!continuing || signal.aborted) throw err;
           // The held scroll expired: start over from the checkpoint with a fresh scroll.
@@ -295,7 +303,7 @@ export class Tailer {
           continue;
         }
         pages += 1;
-        if (page.rejected.length > 0) this.hooks.malformed(this.stream, page.rejected.length);
+        if (page.rejected > 0) this.hooks.malformed(this.stream, page.rejected);
         if (page.rawCount === 0) {
           if (continuing && heldAtEnd && !this.cursorGrows) {
             // Nothing new on a held scroll that never grew: it may be a snapshot, so look afresh.
@@ -306,11 +314,11 @@ export class Tailer {
           if (scrollId && (continuing || order === "oldest-first")) hold = scrollId;
           break;
         }
-        if (continuing && heldAtEnd && page.entries.length > 0) this.cursorGrows = true;
+        if (continuing && heldAtEnd && page.items.length > 0) this.cursorGrows = true;
         const kept: PendingRecord[] = [];
         let pageOldest = Infinity;
         let dedup = 0;
-        for (const entry of page.entries) {
+        for (const entry of page.items) {
           const t = entryTimeMs(entry.timestamp);
           if (t === undefined) {
             this.hooks.malformed(this.stream, 1);
@@ -402,10 +410,10 @@ export class Tailer {
   }
 }
 
-export function isServerEntry(stream: LogStream, _entry: LogEntry): _entry is ServerLogEntry {
+export function isServerEntry(stream: ScrollStream, _entry: LogEntry): _entry is ServerLogEntry {
   return stream === "server";
 }
 
-export function isPhpEntry(stream: LogStream, _entry: LogEntry): _entry is PhpLogEntry {
+export function isPhpEntry(stream: ScrollStream, _entry: LogEntry): _entry is PhpLogEntry {
   return stream === "php";
 }

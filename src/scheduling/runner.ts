@@ -5,13 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import {
-  ApiAuthError,
-  ApiHttpError,
-  ApiNetworkError,
-  ApiRateLimitedError,
-  ApiSchemaError,
-} from "../api/errors.js";
+import { ApiHttpError, errorReason } from "../api/errors.js";
 import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { collectAccount, collectSite } from "../collectors/inventory.js";
@@ -41,15 +35,6 @@ export interface RunnerDeps {
   /** Called with the selected sites after every discovery and when a site is found gone. */
   onSites?: (sites: readonly Site[]) => void;
   now?: () => number;
-}
-
-export function errorReason(err: unknown): string {
-  if (err instanceof ApiAuthError) return "auth";
-  if (err instanceof ApiRateLimitedError) return "rate_limited";
-  if (err instanceof ApiHttpError) return `http_${err.status}`;
-  if (err instanceof ApiNetworkError) return "network";
-  if (err instanceof ApiSchemaError) return "schema";
-  return "other";
 }
 
 export class CollectorRunner {
@@ -157,8 +142,8 @@ export class CollectorRunner {
     let account;
     try {
       [listed, account] = await Promise.all([
-        this.deps.api.listSites({ signal }),
-        this.deps.api.getAccount({ signal }).catch((err: unknown) => {
+        this.deps.api.allSites({ signal, source: "inventory" }),
+        this.deps.api.account(undefined, { signal, source: "inventory" }).catch((err: unknown) => {
           // The account view is nice to have; discovery stands without it.
           this.metrics.siteErrors.inc({ collector: "inventory", reason: errorReason(err) });
           this.log.warn({ err: (err as Error).message }, "could not read the account");
@@ -188,7 +173,7 @@ export class CollectorRunner {
     this.metrics.sitesDiscovered.set(selected.length);
     if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
     this.deps.onSites?.(selected);
-    return listed.rejected.length > 0 || !account ? "partial" : "success";
+    return listed.rejected > 0 || !account ? "partial" : "success";
   }
 
   private async runSiteCollector(collector: SiteCollector): Promise<RunResult> {
@@ -242,7 +227,7 @@ export class CollectorRunner {
    */
   private async siteIsGone(siteId: number, signal: AbortSignal): Promise<boolean> {
     try {
-      await this.deps.api.getSite(siteId, { signal });
+      await this.deps.api.site({ id: siteId }, { signal, source: "inventory" });
       return false;
     } catch (err) {
       return err instanceof ApiHttpError && err.status === 404;

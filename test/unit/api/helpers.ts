@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { ApiClient, type ApiClientOptions } from "../../../src/api/client.js";
+import { createApiClient, type ApiClient, type ApiClientOptions } from "../../../src/api/client.js";
 
 /** Distinctive placeholders (spec: write secrets in tests as placeholders). */
 export const CLIENT_ID = "exporter-test-client";
@@ -59,6 +59,8 @@ export interface ServerOptions {
   tokenDelayMs?: number;
   /** Override the token endpoint (n = 1-based token request number). */
   token?: Handler;
+  /** Whether the token endpoint accepts this client secret (default: any). */
+  acceptSecret?: (secret: string | undefined) => boolean;
   /** Tokens the server treats as revoked (401) even if not expired. */
   revoked?: (token: string) => boolean;
 }
@@ -123,6 +125,16 @@ export async function startServer(handler: Handler, opts: ServerOptions = {}): P
           tokenCount += 1;
           if (opts.tokenDelayMs) await sleep(opts.tokenDelayMs);
           if (opts.token) return answer(res, await opts.token(s, tokenCount), req);
+          if (opts.acceptSecret) {
+            const secret = (JSON.parse(s.body || "{}") as { client_secret?: string }).client_secret;
+            if (!opts.acceptSecret(secret)) {
+              return answer(
+                res,
+                { status: 401, body: { message: "invalid_client", data: null, errors: null } },
+                req,
+              );
+            }
+          }
           const value = `${TOKEN_PREFIX}-${tokenCount}`;
           const at = Date.now();
           byToken.set(value, { at, expiresInS: expiresIn });
@@ -192,12 +204,14 @@ export function makeClient(server: TestServer, overrides: Partial<ApiClientOptio
   const logs: string[] = [];
   const logger = pino({ level: "trace" }, { write: (line: string) => void logs.push(line) });
   const registry = new Registry();
-  const client = new ApiClient({
+  const client = createApiClient({
     apiUrl: server.apiUrl,
     authUrl: server.authUrl,
     clientId: CLIENT_ID,
     clientSecret: CLIENT_SECRET,
     timeoutMs: 5_000,
+    maxResponseBytes: 1024 * 1024,
+    maxRetryAfterMs: 60_000,
     maxConcurrency: 4,
     maxRequestsPerSecond: 1_000,
     maxRetries: 2,
@@ -221,7 +235,7 @@ export async function metricValue(
   if (!metric) return 0;
   const { values } = await metric.get();
   const hit = values.find((v) => {
-    if ((v.metricName ?? name) !== name) return false;
+    if (((v as { metricName?: string }).metricName ?? name) !== name) return false;
     const got = v.labels as Record<string, string | number | undefined>;
     return (
       Object.keys(got).length === Object.keys(labels).length &&

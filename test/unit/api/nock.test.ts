@@ -1,6 +1,6 @@
 /**
- * Issue #2 asked whether nock 15 intercepts undici's `request` with the client's own Agent. It does
- * (this test would fail with a DNS error for api.example.test otherwise, since net connect is disabled).
+ * nock 15 intercepts undici's `request` with the client's own Agent (this test would fail with a DNS
+ * error for api.example.test otherwise, since net connect is disabled).
  * The rest of the API tests use loopback `node:http` servers anyway: they need real sockets to measure
  * requests in flight, destroy connections and stamp arrival times.
  */
@@ -8,7 +8,7 @@ import nock from "nock";
 import pino from "pino";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ApiClient } from "../../../src/api/client.js";
+import { createApiClient } from "../../../src/api/client.js";
 
 beforeAll(() => nock.disableNetConnect());
 afterAll(() => {
@@ -34,12 +34,14 @@ it("nock: 401 → one re-auth → retry with the new token → success", async (
     .reply(200, { message: "Success", data: account, errors: null })
     .post("/auth/revoke", { token: "<ACCESS_TOKEN>-two", client_id: "id", client_secret: "<CLIENT_SECRET>" })
     .reply(200);
-  const client = new ApiClient({
+  const client = createApiClient({
     apiUrl: "http://api.example.test/v1",
     authUrl: "http://api.example.test",
     clientId: "id",
     clientSecret: "<CLIENT_SECRET>",
     timeoutMs: 2_000,
+    maxResponseBytes: 1024 * 1024,
+    maxRetryAfterMs: 60_000,
     maxConcurrency: 2,
     maxRequestsPerSecond: 100,
     maxRetries: 0,
@@ -47,7 +49,7 @@ it("nock: 401 → one re-auth → retry with the new token → success", async (
     registry: new Registry(),
     logger: pino({ level: "silent" }),
   });
-  const got = await client.getAccount();
+  const got = await client.account();
   expect(got.capacity.sites.total).toBe(4);
   await client.close();
   expect(scope.pendingMocks()).toEqual([]);

@@ -1,10 +1,10 @@
 /**
- * Issue #2 — retries: 5xx and network errors are retried (maxRetries) with backoff, then a clear typed
- * error; a 429's Retry-After (seconds or HTTP date) holds EVERY caller of the client; a log page of an
- * open scroll is never retried, a fresh-scroll request is.
+ * Retries: 5xx and network errors are retried (maxRetries) with backoff, then a clear typed error; a
+ * 429's Retry-After (seconds or HTTP date, capped by api.maxRetryAfter) holds EVERY caller of the
+ * client; a log page of an open scroll is never retried, a fresh-scroll request is.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseRetryAfter } from "../../../src/api/client.js";
+import { parseRetryAfter } from "../../../src/api/retry.js";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import {
   domain,
@@ -37,7 +37,7 @@ describe("5xx and network errors", () => {
       body: { message: INTERNAL, data: null, errors: ["backend unavailable"] },
     }));
     tc = makeClient(server, { maxRetries: 2 });
-    const err = await tc.client.getStatistics(42).catch((e: unknown) => e);
+    const err = await tc.client.statistics({ id: 42 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     const e = err as ApiHttpError;
     expect(e.status).toBe(503);
@@ -60,7 +60,7 @@ describe("5xx and network errors", () => {
       n <= 2 ? { status: 500, body: { message: INTERNAL, data: null, errors: null } } : ok(site(5)),
     );
     tc = makeClient(server, { maxRetries: 2 });
-    expect((await tc.client.getSite(5)).id).toBe(5);
+    expect((await tc.client.site({ id: 5 })).id).toBe(5);
     expect(server.api()).toHaveLength(3);
   });
 
@@ -70,7 +70,7 @@ describe("5xx and network errors", () => {
       body: { message: "We could not locate the requested resources.", data: null, errors: null },
     }));
     tc = makeClient(server, { maxRetries: 2 });
-    const err = await tc.client.getSite(9).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 9 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect((err as ApiHttpError).message).toBe(
       "/sites/{id}: HTTP 404 (We could not locate the requested resources.)",
@@ -81,7 +81,7 @@ describe("5xx and network errors", () => {
   it("a network reset (server destroys the socket) is retried and then succeeds", async () => {
     server = await startServer((_r, n) => (n === 1 ? { destroy: true } : ok([domain("a.example.test")])));
     tc = makeClient(server, { maxRetries: 2 });
-    const got = await tc.client.getDomains(7);
+    const got = await tc.client.domains({ id: 7 });
     expect(got.items.map((d) => d.domainName)).toEqual(["a.example.test"]);
     expect(server.api()).toHaveLength(2);
     expect(
@@ -101,7 +101,7 @@ describe("5xx and network errors", () => {
   it("resets on every attempt → ApiNetworkError after 1 + maxRetries requests", async () => {
     server = await startServer(() => ({ destroy: true }));
     tc = makeClient(server, { maxRetries: 3 });
-    const err = await tc.client.getDomains(7).catch((e: unknown) => e);
+    const err = await tc.client.domains({ id: 7 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiNetworkError);
     expect((err as ApiNetworkError).message).toMatch(/^\/sites\/\{id\}\/domains: network error \(.+\)$/);
     // 1 + maxRetries (3) = 4.
@@ -120,14 +120,14 @@ describe("429 holds every caller", () => {
     });
     tc = makeClient(server, { maxConcurrency: 4 });
     const client = tc.client;
-    const a = client.getSite(1);
+    const a = client.site({ id: 1 });
     // Wait until the client has seen the 429 (its budget is paused), then start an independent caller.
     await vi.waitFor(() => expect(client.budget.pausedUntil).toBeGreaterThan(0), {
       timeout: 5_000,
       interval: 2,
     });
     const bStartedAt = Date.now();
-    const b = client.getDomains(2).catch((e: unknown) => e);
+    const b = client.domains({ id: 2 }).catch((e: unknown) => e);
     await a;
     await b;
     // Precondition: B really started inside the window.
@@ -165,6 +165,41 @@ describe("429 holds every caller", () => {
   });
 });
 
+describe("a Retry-After longer than api.maxRetryAfter", () => {
+  it("is cut to the cap, counted, and shown as the pause's end", async () => {
+    let n = 0;
+    server = await startServer(() =>
+      ++n === 1 ? { status: 429, headers: { "retry-after": "999999" }, body: TOO_MANY } : ok(site(1)),
+    );
+    tc = makeClient(server, { maxRetryAfterMs: 1_500 });
+    const client = tc.client;
+    const started = Date.now();
+    const call = client.site({ id: 1 });
+    await vi.waitFor(() => expect(client.budget.pausedUntil).toBeGreaterThan(0), {
+      timeout: 5_000,
+      interval: 2,
+    });
+    // While paused, the gauge says until when (the cap, not 11.6 days).
+    const until = await metricValue(tc.registry, "sitehost_exporter_api_paused_until_timestamp_seconds", {});
+    expect(until * 1000).toBeGreaterThan(started + 1_000);
+    expect(until * 1000).toBeLessThan(started + 3_000);
+    expect((await call).id).toBe(1);
+    const elapsed = Date.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(1_400);
+    expect(elapsed).toBeLessThan(10_000);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_retry_after_capped_total", {
+        endpoint: "/sites/{id}",
+      }),
+    ).toBe(1);
+    // The pause is over: the gauge reads 0 again.
+    expect(await metricValue(tc.registry, "sitehost_exporter_api_paused_until_timestamp_seconds", {})).toBe(
+      0,
+    );
+    expect(tc.logs.some((l) => l.includes("longer than api.maxRetryAfter"))).toBe(true);
+  });
+});
+
 describe("log pages", () => {
   const entry = {
     message: "PHP Warning: x",
@@ -179,7 +214,7 @@ describe("log pages", () => {
       body: { message: INTERNAL, data: null, errors: null },
     }));
     tc = makeClient(server, { maxRetries: 3 });
-    const err = await tc.client.getLogPage(11, "php", "scroll-abc").catch((e: unknown) => e);
+    const err = await tc.client.phpLogs({ id: 11, scrollId: "scroll-abc" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect((err as ApiHttpError).status).toBe(502);
     expect((err as ApiHttpError).endpoint).toBe("/sites/{id}/logs/php");
@@ -191,7 +226,7 @@ describe("log pages", () => {
   it("a page WITH a scroll id is not retried on a network reset either", async () => {
     server = await startServer(() => ({ destroy: true }));
     tc = makeClient(server, { maxRetries: 3 });
-    const err = await tc.client.getLogPage(11, "server", "scroll-abc").catch((e: unknown) => e);
+    const err = await tc.client.serverLogs({ id: 11, scrollId: "scroll-abc" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiNetworkError);
     expect(server.api()).toHaveLength(1);
   });
@@ -203,8 +238,8 @@ describe("log pages", () => {
         : { status: 200, body: { total_results: 1, logs: [entry], scroll_id: "scroll-next" } },
     );
     tc = makeClient(server, { maxRetries: 3 });
-    const page = await tc.client.getLogPage(11, "php", null);
-    expect(page.entries).toHaveLength(1);
+    const page = await tc.client.phpLogs({ id: 11, scrollId: null });
+    expect(page.items).toHaveLength(1);
     expect(page.scrollId).toBe("scroll-next");
     expect(page.totalResults).toBe(1);
     const api = server.api();

@@ -1,5 +1,5 @@
 /**
- * Issue #2 — the client secret and access tokens never appear in an error (message, fields, stack), a
+ * The client secret and access tokens never appear in an error (message, fields, stack), a
  * rejected-record report, a pino log line or a metric. The server here is hostile on purpose: it echoes the
  * secret and the bearer token back in error envelopes and in record values (as debug proxies and some
  * upstreams do), so a client that merely passes server text through would fail these tests.
@@ -58,7 +58,7 @@ describe("secrets stay out of errors, logs and metrics", () => {
       }),
     });
     tc = makeClient(server);
-    const err = await tc.client.getSite(1).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
     assertNoSecrets(errorText(err), []);
     assertNoSecrets(tc.logs.join("\n"), []);
@@ -75,7 +75,7 @@ describe("secrets stay out of errors, logs and metrics", () => {
       },
     }));
     tc = makeClient(server, { maxRetries: 1 });
-    const err = await tc.client.getStatistics(4).catch((e: unknown) => e);
+    const err = await tc.client.statistics({ id: 4 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     const issued = server.issued.map((t) => t.token);
     expect(issued).toHaveLength(1);
@@ -95,7 +95,7 @@ describe("secrets stay out of errors, logs and metrics", () => {
   it("network errors (socket destroyed) on the API and on the token endpoint", async () => {
     server = await startServer(() => ({ destroy: true }));
     tc = makeClient(server, { maxRetries: 1 });
-    const err = await tc.client.getDomains(4).catch((e: unknown) => e);
+    const err = await tc.client.domains({ id: 4 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiNetworkError);
     const issued = server.issued.map((t) => t.token);
     assertNoSecrets(errorText(err), issued);
@@ -104,7 +104,7 @@ describe("secrets stay out of errors, logs and metrics", () => {
 
     server = await startServer(() => ok(site(1)), { token: () => ({ destroy: true }) });
     tc = makeClient(server, { maxRetries: 1 });
-    const err2 = await tc.client.getSite(1).catch((e: unknown) => e);
+    const err2 = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err2).toBeInstanceOf(ApiNetworkError);
     assertNoSecrets(errorText(err2), []);
     assertNoSecrets(tc.logs.join("\n"), []);
@@ -123,18 +123,18 @@ describe("secrets stay out of errors, logs and metrics", () => {
       return ok({ ...site(2), state: { leaked: CLIENT_SECRET } });
     });
     tc = makeClient(server);
-    const list = await tc.client.getDomains(2);
+    const list = await tc.client.domains({ id: 2 });
     expect(list.items).toHaveLength(1);
-    expect(list.rejected).toHaveLength(1);
-    const err = await tc.client.getSite(2).catch((e: unknown) => e);
+    expect(list.rejected).toBe(1);
+    const err = await tc.client.site({ id: 2 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiSchemaError);
     const issued = server.issued.map((t) => t.token);
     expect(issued.length).toBeGreaterThan(0);
-    assertNoSecrets(JSON.stringify(list.rejected), issued);
+    assertNoSecrets(JSON.stringify(list.firstRejected), issued);
     assertNoSecrets(errorText(err), issued);
     assertNoSecrets(tc.logs.join("\n"), issued);
     // The report still says where and what.
-    expect(list.rejected[0]).toMatchObject({ endpoint: "/sites/{id}/domains", field: "[1].healthy" });
+    expect(list.firstRejected).toMatchObject({ endpoint: "/sites/{id}/domains", field: "data[1].healthy" });
     expect((err as ApiSchemaError).field).toBe("data.state");
   });
 
@@ -151,7 +151,7 @@ describe("secrets stay out of errors, logs and metrics", () => {
           : ok(site(1)),
     );
     tc = makeClient(server);
-    await tc.client.getSite(1);
+    await tc.client.site({ id: 1 });
     await tc.client.close();
     const issued = server.issued.map((t) => t.token);
     expect(issued).toEqual([`${TOKEN_PREFIX}-1`]);

@@ -1,5 +1,5 @@
 /**
- * Issue #2 — self-metrics under the DESIGN.md names and labels: requests by route template and code,
+ * self-metrics under the DESIGN.md names and labels: requests by route template and code,
  * the duration histogram, retries by reason, token requests by result; never a raw site id in a label.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -37,10 +37,10 @@ describe("self-metrics", () => {
       return { status: 404 };
     });
     tc = makeClient(server, { maxRetries: 2 });
-    await tc.client.getDomains(7);
-    await tc.client.getSite(7);
-    await tc.client.getSite(8);
-    await tc.client.getSite(9);
+    await tc.client.domains({ id: 7 });
+    await tc.client.site({ id: 7 });
+    await tc.client.site({ id: 8 });
+    await tc.client.site({ id: 9 });
     const text = await tc.registry.metrics();
     const lines = text.split("\n");
     const has = (line: string) => expect(lines).toContain(line);
@@ -81,7 +81,7 @@ describe("self-metrics", () => {
       token: () => ({ status: 403, body: { message: "no" } }),
     });
     tc = makeClient(server);
-    await expect(tc.client.getSite(1)).rejects.toThrow(
+    await expect(tc.client.site({ id: 1 })).rejects.toThrow(
       "/auth/token: the platform rejected the client credentials (HTTP 403)",
     );
     const lines = (await tc.registry.metrics()).split("\n");
@@ -92,13 +92,15 @@ describe("self-metrics", () => {
   it("two clients on one registry share the metric families (no duplicate-registration crash)", async () => {
     server = await startServer(() => ok(site(1)));
     tc = makeClient(server);
-    const { ApiClient } = await import("../../../src/api/client.js");
-    const second = new ApiClient({
+    const { createApiClient } = await import("../../../src/api/client.js");
+    const second = createApiClient({
       apiUrl: server.apiUrl,
       authUrl: server.authUrl,
       clientId: "x",
       clientSecret: "y",
       timeoutMs: 1_000,
+      maxResponseBytes: 1024 * 1024,
+      maxRetryAfterMs: 60_000,
       maxConcurrency: 1,
       maxRequestsPerSecond: 10,
       maxRetries: 0,
@@ -106,8 +108,8 @@ describe("self-metrics", () => {
       registry: tc.registry,
       logger: (await import("pino")).default({ level: "silent" }),
     });
-    await tc.client.getSite(1);
-    await second.getSite(1);
+    await tc.client.site({ id: 1 });
+    await second.site({ id: 1 });
     await second.close();
     expect((await tc.registry.metrics()).split("\n")).toContain(
       'sitehost_exporter_api_requests_total{endpoint="/sites/{id}",code="200"} 2',

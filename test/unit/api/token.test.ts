@@ -1,11 +1,15 @@
 /**
- * Issue #2 — auth: the client-credentials token is cached, refreshed ahead of expiry
+ * Auth: the client-credentials token is cached, refreshed ahead of expiry
  * (margin = min(tokenRefreshMargin, lifetime / 2)), fetched once for many concurrent callers,
- * never sent past its usable window, and a 401 costs exactly one re-auth and one retry.
+ * never sent past its usable window, and a 401 costs exactly one re-auth and one retry. Answers that
+ * cannot be used are failures with a cool-down, and a rotated secret file is picked up.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiAuthError, ApiHttpError } from "../../../src/api/errors.js";
-import { TokenManager, type TokenFetchResult } from "../../../src/api/token.js";
+import { TokenManager, type TokenAnswer } from "../../../src/api/token.js";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -22,6 +26,7 @@ import {
 let server: TestServer | undefined;
 let tc: TestClient | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await tc?.client.close();
   await server?.close();
   tc = undefined;
@@ -29,19 +34,31 @@ afterEach(async () => {
 });
 
 /** A TokenManager on a hand-driven clock; each fetch issues `tok-N` with the given expires_in. */
-function fakeClockManager(expiresInS: number, marginMs: number, fetchTakesMs = 0) {
+function fakeClockManager(
+  expiresInS: number,
+  marginMs: number,
+  fetchTakesMs = 0,
+  answer: (n: number) => TokenAnswer | undefined = () => undefined,
+) {
   const clock = { ms: 0 };
   const fetchedAt: number[] = [];
+  const results: string[] = [];
   const tm = new TokenManager(
-    async (): Promise<TokenFetchResult> => {
+    async (): Promise<TokenAnswer> => {
       fetchedAt.push(clock.ms);
       clock.ms += fetchTakesMs;
-      return { status: 200, body: { access_token: `tok-${fetchedAt.length}`, expires_in: expiresInS } };
+      return (
+        answer(fetchedAt.length) ?? {
+          status: 200,
+          body: JSON.stringify({ access_token: `tok-${fetchedAt.length}`, expires_in: expiresInS }),
+        }
+      );
     },
     marginMs,
-    () => clock.ms,
+    (result) => results.push(result),
+    { now: () => clock.ms },
   );
-  return { tm, clock, fetchedAt };
+  return { tm, clock, fetchedAt, results };
 }
 
 describe("TokenManager refresh window (hand-driven clock)", () => {
@@ -94,24 +111,72 @@ describe("TokenManager refresh window (hand-driven clock)", () => {
   });
 });
 
+describe("unusable token answers (hand-driven clock)", () => {
+  const answers: Array<[string, TokenAnswer]> = [
+    [
+      "an expires_in of 0.001 s",
+      { status: 200, body: JSON.stringify({ access_token: "t", expires_in: 0.001 }) },
+    ],
+    ["an expires_in of 0", { status: 200, body: JSON.stringify({ access_token: "t", expires_in: 0 }) }],
+    ["a negative expires_in", { status: 200, body: JSON.stringify({ access_token: "t", expires_in: -5 }) }],
+    ["no access_token", { status: 200, body: JSON.stringify({ expires_in: 3599 }) }],
+    ["an empty access_token", { status: 200, body: JSON.stringify({ access_token: "", expires_in: 3599 }) }],
+    ["a body that is not JSON", { status: 200, body: "<html>maintenance</html>" }],
+  ];
+  it.each(answers)("%s is a failure, and no new request is made during the cool-down", async (_name, bad) => {
+    const { tm, clock, fetchedAt, results } = fakeClockManager(3599, 60_000, 0, () => bad);
+    await expect(tm.get()).rejects.toBeInstanceOf(ApiAuthError);
+    // Callers keep asking (every tailer and collector does); the platform is not asked again at once.
+    for (let i = 0; i < 50; i++) {
+      clock.ms += 50;
+      await expect(tm.get()).rejects.toBeInstanceOf(ApiAuthError);
+    }
+    expect(fetchedAt).toEqual([0]);
+    expect(results).toEqual(["failure"]);
+    // After the cool-down (at most 5 s for a first failure) it asks again.
+    clock.ms = 5_000;
+    await expect(tm.get()).rejects.toBeInstanceOf(ApiAuthError);
+    expect(fetchedAt).toEqual([0, 5_000]);
+    expect(results).toEqual(["failure", "failure"]);
+  });
+
+  it("consecutive failures lengthen the cool-down; a good answer ends it", async () => {
+    let good = false;
+    const { tm, clock, fetchedAt } = fakeClockManager(3599, 60_000, 0, () =>
+      good ? undefined : { status: 200, body: "not json" },
+    );
+    for (let i = 0; i < 4; i++) {
+      await expect(tm.get()).rejects.toThrow();
+      clock.ms += 60_000;
+    }
+    const gaps = fetchedAt.slice(1).map((t, i) => t - (fetchedAt[i] as number));
+    expect(gaps.every((g) => g >= 60_000)).toBe(true);
+    good = true;
+    clock.ms += 600_000;
+    expect(await tm.get()).toMatch(/^tok-/);
+  });
+});
+
 describe("token against a server (loopback)", () => {
   it("refreshes ahead of expiry: no request ever reaches the server with an expired token", async () => {
-    // expires_in = 1 s → margin = min(60_000, 1_000 / 2) = 500 ms → each token is sent for at most 500 ms
-    // after its request started. The server rejects tokens 1_000 ms or older with 401.
-    server = await startServer(() => ok(site(1)), { expiresIn: 1 });
+    // Only Date is faked (timers stay real), so the client and the server see the same jumps.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    // expires_in = 10 s → margin = min(60_000, 10_000 / 2) = 5 s → each token is sent for at most 5 s
+    // after its request started. The server rejects tokens 10 s or older with 401.
+    server = await startServer(() => ok(site(1)), { expiresIn: 10 });
     tc = makeClient(server);
-    // 9 calls at least 200 ms apart (0, 200, ..., 1_600 ms): a token usable for < 500 ms covers at most
-    // 3 of them (0, 200, 400), so at least 9 / 3 = 3 tokens are needed.
+    // 9 calls at least 2 s apart (0, 2, ..., 16 s): a token usable for < 5 s covers at most 3 of them
+    // (0, 2, 4), so at least 9 / 3 = 3 tokens are needed.
     for (let i = 0; i < 9; i++) {
-      await tc.client.getSite(1);
-      if (i < 8) await new Promise((r) => setTimeout(r, 200));
+      await tc.client.site({ id: 1 });
+      if (i < 8) vi.setSystemTime(Date.now() + 2_000);
     }
     expect(server.rejectedTokens).toEqual([]);
     const api = server.api();
     expect(api).toHaveLength(9);
     for (const req of api) {
       expect(req.token).toMatch(new RegExp(`^${TOKEN_PREFIX.replace(/[<>]/g, "\\$&")}-\\d+$`));
-      expect(req.tokenAgeMs).toBeLessThan(1_000);
+      expect(req.tokenAgeMs).toBeLessThan(10_000);
     }
     expect(server.tokenRequests().length).toBeGreaterThanOrEqual(3);
     // Every token request sent the client credentials as the spec's form (JSON body).
@@ -123,21 +188,23 @@ describe("token against a server (loopback)", () => {
   });
 
   it("a token that aged while the caller waited (429 pause) is replaced before sending", async () => {
-    // expires_in 1 s (usable 500 ms). The first API request gets 429 Retry-After: 1, so the retry waits
-    // ≥ 1_000 ms: by then token 1 is expired on the server. The retry must fetch token 2 first.
+    vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true });
+    // expires_in 10 s (usable 5 s). The first API request gets 429 Retry-After: 1, and the clock jumps 6 s
+    // while it waits: by then token 1 is past its usable window. The retry must fetch token 2 first.
     server = await startServer(
-      (_req, n) =>
-        n === 1
-          ? {
-              status: 429,
-              headers: { "retry-after": "1" },
-              body: { message: "Too Many Requests", data: null, errors: null },
-            }
-          : ok(site(1)),
-      { expiresIn: 1 },
+      (_req, n) => {
+        if (n !== 1) return ok(site(1));
+        vi.setSystemTime(Date.now() + 6_000);
+        return {
+          status: 429,
+          headers: { "retry-after": "1" },
+          body: { message: "Too Many Requests", data: null, errors: null },
+        };
+      },
+      { expiresIn: 10 },
     );
     tc = makeClient(server);
-    const got = await tc.client.getSite(1);
+    const got = await tc.client.site({ id: 1 });
     expect(got.id).toBe(1);
     expect(server.rejectedTokens).toEqual([]);
     const api = server.api();
@@ -149,7 +216,7 @@ describe("token against a server (loopback)", () => {
     server = await startServer((req) => ok(site(Number(req.path.split("/")[3]))), { tokenDelayMs: 50 });
     tc = makeClient(server, { maxConcurrency: 10 });
     const client = tc.client;
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client.getSite(i + 1)));
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => client.site({ id: i + 1 })));
     expect(results.map((s) => s.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(server.tokenRequests()).toHaveLength(1);
     expect(new Set(server.api().map((r) => r.token))).toEqual(new Set([`${TOKEN_PREFIX}-1`]));
@@ -162,7 +229,7 @@ describe("token against a server (loopback)", () => {
     // Token 1 is revoked on the server (valid by its clock, refused anyway); token 2 works.
     server = await startServer(() => ok(site(3)), { revoked: (t) => t === `${TOKEN_PREFIX}-1` });
     tc = makeClient(server);
-    const got = await tc.client.getSite(3);
+    const got = await tc.client.site({ id: 3 });
     expect(got.name).toBe("site-3");
     expect(server.tokenRequests()).toHaveLength(2);
     // The server saw two API requests: the refused one with token 1, the retry with token 2.
@@ -179,7 +246,7 @@ describe("token against a server (loopback)", () => {
   it("a second 401 after re-authenticating → ApiAuthError, no third attempt", async () => {
     server = await startServer(() => ok(site(3)), { revoked: () => true });
     tc = makeClient(server);
-    const err = await tc.client.getSite(3).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
     expect((err as ApiAuthError).message).toBe("/sites/{id}: HTTP 401 again after re-authenticating");
     expect(server.tokenRequests()).toHaveLength(2);
@@ -191,7 +258,7 @@ describe("token against a server (loopback)", () => {
       token: () => ({ status: 401, body: { message: "invalid_client", data: null, errors: null } }),
     });
     tc = makeClient(server);
-    const err = await tc.client.getSite(1).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
     expect((err as Error).message).toBe(
       "/auth/token: the platform rejected the client credentials (HTTP 401)",
@@ -208,7 +275,7 @@ describe("token against a server (loopback)", () => {
       token: () => ({ status: 503, body: { message: "maintenance", data: null, errors: null } }),
     });
     tc = makeClient(server, { maxRetries: 2 });
-    const err = await tc.client.getSite(1).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect(err).not.toBeInstanceOf(ApiAuthError);
     expect((err as ApiHttpError).message).toBe("/auth/token: HTTP 503 (maintenance)");
@@ -218,5 +285,32 @@ describe("token against a server (loopback)", () => {
     expect(
       await metricValue(tc.registry, "sitehost_exporter_auth_token_requests_total", { result: "failure" }),
     ).toBe(1);
+  });
+});
+
+describe("credential rotation", () => {
+  it("a changed client secret file is used at the next token request, without a restart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sitehost-secret-"));
+    const file = join(dir, "client-secret");
+    await writeFile(file, `${CLIENT_SECRET}\n`);
+    const rotated = "<CLIENT_SECRET>-rotated-Hq2";
+    let accepted = CLIENT_SECRET;
+    server = await startServer(() => ok(site(1)), {
+      acceptSecret: (secret) => secret === accepted,
+      // Rotating the secret on the platform also ends the tokens issued with the old one.
+      revoked: (token) => accepted === rotated && token === `${TOKEN_PREFIX}-1`,
+    });
+    tc = makeClient(server, { clientSecretFile: file });
+    expect((await tc.client.site({ id: 1 })).id).toBe(1);
+    // The operator rotates the secret: the platform accepts only the new one, the file holds it.
+    accepted = rotated;
+    await writeFile(file, `${rotated}\n`);
+    expect((await tc.client.site({ id: 1 })).id).toBe(1);
+    const sent = server
+      .tokenRequests()
+      .map((r) => (JSON.parse(r.body) as { client_secret: string }).client_secret);
+    expect(sent).toEqual([CLIENT_SECRET, rotated]);
+    // The new secret never shows in the client's logs.
+    expect(tc.logs.join("\n")).not.toContain(rotated);
   });
 });

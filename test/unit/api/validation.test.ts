@@ -1,5 +1,5 @@
 /**
- * Issue #2 — pagination (`paginate=true`, `page`, stop at nextPage null, loop guard) and per-record
+ * pagination (`paginate=true`, `page`, stop at nextPage null, loop guard) and per-record
  * validation: one malformed record is skipped, reported in `rejected` with endpoint and field, counted in
  * sitehost_exporter_api_invalid_records_total and logged; the good records still arrive.
  */
@@ -40,9 +40,9 @@ describe("pagination", () => {
     };
     server = await startServer((req) => pages[req.query.get("page") ?? ""] ?? { status: 400 });
     tc = makeClient(server);
-    const result = await tc.client.listSites();
+    const result = await tc.client.allSites();
     expect(result.items.map((s) => s.id)).toEqual([1, 2, 3, 4, 5]);
-    expect(result.rejected).toEqual([]);
+    expect(result.rejected).toBe(0);
     const api = server.api();
     expect(api.map((r) => r.query.get("page"))).toEqual(["1", "2", "3"]);
     expect(api.every((r) => r.path === "/v1/sites" && r.query.get("paginate") === "true")).toBe(true);
@@ -56,7 +56,7 @@ describe("pagination", () => {
         : ok([site(2)], { page: page(2, 1, 3) }),
     );
     tc = makeClient(server);
-    const err = await tc.client.listSites().catch((e: unknown) => e);
+    const err = await tc.client.allSites().catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiSchemaError);
     expect((err as ApiSchemaError).field).toBe("page.nextPage");
     expect((err as Error).message).toBe(
@@ -68,7 +68,7 @@ describe("pagination", () => {
   it("a nextPage beyond lastPage → ApiSchemaError after one request", async () => {
     server = await startServer(() => ok([site(1)], { page: page(1, 9, 3) }));
     tc = makeClient(server);
-    await expect(tc.client.listSites()).rejects.toBeInstanceOf(ApiSchemaError);
+    await expect(tc.client.allSites()).rejects.toBeInstanceOf(ApiSchemaError);
     expect(server.api()).toHaveLength(1);
   });
 });
@@ -80,11 +80,11 @@ describe("one malformed record among good ones", () => {
       ok([domain("a.example.test"), domain("b.example.test", "yes"), domain("c.example.test")]),
     );
     tc = makeClient(server);
-    const result = await tc.client.getDomains(12);
+    const result = await tc.client.domains({ id: 12 });
     expect(result.items.map((d) => d.domainName)).toEqual(["a.example.test", "c.example.test"]);
-    expect(result.rejected).toHaveLength(1);
-    expect(result.rejected[0]).toMatchObject({ endpoint: "/sites/{id}/domains", field: "[1].healthy" });
-    expect(result.rejected[0]?.problem).toContain('got "yes"');
+    expect(result.rejected).toBe(1);
+    expect(result.firstRejected).toMatchObject({ endpoint: "/sites/{id}/domains", field: "data[1].healthy" });
+    expect(result.firstRejected?.problem).toContain('got "yes"');
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
         endpoint: "/sites/{id}/domains",
@@ -92,7 +92,7 @@ describe("one malformed record among good ones", () => {
     ).toBe(1);
     const warned = tc.logs
       .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.field === "[1].healthy");
+      .filter((l) => l.field === "data[1].healthy");
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 40, endpoint: "/sites/{id}/domains" });
   });
@@ -106,11 +106,14 @@ describe("one malformed record among good ones", () => {
     };
     server = await startServer((req) => pages[req.query.get("page") ?? ""] ?? { status: 400 });
     tc = makeClient(server);
-    const result = await tc.client.listSites();
+    const result = await tc.client.allSites();
     expect(result.items.map((s) => s.id)).toEqual([1, 2, 3, 5]);
-    expect(result.rejected).toEqual([
-      { endpoint: "/sites", field: "[1].state", problem: expect.stringContaining("got 17") },
-    ]);
+    expect(result.rejected).toBe(1);
+    expect(result.firstRejected).toEqual({
+      endpoint: "/sites",
+      field: "data[1].state",
+      problem: expect.stringContaining("got 17"),
+    });
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", { endpoint: "/sites" }),
     ).toBe(1);
@@ -119,7 +122,7 @@ describe("one malformed record among good ones", () => {
   it("a single-object response that does not fit → ApiSchemaError naming the field, counted", async () => {
     server = await startServer(() => ok({ ...site(3), fileSystemUsageBytes: "lots" }));
     tc = makeClient(server);
-    const err = await tc.client.getSite(3).catch((e: unknown) => e);
+    const err = await tc.client.site({ id: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiSchemaError);
     expect((err as ApiSchemaError).field).toBe("data.fileSystemUsageBytes");
     expect(
@@ -135,14 +138,17 @@ describe("shape variants", () => {
     const item = (name: string, status: unknown) => ({ name, version: "1.0", status, security_alerts: [] });
     server = await startServer(() => ok([item("shop", "active"), item("seo", "inactive"), { version: "2" }]));
     tc = makeClient(server);
-    const result = await tc.client.getSecurityAlerts(7, "plugins");
+    const result = await tc.client.pluginAlerts({ id: 7 });
     expect(result.items.map((g) => [g.item.name, g.item.status])).toEqual([
       ["shop", "active"],
       ["seo", "inactive"],
     ]);
-    expect(result.rejected).toEqual([
-      { endpoint: "/sites/{id}/security-alerts/plugins", field: "data[2].name", problem: expect.any(String) },
-    ]);
+    expect(result.rejected).toBe(1);
+    expect(result.firstRejected).toEqual({
+      endpoint: "/sites/{id}/security-alerts/plugins",
+      field: "data[2].name",
+      problem: expect.any(String),
+    });
   });
 
   it("a backup time that cannot be read is reported, not published as a wrong time", async () => {
@@ -153,8 +159,11 @@ describe("shape variants", () => {
       ]),
     );
     tc = makeClient(server);
-    const result = await tc.client.getBackups(7);
+    const result = await tc.client.backups({ id: 7 });
     expect(result.items.map((b) => b.databaseBackupId)).toEqual([1]);
-    expect(result.rejected[0]).toMatchObject({ endpoint: "/sites/{id}/backups", field: "[1].timestamp" });
+    expect(result.firstRejected).toMatchObject({
+      endpoint: "/sites/{id}/backups",
+      field: "data[1].timestamp",
+    });
   });
 });

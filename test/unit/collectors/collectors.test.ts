@@ -5,7 +5,7 @@ import type {
   PerformanceReport,
   UsageReportEntry,
 } from "../../../src/api/schemas.js";
-import type { SecurityAlertGroup } from "../../../src/api/types.js";
+import type { SecurityAlertGroup } from "../../../src/collectors/security.js";
 import { collectBackups } from "../../../src/collectors/backups.js";
 import { parseBackupTimestamp } from "../../../src/api/times.js";
 import { collectDomains } from "../../../src/collectors/domains.js";

@@ -5,8 +5,8 @@
  * that records what the tailer shipped and reported.
  */
 import pino from "pino";
-import type { LogEntry, LogStream } from "../../../src/api/schemas.js";
-import type { LogPageResult, RequestOptions, SitehostApi } from "../../../src/api/types.js";
+import type { LogEntry, ScrollStream as LogStream } from "../../../src/api/schemas.js";
+import type { LogPage, LogPageRef, RequestOptions, SitehostApi } from "../../../src/api/types.js";
 import type { Checkpoint, CorruptCheckpointError } from "../../../src/logs/checkpoint.js";
 import type { PendingRecord, SiteIdentity, TailerHooks } from "../../../src/logs/tailer.js";
 
@@ -37,12 +37,7 @@ export class FakeLogApi {
   }
 
   readonly api = {
-    getLogPage: (
-      _siteId: number,
-      _stream: LogStream,
-      scrollId: string | null,
-      _opts?: RequestOptions,
-    ): Promise<LogPageResult> => {
+    logPage: ({ scrollId }: LogPageRef, _opts?: RequestOptions): Promise<LogPage<LogEntry>> => {
       this.requests.push(scrollId);
       if (this.failOn.has(this.requests.length)) {
         return Promise.reject(new Error("HTTP 503 from GET /sites/1/logs/server"));
@@ -67,8 +62,8 @@ export class FakeLogApi {
       const entries = source.slice(s.pos, s.pos + this.pageSize);
       s.pos += entries.length;
       return Promise.resolve({
-        entries,
-        rejected: [],
+        items: entries,
+        rejected: 0,
         rawCount: entries.length,
         totalResults: source.length,
         scrollId: id,
@@ -79,7 +74,7 @@ export class FakeLogApi {
   asSitehostApi(): SitehostApi {
     const handler: ProxyHandler<object> = {
       get: (_t, prop) => {
-        if (prop === "getLogPage") return this.api.getLogPage;
+        if (prop === "phpLogs" || prop === "serverLogs") return this.api.logPage;
         if (prop === "then") return undefined;
         return () => {
           throw new Error(`the log tailer must not call ${String(prop)}`);

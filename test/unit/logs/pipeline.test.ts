@@ -10,8 +10,13 @@ import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { Registry } from "prom-client";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { LogStream, PhpLogEntry, ServerLogEntry, Site } from "../../../src/api/schemas.js";
-import type { SitehostApi } from "../../../src/api/types.js";
+import type {
+  ScrollStream as LogStream,
+  PhpLogEntry,
+  ServerLogEntry,
+  Site,
+} from "../../../src/api/schemas.js";
+import type { LogPageRef, SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { LogPipeline } from "../../../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
@@ -56,8 +61,8 @@ function php(second: number, severity: string): PhpLogEntry {
 function twoStreams(): { api: SitehostApi; streams: Record<LogStream, FakeLogApi> } {
   const streams = { server: new FakeLogApi(), php: new FakeLogApi() };
   const api = {
-    getLogPage: (siteId: number, stream: LogStream, scrollId: string | null) =>
-      streams[stream].api.getLogPage(siteId, stream, scrollId),
+    phpLogs: (ref: LogPageRef) => streams.php.api.logPage(ref),
+    serverLogs: (ref: LogPageRef) => streams.server.api.logPage(ref),
   } as unknown as SitehostApi;
   return { api, streams };
 }

@@ -3,20 +3,19 @@ import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import type { Account, Domain, Site } from "../../../src/api/schemas.js";
-import type { ListResult, SitehostApi } from "../../../src/api/types.js";
+import type { SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { CollectorRunner } from "../../../src/scheduling/runner.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { fakeApi, list } from "../../helpers/fakeApi.js";
 
 const silent = pino({ level: "silent" });
-const list = <T>(items: T[]): ListResult<T> => ({ items, rejected: [] });
 const account: Account = {
   maxSites: 10,
   capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 1, staging: 0, total: 1 } },
 };
-const notUsed = () => Promise.reject(new Error("not used in this test"));
 
 /** A platform in memory: sites, each with its domains; per-site failures; measures concurrency. */
 class FakeApi {
@@ -38,10 +37,10 @@ class FakeApi {
     this.open();
   }
 
-  readonly api: SitehostApi = {
-    getAccount: () => Promise.resolve(account),
-    listSites: () => Promise.resolve(list([...this.sites])),
-    getDomains: async (siteId) => {
+  readonly api: SitehostApi = fakeApi({
+    account: () => Promise.resolve(account),
+    allSites: () => Promise.resolve(list([...this.sites])),
+    domains: async ({ id: siteId }) => {
       this.domainCalls += 1;
       this.inFlight += 1;
       this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -55,21 +54,20 @@ class FakeApi {
         this.inFlight -= 1;
       }
     },
-    getStatistics: async () => ({ pageViews: { today: { views: 1, people: 1 } } }),
-    getUsageReport: async () => list([]),
-    getLatestPerformanceReport: async () => ({}),
-    getTrafficMetrics: async () => ({ periods: [] }),
-    getSecurityAlerts: async () => list([]),
-    getBackups: async () => list([]),
-    getSite: async (siteId) => {
+    statistics: async () => ({ pageViews: { today: { views: 1, people: 1 } } }),
+    usageReport: async () => list([]),
+    performanceReport: async () => ({}),
+    trafficMetrics: async () => ({ periods: [] }),
+    pluginAlerts: async () => list([]),
+    themeAlerts: async () => list([]),
+    backups: async () => list([]),
+    site: async ({ id: siteId }) => {
       const site = this.sites.find((x) => x.id === siteId);
       if (!site)
         throw new ApiHttpError("GET /sites/{id}", 404, "We could not locate the requested resources.", []);
       return site;
     },
-    getLogPage: notUsed,
-    close: async () => {},
-  };
+  });
 }
 
 const domain = (domainName: string): Domain => ({

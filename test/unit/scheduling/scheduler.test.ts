@@ -3,16 +3,15 @@ import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiNetworkError } from "../../../src/api/errors.js";
 import type { Account } from "../../../src/api/schemas.js";
-import type { ListResult, SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { CollectorRunner } from "../../../src/scheduling/runner.js";
 import { Scheduler } from "../../../src/scheduling/scheduler.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { fakeApi, list } from "../../helpers/fakeApi.js";
 
 const silent = pino({ level: "silent" });
-const list = <T>(items: T[]): ListResult<T> => ({ items, rejected: [] });
 const account: Account = {
   maxSites: 10,
   capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 1, staging: 0, total: 1 } },
@@ -29,24 +28,22 @@ describe("Scheduler start-up", () => {
     vi.setSystemTime(new Date("2026-03-15T12:00:10Z"));
     let listCalls = 0;
     const calls: string[] = [];
-    const api = {
-      getAccount: async () => account,
-      listSites: async () => {
+    const api = fakeApi({
+      account: async () => account,
+      allSites: async () => {
         listCalls += 1;
         if (listCalls <= 2) throw new ApiNetworkError("GET /sites", "ECONNREFUSED");
         return list([makeSite(1)]);
       },
-      getDomains: async () => (calls.push("domains"), list([])),
-      getStatistics: async () => (calls.push("statistics"), { pageViews: {} }),
-      getUsageReport: async () => (calls.push("usage"), list([])),
-      getLatestPerformanceReport: async () => (calls.push("performance"), {}),
-      getTrafficMetrics: async () => (calls.push("traffic"), { periods: [] }),
-      getSecurityAlerts: async () => (calls.push("security"), list([])),
-      getBackups: async () => (calls.push("backups"), list([])),
-      getSite: () => Promise.reject(new Error("unused")),
-      getLogPage: () => Promise.reject(new Error("unused")),
-      close: async () => {},
-    } satisfies SitehostApi;
+      domains: async () => (calls.push("domains"), list([])),
+      statistics: async () => (calls.push("statistics"), { pageViews: {} }),
+      usageReport: async () => (calls.push("usage"), list([])),
+      performanceReport: async () => (calls.push("performance"), {}),
+      trafficMetrics: async () => (calls.push("traffic"), { periods: [] }),
+      pluginAlerts: async () => (calls.push("security"), list([])),
+      themeAlerts: async () => (calls.push("security"), list([])),
+      backups: async () => (calls.push("backups"), list([])),
+    });
     const config = ConfigSchema.parse({ collectors: { backups: { enabled: false } } });
     const runner = new CollectorRunner({
       config,

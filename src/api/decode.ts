@@ -1,0 +1,162 @@
+/**
+ * Response shapes, decoded: the standard envelope {message, data, errors, page}, single objects, lists
+ * validated record by record, grouped lists, zones with records, and the log endpoints' own shape
+ * {total_results, logs, scroll_id}. A decoder turns a parsed JSON body into typed data or throws an
+ * ApiSchemaError naming the field; skipped records are reported through the context.
+ */
+import type { z } from "zod";
+import { ApiSchemaError } from "./errors.js";
+import type { Redact } from "./redact.js";
+import {
+  EnvelopeSchema,
+  LogPageSchema,
+  ZoneWithRecordsSchema,
+  type DnsRecord,
+  type Page,
+  type Zone,
+} from "./schemas.js";
+import { describeIssue, validateRecords, type Validated } from "./validate.js";
+
+export interface DecodeContext {
+  /** Route template, for errors and metrics. */
+  endpoint: string;
+  redact: Redact;
+  /** Records skipped by one response (called once per response that skipped any). */
+  reportRejected(result: Validated<unknown>): void;
+}
+
+export type Decoder<T> = (body: unknown, ctx: DecodeContext) => Promise<T>;
+
+export type ListResult<T> = Validated<T>;
+
+export interface PageResult<T> extends ListResult<T> {
+  /** The envelope's paging info, when the platform sent it. */
+  page?: Page;
+}
+
+function envelope(body: unknown, ctx: DecodeContext): { data: unknown; page?: Page } {
+  const parsed = EnvelopeSchema.safeParse(body);
+  if (!parsed.success) {
+    const { field, problem } = describeIssue(parsed.error, body, "", ctx.redact);
+    throw new ApiSchemaError(ctx.endpoint, field, problem);
+  }
+  return { data: parsed.data.data, page: parsed.data.page };
+}
+
+function check<T>(schema: z.ZodType<T>, value: unknown, field: string, ctx: DecodeContext): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const { field: at, problem } = describeIssue(parsed.error, value, field, ctx.redact);
+    ctx.reportRejected({
+      items: [],
+      rejected: 1,
+      firstRejected: { endpoint: ctx.endpoint, field: at, problem },
+    });
+    throw new ApiSchemaError(ctx.endpoint, at, problem);
+  }
+  return parsed.data;
+}
+
+async function records<T>(
+  schema: z.ZodType<T>,
+  value: unknown,
+  field: string,
+  ctx: DecodeContext,
+): Promise<ListResult<T>> {
+  if (!Array.isArray(value)) throw new ApiSchemaError(ctx.endpoint, field, "expected a list");
+  const result = await validateRecords(schema, value, ctx.endpoint, ctx.redact, field);
+  if (result.rejected > 0) ctx.reportRejected(result);
+  return result;
+}
+
+/** `data` is one object. */
+export const object =
+  <T>(schema: z.ZodType<T>): Decoder<T> =>
+  async (body, ctx) =>
+    check(schema, envelope(body, ctx).data, "data", ctx);
+
+/** `data` is a list, validated record by record. */
+export const list =
+  <T>(schema: z.ZodType<T>): Decoder<ListResult<T>> =>
+  async (body, ctx) =>
+    records(schema, envelope(body, ctx).data, "data", ctx);
+
+/** `data` is one page of a list; the envelope's `page` says where it stands. */
+export const pagedList =
+  <T>(schema: z.ZodType<T>): Decoder<PageResult<T>> =>
+  async (body, ctx) => {
+    const { data, page } = envelope(body, ctx);
+    const result: PageResult<T> = await records(schema, data, "data", ctx);
+    if (page) result.page = page;
+    return result;
+  };
+
+export interface Grouped<T> {
+  /** The grouping key the API used (active, inactive, drop-ins, parent, ...); "" for a flat list. */
+  group: string;
+  item: T;
+}
+
+/**
+ * `data` is an object of lists keyed by group (security alerts group by status). A flat list is
+ * accepted too: it has no group names, so each item's own status stands in for one.
+ */
+export const grouped =
+  <T>(schema: z.ZodType<T>): Decoder<ListResult<Grouped<T>>> =>
+  async (body, ctx) => {
+    const { data } = envelope(body, ctx);
+    if (typeof data !== "object" || data === null) {
+      throw new ApiSchemaError(ctx.endpoint, "data", "expected an object of lists or a list");
+    }
+    const groups = Array.isArray(data) ? { "": data } : (data as Record<string, unknown>);
+    const out: ListResult<Grouped<T>> = { items: [], rejected: 0 };
+    for (const [group, value] of Object.entries(groups)) {
+      if (value === null || value === undefined) continue;
+      const field = group ? `data.${group}` : "data";
+      const result = await records(schema, value, field, ctx);
+      for (const item of result.items) out.items.push({ group, item });
+      out.rejected += result.rejected;
+      out.firstRejected ??= result.firstRejected;
+    }
+    return out;
+  };
+
+export interface ZoneRecords extends ListResult<DnsRecord> {
+  zone: Zone;
+}
+
+/** `data` is a zone with its `records`: the zone checked whole, the records one by one. */
+export const zoneWithRecords =
+  <T extends DnsRecord>(recordSchema: z.ZodType<T>): Decoder<ZoneRecords> =>
+  async (body, ctx) => {
+    const zone = check(ZoneWithRecordsSchema, envelope(body, ctx).data, "data", ctx);
+    const result = await records(recordSchema, zone.records ?? [], "data.records", ctx);
+    const { records: _records, updated: _updated, ...info } = zone;
+    return { ...result, zone: info };
+  };
+
+export interface LogPage<T> extends ListResult<T> {
+  /** Records the page held, valid and skipped. */
+  rawCount: number;
+  totalResults: number | null;
+  scrollId: string | null;
+}
+
+/** The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. */
+export const logPage =
+  <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
+  async (body, ctx) => {
+    const parsed = LogPageSchema.safeParse(body);
+    if (!parsed.success) {
+      const { field, problem } = describeIssue(parsed.error, body, "", ctx.redact);
+      throw new ApiSchemaError(ctx.endpoint, field, problem);
+    }
+    const raw = parsed.data.logs ?? [];
+    const result = await records(schema, raw, "logs", ctx);
+    return {
+      ...result,
+      rawCount: raw.length,
+      totalResults: parsed.data.total_results ?? null,
+      scrollId: parsed.data.scroll_id ?? null,
+    };
+  };

@@ -1,0 +1,119 @@
+/**
+ * One HTTP exchange with the platform, as a tagged result: a response (status, headers, body text), or
+ * why there is none (network error, the request's total deadline, a body over the size limit, the
+ * caller's abort). It never throws for those and never retries; the retry policy decides.
+ *
+ * The deadline covers the whole exchange, headers and body: a server that trickles one byte every few
+ * seconds cannot hold a request (and its place in the budget) past it. The body is read with a size
+ * limit, so an endless body costs at most that much memory.
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { Agent, request } from "undici";
+import { VERSION } from "../version.js";
+import type { HttpMethod } from "./routes.js";
+
+export interface TransportOptions {
+  /** Total deadline of one exchange, ms (> 0). */
+  timeoutMs: number;
+  /** Largest response body read, bytes. */
+  maxResponseBytes: number;
+  /** Connections kept to the platform. */
+  connections: number;
+}
+
+export interface HttpRequest {
+  method: HttpMethod;
+  url: string;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export type TransportResult =
+  | { kind: "response"; status: number; headers: IncomingHttpHeaders; body: string }
+  | { kind: "network"; code: string }
+  | { kind: "timeout"; afterMs: number }
+  | { kind: "too_large"; limitBytes: number }
+  | { kind: "aborted"; reason: unknown };
+
+/** undici's own timeouts (connect, headers, body inactivity) are timeouts too, not network errors. */
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+class TooLarge extends Error {}
+
+export class Transport {
+  private readonly agent: Agent;
+
+  constructor(private readonly opts: TransportOptions) {
+    if (!(opts.timeoutMs > 0)) throw new Error("the request timeout must be positive");
+    this.agent = new Agent({
+      keepAliveTimeout: 30_000,
+      connections: opts.connections,
+      connect: { timeout: Math.min(opts.timeoutMs, 10_000) },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+    });
+  }
+
+  async send(req: HttpRequest): Promise<TransportResult> {
+    if (req.signal?.aborted) return { kind: "aborted", reason: req.signal.reason };
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.opts.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, deadline.signal]) : deadline.signal;
+    try {
+      const res = await request(req.url, {
+        method: req.method,
+        dispatcher: this.agent,
+        headers: {
+          accept: "application/json",
+          "user-agent": `sitehost-exporter/${VERSION}`,
+          ...(req.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...req.headers,
+        },
+        body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
+        signal,
+      });
+      const body = await this.readBody(res.body, res.headers);
+      return { kind: "response", status: res.statusCode, headers: res.headers, body };
+    } catch (err) {
+      if (err instanceof TooLarge) return { kind: "too_large", limitBytes: this.opts.maxResponseBytes };
+      if (req.signal?.aborted) return { kind: "aborted", reason: req.signal.reason };
+      if (deadline.signal.aborted) return { kind: "timeout", afterMs: this.opts.timeoutMs };
+      const code = (err as { code?: string }).code ?? (err as Error).name ?? "error";
+      if (TIMEOUT_CODES.has(code)) return { kind: "timeout", afterMs: this.opts.timeoutMs };
+      return { kind: "network", code };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async readBody(
+    body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+    headers: IncomingHttpHeaders,
+  ): Promise<string> {
+    const limit = this.opts.maxResponseBytes;
+    const declared = Number(headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limit) {
+      body.destroy();
+      throw new TooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > limit) {
+        body.destroy();
+        throw new TooLarge();
+      }
+      chunks.push(chunk);
+    }
+    return chunks.length === 1
+      ? (chunks[0] as Buffer).toString("utf8")
+      : Buffer.concat(chunks, size).toString("utf8");
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
