@@ -1,5 +1,5 @@
 /**
- * Simulator benchmark (issue #3): requests per second the fake platform API
+ * Simulator benchmark: requests per second the fake platform API
  * serves at 10,000 sites on loopback.
  *
  *   npx tsc -p tsconfig.json && npx node dist/bench/simulator.js [sites] [seconds] [concurrency] [phases]
@@ -16,6 +16,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { Pool } from "undici";
+import { ROUTES, routePath } from "../src/api/routes.js";
 import { startSimulator } from "../src/simulator/index.js";
 
 interface Ready {
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
     while (page !== null) {
       const res = await pool.request({
         method: "GET",
-        path: `/v1/sites?paginate=true&per_page=100&page=${page}`,
+        path: `/v1${routePath("sites", {})}?paginate=true&per_page=100&page=${page}`,
         headers,
       });
       requests += 1;
@@ -180,8 +181,9 @@ async function main(): Promise<void> {
   if (phases.has("domains"))
     results.push(
       await measured(() =>
-        phase("GET /v1/sites/{id}/domains", seconds, concurrency, async () => {
-          const res = await pool.request({ method: "GET", path: `/v1/sites/${randomId()}/domains`, headers });
+        phase(`GET /v1${ROUTES.domains.template}`, seconds, concurrency, async () => {
+          const path = `/v1${routePath("domains", { id: randomId() })}`;
+          const res = await pool.request({ method: ROUTES.domains.method, path, headers });
           await res.body.arrayBuffer();
           return res.statusCode === 200;
         }),
@@ -195,10 +197,10 @@ async function main(): Promise<void> {
   if (phases.has("metrics"))
     results.push(
       await measured(() =>
-        phase("POST /v1/sites/{id}/metrics", seconds, concurrency, async () => {
+        phase(`POST /v1${ROUTES.trafficMetrics.template}`, seconds, concurrency, async () => {
           const res = await pool.request({
-            method: "POST",
-            path: `/v1/sites/${randomId()}/metrics`,
+            method: ROUTES.trafficMetrics.method,
+            path: `/v1${routePath("trafficMetrics", { id: randomId() })}`,
             headers,
             body: metricsBody,
           });
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
     const row = await measured(
       () =>
         phase(
-          "GET /v1/sites?paginate=true&per_page=100 (full walks)",
+          `GET /v1${ROUTES.sites.template}?paginate=true&per_page=100 (full walks)`,
           seconds,
           Math.min(concurrency, 16),
           async () => {

@@ -38,6 +38,16 @@ interface SimulateFlags {
   logOrder: "newest-first" | "oldest-first";
   scrollMode: "snapshot" | "cursor";
   scrollIdle: number;
+  logIndexDelay: number;
+  lateLogFraction: number;
+  lateLogMax: number;
+  activityOrder: "newest-first" | "oldest-first";
+  activityPerPageOverflow: "clamp" | "reject";
+  certificateTimeForm: "iso" | "epoch-seconds" | "datetime";
+  gitEventPayload: "bare" | "site";
+  webhookUrl?: string;
+  webhookAttempts: number;
+  webhookBackoff: number;
 }
 
 function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
@@ -76,7 +86,54 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
         .choices(["snapshot", "cursor"])
         .default("snapshot"),
     )
-    .option("--scroll-idle <seconds>", "scroll ids expire after this idle time", int("--scroll-idle"), 60);
+    .option("--scroll-idle <seconds>", "scroll ids expire after this idle time", int("--scroll-idle"), 60)
+    .option(
+      "--log-index-delay <seconds>",
+      "log entries of second s become visible at s + this",
+      positive("--log-index-delay"),
+      0,
+    )
+    .option(
+      "--late-log-fraction <ratio>",
+      "share of log entries that arrive later still (up to --late-log-max)",
+      ratio("--late-log-fraction"),
+      0,
+    )
+    .option("--late-log-max <seconds>", "how late a late log entry can be", positive("--late-log-max"), 0)
+    .addOption(
+      new Option("--activity-order <order>", "order of activity log pages")
+        .choices(["newest-first", "oldest-first"])
+        .default("newest-first"),
+    )
+    .addOption(
+      new Option(
+        "--activity-per-page-overflow <mode>",
+        "activity per_page above 50: clamp to 50 or answer 400",
+      )
+        .choices(["clamp", "reject"])
+        .default("clamp"),
+    )
+    .addOption(
+      new Option("--certificate-time-form <form>", "form of certificate_expiration_date")
+        .choices(["iso", "epoch-seconds", "datetime"])
+        .default("iso"),
+    )
+    .addOption(
+      new Option("--git-event-payload <shape>", "git_deploy_* webhooks: event only, or with site {id}")
+        .choices(["bare", "site"])
+        .default("bare"),
+    )
+    .option("--webhook-url <url>", "POST webhook events to this URL", (v: string) => {
+      if (!URL.canParse(v)) throw new InvalidArgumentError("--webhook-url must be a URL");
+      return v;
+    })
+    .option("--webhook-attempts <n>", "delivery attempts per webhook event", int("--webhook-attempts"), 4)
+    .option(
+      "--webhook-backoff <ms>",
+      "wait before the second delivery attempt; doubles for each further one",
+      positive("--webhook-backoff"),
+      1000,
+    );
 }
 
 function simulatorOptions(f: SimulateFlags): Partial<SimulatorOptions> {
@@ -95,6 +152,16 @@ function simulatorOptions(f: SimulateFlags): Partial<SimulatorOptions> {
     logOrder: f.logOrder,
     scrollMode: f.scrollMode,
     scrollIdleSeconds: f.scrollIdle,
+    logIndexDelaySeconds: f.logIndexDelay,
+    lateLogFraction: f.lateLogFraction,
+    lateLogMaxSeconds: f.lateLogMax,
+    activityOrder: f.activityOrder,
+    activityPerPageOverflow: f.activityPerPageOverflow,
+    certificateTimeForm: f.certificateTimeForm,
+    gitEventPayload: f.gitEventPayload,
+    webhookUrl: f.webhookUrl ?? null,
+    webhookAttempts: Math.max(1, f.webhookAttempts),
+    webhookBackoffMs: f.webhookBackoff,
   };
 }
 
@@ -127,6 +194,9 @@ export function simulateCommand(): Command {
         `SITEHOST_CLIENT_ID=${sim.clientId}`,
         `SITEHOST_CLIENT_SECRET=${sim.clientSecret}`,
         `control: GET ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/logs, POST ${sim.authUrl}/_simulator/sites/{id}/disable (docs/simulator.md)`,
+        flags.webhookUrl
+          ? `webhook events are POSTed to ${flags.webhookUrl}`
+          : "no webhook URL (--webhook-url)",
         "",
       ].join("\n"),
     );
@@ -169,6 +239,7 @@ export function demoCommand(): Command {
         const logger = createLogger({ level: flags["log.level"], format: flags["log.format"] });
         const { runDaemon } = await import("../daemon.js");
         const daemon = await runDaemon({ config, logger });
+        const firstId = sim.control.sites()[0]?.site.id ?? 0;
         process.stdout.write(
           [
             "",
@@ -177,7 +248,11 @@ export function demoCommand(): Command {
             `  metrics:       ${daemon.url}/metrics`,
             `  landing page:  ${daemon.url}/`,
             `  readiness:     ${daemon.url}/-/ready`,
-            `  simulator API: ${sim.apiUrl} (faults: curl -X POST ${sim.authUrl}/_simulator/sites/${sim.control.sites()[0]?.site.id ?? 0}/disable)`,
+            `  simulator API: ${sim.apiUrl}`,
+            `    its account has DNS zones with certificates (one expiring in 5 days, one broken record), git`,
+            `    deploys, on-demand backups, restores and activity logs; make things happen with, e.g.:`,
+            `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/disable`,
+            `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/git/deploy -H 'content-type: application/json' -d '{"fail": true}'`,
             "",
             "  Prometheus scrape config:",
             "    scrape_configs:",

@@ -1,111 +1,15 @@
 /**
- * The simulated account: a fleet of sites with the variety a real account has,
- * deterministic from a seed. Records use the spec's field names and casing.
+ * The simulated account's fleet: sites with the variety a real account has, deterministic from a
+ * seed. Records use the platform's field names and casing.
  */
 import { between, mulberry32, pick, type Rng } from "./random.js";
+import type { PerfNumbers, SimDomain, SimExtension, SimSite, SimSiteData, SimTag } from "./siteTypes.js";
+
+export type { PerfNumbers, SimDomain, SimExtension, SimSite, SimSiteData, SimTag } from "./siteTypes.js";
+export { accountFor, type SimAccount } from "./account.js";
 
 const GIB = 1024 ** 3;
 const MIB = 1024 ** 2;
-
-export interface SimTag {
-  id: number;
-  name: string;
-}
-
-/** A site record as the API returns it (Site resource, list view). */
-export interface SimSite {
-  id: number;
-  created: string;
-  accountId: number;
-  clonedFromId: number | null;
-  collaboratorsCount: number;
-  datacenterCode: string;
-  datacenterName: string;
-  displayName: string;
-  domainsCount: number;
-  ecommerce: boolean;
-  edgeCache: "enabled" | "disabled";
-  edgeCacheDefensiveMode: boolean;
-  edgeCacheDefensiveModeUntil: number | null;
-  favorite: boolean;
-  fileSystemUsageBytes: number;
-  databaseUsageBytes: number;
-  maxFileSystemUsageBytes: number | null;
-  warningHeadroomFileSystemUsageBytes: number | null;
-  maxDatabaseUsageBytes: number | null;
-  warningHeadroomDatabaseUsageBytes: number | null;
-  ipAddress: string;
-  ipAddressOne: string;
-  ipAddressTwo: string;
-  name: string;
-  state: string;
-  url: string;
-  staging: boolean;
-  sandbox: boolean;
-  kit: boolean;
-  sftpDomain: string;
-  phpVersion: string | null;
-  cmsVersion: string;
-  tags: SimTag[];
-  cmsEnvironmentType: string;
-  lightWeight404: boolean;
-  multisiteSupport: boolean;
-}
-
-export interface SimExtension {
-  name: string;
-  title: string;
-  version: string;
-  status: string;
-  group: string;
-  updateVersion: string | null;
-  alerts: Array<{ title: string; description: string; severity: string | null; fixed_in: string | null }>;
-}
-
-export interface SimDomain {
-  id: number;
-  created: string;
-  primary: boolean;
-  name: string | null;
-  healthy: boolean;
-  dnsConfirmed: boolean;
-  provisioned: boolean;
-  type: string;
-  displayType: string;
-  domainName: string;
-  ipAddresses: string[];
-  zoneId: number;
-}
-
-/** Everything the simulator knows about one site beyond its record. */
-export interface SimSiteData {
-  site: SimSite;
-  /** Requests per second at the daily peak. */
-  peakRps: number;
-  cacheHitRatio: number;
-  bytesPerRequest: number;
-  plugins: SimExtension[];
-  themes: SimExtension[];
-  domains: SimDomain[];
-  /** Age of the newest backup in hours. */
-  lastBackupAgeHours: number;
-  performance: { desktop: PerfNumbers; mobile: PerfNumbers };
-  seed: number;
-}
-
-export interface PerfNumbers {
-  performance: number;
-  accessibility: number;
-  bestPractices: number;
-  seo: number;
-  fcpMs: number;
-  lcpMs: number;
-  speedIndexMs: number;
-  interactiveMs: number;
-  tbtMs: number;
-  serverResponseMs: number;
-  cls: number;
-}
 
 const DATACENTERS = [
   ["AMS", "Amsterdam"],
@@ -309,7 +213,8 @@ export function buildSite(i: number, seed: number, now: number): SimSiteData {
         displayType: "A",
         domainName: host,
         ipAddresses: [ip],
-        zoneId: id * 3,
+        // One DNS zone per registered domain (see dns.ts).
+        zoneId: id * 3 + d,
       });
     }
     site.domainsCount = domains.length;
@@ -317,6 +222,7 @@ export function buildSite(i: number, seed: number, now: number): SimSiteData {
   const vulnerable = i % 4 === 1 ? 2 : i % 4 === 2 ? 1 : 0;
   return {
     site,
+    index: i,
     peakRps: between(rng, 0.5, 40),
     cacheHitRatio: edge ? between(rng, 0.5, 0.95) : between(rng, 0, 0.2),
     bytesPerRequest: between(rng, 8_000, 120_000),
@@ -334,67 +240,6 @@ export function buildSite(i: number, seed: number, now: number): SimSiteData {
     lastBackupAgeHours: i === 1 ? 50 : between(rng, 1, 23),
     performance: { desktop: perf(rng, false), mobile: perf(rng, true) },
     seed: seed * 7919 + i,
-  };
-}
-
-export interface SimAccount {
-  affiliate: boolean;
-  collaboratorCount: number;
-  email: string;
-  gravatar: string;
-  name: string;
-  organization: string;
-  pageViews: Record<string, { people: number; views: number }>;
-  phoneNumber: string;
-  preview: boolean;
-  productName: string;
-  defaultPhpVersion: string;
-  defaultDatacenter: string | null;
-  recent_activity: unknown[];
-  maxSites: number;
-  sitesCount: number;
-  capacity: {
-    sites: { maxBillable: number; maxStaging: number; billable: number; staging: number; total: number };
-  };
-}
-
-export function accountFor(fleet: readonly SimSiteData[]): SimAccount {
-  const staging = fleet.filter((s) => s.site.staging).length;
-  const billable = fleet.filter((s) => !s.site.staging && !s.site.sandbox && !s.site.kit).length;
-  const views = (n: number) => ({ people: Math.round(n * 0.31), views: n });
-  return {
-    affiliate: false,
-    collaboratorCount: 3,
-    email: "ops@agency.example",
-    gravatar: "https://gravatar.example/avatar/0",
-    name: "Demo Agency",
-    organization: "Demo Agency Ltd",
-    pageViews: {
-      allTime: views(fleet.length * 900_000),
-      lastTwoYearsIsAllTime: { people: 0, views: 0 },
-      currentMonth: views(fleet.length * 30_000),
-      lastMonth: views(fleet.length * 38_000),
-      today: views(fleet.length * 1_200),
-      twoMonthsAgo: views(fleet.length * 36_000),
-      yesterday: views(fleet.length * 1_300),
-    },
-    phoneNumber: "+1 555 0100",
-    preview: false,
-    productName: "Agency",
-    defaultPhpVersion: "8.4",
-    defaultDatacenter: "AMS",
-    recent_activity: [],
-    maxSites: fleet.length + 10,
-    sitesCount: fleet.length,
-    capacity: {
-      sites: {
-        maxBillable: billable + 5,
-        maxStaging: staging + 3,
-        billable,
-        staging,
-        total: fleet.length,
-      },
-    },
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Response bodies of the read endpoints, computed from a site's data and the
- * clock. Field names and casing exactly as the spec's tables.
+ * clock. Field names and casing exactly as the platform's tables.
  */
 import { GIB_BYTES, type PerfNumbers, type SimSiteData } from "./fleet.js";
 import { unit } from "./random.js";

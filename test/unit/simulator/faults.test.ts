@@ -1,19 +1,12 @@
 /**
- * Issue #3: fault knobs (request budget → 429 + Retry-After, errorRate → 500, malformedRate → records the
- * client's schemas reject, failingSiteId → 500 for that site only, latency) and the control endpoints
- * over HTTP.
+ * Fault knobs (request budget → 429 + Retry-After, errorRate → 500, malformedRate → records that break
+ * a documented field, failingSiteId → 500 for that site only, latency) on every route of the shared
+ * route table, and the control endpoints over HTTP.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  DomainSchema,
-  PhpLogEntrySchema,
-  ServerLogEntrySchema,
-  SiteSchema,
-  UsageReportEntrySchema,
-  BackupEntrySchema,
-  SecurityAlertItemSchema,
-} from "../../../src/api/schemas.js";
-import { dataOf, startTestSim, T0, type TestSim } from "./helpers.js";
+import { ROUTES, routePath, type RouteName } from "../../../src/api/routes.js";
+import { dataOf, startTestSim, T0, type Reply, type TestSim } from "./helpers.js";
+import { SHAPES, shapeProblems, type Shape } from "./shapes.js";
 
 const INTERNAL = "An internal error occurred while processing your request. Please try again.";
 
@@ -40,7 +33,7 @@ describe("fault knobs", () => {
     t.clock.ms = T0 + 10_000; // a new window
     expect((await t.get(`/sites/${id}/domains`)).status).toBe(200);
     const stats = t.sim.control.stats();
-    expect(stats.requests["GET /sites/{site_id}/domains 429"]).toBe(1);
+    expect(stats.requests[`GET ${ROUTES.domains.template} 429`]).toBe(1);
     expect(stats.requests["GET /account 429"]).toBe(1);
     expect(stats.requestsDuringRetryAfter).toBeGreaterThanOrEqual(1);
   });
@@ -76,51 +69,57 @@ describe("fault knobs", () => {
     expect([...statuses].sort()).toEqual([200, 500]);
   });
 
-  it("malformedRate 1: every record fails the client's schemas; 0: none does", async () => {
-    t = await startTestSim({ sites: 10, logRatePerSite: 0.5 });
-    const ids = t.sim.control.sites().map((s) => s.site.id);
-    const id = ids[0] as number;
-    const lists = async () => ({
-      sites: dataOf(await t!.get("/sites")) as unknown[],
-      domains: dataOf(await t!.get(`/sites/${id}/domains`)) as unknown[],
-      usage: dataOf(await t!.get(`/sites/${id}/reports/usage`)) as unknown[],
-      backups: dataOf(await t!.get(`/sites/${id}/backups`)) as unknown[],
-      plugins: Object.values(
-        dataOf(await t!.get(`/sites/${ids[1]}/security-alerts/plugins`)) as Record<string, unknown[]>,
-      ).flat(),
-      php: ((await t!.get(`/sites/${id}/logs/php`)).body as { logs: unknown[] }).logs,
-      server: ((await t!.get(`/sites/${id}/logs/server`)).body as { logs: unknown[] }).logs,
-    });
-    const schemas = {
-      sites: SiteSchema,
-      domains: DomainSchema,
-      usage: UsageReportEntrySchema,
-      backups: BackupEntrySchema,
-      plugins: SecurityAlertItemSchema,
-      php: PhpLogEntrySchema,
-      server: ServerLogEntrySchema,
+  it("malformedRate 1: every record breaks a documented field; 0: none does", async () => {
+    t = await startTestSim({ sites: 12, logRatePerSite: 0.5 });
+    const sites = t.sim.control.sites();
+    const id = sites[0]?.site.id as number;
+    const zoneId = sites[0]?.domains[0]?.zoneId as number;
+    const aRecord = zoneId * 10; // the zone's A record (docs/simulator.md)
+    const lists = async (sim: TestSim): Promise<Record<string, { shape: Shape; records: unknown[] }>> => {
+      const data = async (r: Promise<Reply>) => dataOf(await r) as unknown[];
+      const zone = dataOf(await sim.get(`/zones/${zoneId}/records`)) as { records: unknown[] };
+      const plugins = dataOf(await sim.get(`/sites/${sites[1]?.site.id}/security-alerts/plugins`));
+      const logs = async (stream: string) =>
+        ((await sim.get(`/sites/${id}/logs/${stream}`)).body as { logs: unknown[] }).logs;
+      return {
+        site: { shape: SHAPES.site, records: await data(sim.get("/sites")) },
+        domain: { shape: SHAPES.domain, records: await data(sim.get(`/sites/${id}/domains`)) },
+        usage: { shape: SHAPES.usage, records: await data(sim.get(`/sites/${id}/reports/usage`)) },
+        backup: { shape: SHAPES.backup, records: await data(sim.get(`/sites/${id}/backups`)) },
+        extension: {
+          shape: SHAPES.extension,
+          records: Object.values(plugins as Record<string, unknown[]>).flat(),
+        },
+        php: { shape: SHAPES.php, records: await logs("php") },
+        server: { shape: SHAPES.server, records: await logs("server") },
+        activity: { shape: SHAPES.activity, records: await data(sim.post("/account/logs/activity", {})) },
+        zone: { shape: SHAPES.zone, records: await data(sim.get("/zones")) },
+        record: { shape: SHAPES.record, records: zone.records },
+        ssl: {
+          shape: SHAPES.ssl,
+          records: [dataOf(await sim.get(`/zones/${zoneId}/records/${aRecord}/ssl`))],
+        },
+        deploy: { shape: SHAPES.deploy, records: await data(sim.get(`/sites/${id}/git/history`)) },
+        ondemand: { shape: SHAPES.ondemand, records: await data(sim.get(`/sites/${id}/ondemand-backups`)) },
+        restore: { shape: SHAPES.restore, records: await data(sim.get(`/sites/${id}/restores`)) },
+      };
     };
     t.sim.control.setFaults({ malformedRate: 1 });
-    const bad = await lists();
-    for (const [k, records] of Object.entries(bad)) {
-      expect(records.length, k).toBeGreaterThan(0);
+    for (const [kind, { shape, records }] of Object.entries(await lists(t))) {
+      expect(records.length, kind).toBeGreaterThan(0);
       for (const r of records)
-        expect(
-          schemas[k as keyof typeof schemas].safeParse(r).success,
-          `${k} ${JSON.stringify(r).slice(0, 80)}`,
-        ).toBe(false);
+        expect(shapeProblems(r, shape), `${kind} ${JSON.stringify(r).slice(0, 80)}`).not.toEqual([]);
     }
     t.sim.control.setFaults({ malformedRate: 0 });
-    const good = await lists();
-    for (const [k, records] of Object.entries(good))
-      for (const r of records) expect(schemas[k as keyof typeof schemas].safeParse(r).success, k).toBe(true);
+    for (const [kind, { shape, records }] of Object.entries(await lists(t)))
+      for (const r of records) expect(shapeProblems(r, shape), kind).toEqual([]);
   });
 
   it("malformedRate 0.5 breaks some records of a list, not the response", async () => {
     t = await startTestSim({ sites: 30, malformedRate: 0.5 });
     const r = await t.get("/sites");
     expect(r.status).toBe(200);
-    const results = (dataOf(r) as unknown[]).map((s) => SiteSchema.safeParse(s).success);
+    const results = (dataOf(r) as unknown[]).map((s) => shapeProblems(s, SHAPES.site).length === 0);
     expect(results).toHaveLength(30);
     expect(results).toContain(true);
     expect(results).toContain(false);
@@ -178,9 +177,9 @@ describe("control endpoints over HTTP", () => {
       totalRequests: number;
     };
     expect(stats.requests).toEqual({
-      "GET /sites/{site_id}/domains 200": 2,
-      "GET /sites/{site_id}/domains 404": 1,
-      "GET /account 401": 1,
+      [`GET ${ROUTES.domains.template} 200`]: 2,
+      [`GET ${ROUTES.domains.template} 404`]: 1,
+      [`GET ${ROUTES.account.template} 401`]: 1,
     });
     expect(stats.totalRequests).toBe(4);
   });
@@ -253,5 +252,61 @@ describe("control endpoints over HTTP", () => {
     // Oldest first: the first entry is from the first hours of the 7 days (T0 - 604800 s = 2026-11-15T12:00Z).
     expect(page.logs[0]?.timestamp.slice(0, 10)).toBe("2026-11-15");
     expect((await t.control("POST", "/_simulator/logs", { order: "sideways" })).status).toBe(400);
+  });
+});
+
+describe("every API route of the shared route table", () => {
+  const apiRoutes = (Object.keys(ROUTES) as RouteName[]).filter((n) => ROUTES[n].base === "api");
+
+  async function setup() {
+    t = await startTestSim({ sites: 3 });
+    // Fleet index 0: git-enrolled, with domains, zones and a certificate on its A record.
+    const first = t.sim.control.sites()[0];
+    const id = first?.site.id as number;
+    const zoneId = first?.domains[0]?.zoneId as number;
+    const params = { id, zone_id: zoneId, record_id: zoneId * 10 };
+    const call = (name: RouteName, token?: string | null): Promise<Reply> => {
+      const path = routePath(name, params as never);
+      return ROUTES[name].method === "GET" ? t!.get(path, token) : t!.post(path, {}, token);
+    };
+    return { id, call };
+  }
+
+  it("answers every route: 401 without or with a wrong token, 200 with one, each counted by its template", async () => {
+    const { call } = await setup();
+    for (const name of apiRoutes) {
+      expect((await call(name, null)).status, name).toBe(401);
+      expect((await call(name, "not-a-token")).status, name).toBe(401);
+      expect((await call(name)).status, name).toBe(200);
+    }
+    const stats = t!.sim.control.stats();
+    for (const name of apiRoutes) {
+      const { method, template } = ROUTES[name];
+      expect(stats.requests[`${method} ${template} 401`], name).toBe(2);
+      expect(stats.requests[`${method} ${template} 200`], name).toBe(1);
+    }
+    expect(Object.keys(stats.requests).some((k) => k.includes("(unknown)"))).toBe(false);
+  });
+
+  it("errorRate, requestBudget, failingSiteId and latency apply to every route", async () => {
+    const { id, call } = await setup();
+    t!.sim.control.setFaults({ errorRate: 1 });
+    for (const name of apiRoutes) expect((await call(name)).status, name).toBe(500);
+    t!.sim.control.setFaults({ errorRate: 0, requestBudget: { requests: 0, windowSeconds: 30 } });
+    for (const name of apiRoutes) {
+      const r = await call(name);
+      expect(r.status, name).toBe(429);
+      expect(r.headers.get("retry-after"), name).toBe("30");
+    }
+    t!.sim.control.setFaults({ requestBudget: null, failingSiteId: id });
+    for (const name of apiRoutes)
+      expect((await call(name)).status, name).toBe(ROUTES[name].template.includes("{id}") ? 500 : 200);
+    t!.sim.control.setFaults({ failingSiteId: null, latencyMs: 40 });
+    for (const name of apiRoutes) {
+      const started = performance.now();
+      expect((await call(name)).status, name).toBe(200);
+      // A lower bound only (timers never fire early by more than a millisecond).
+      expect(performance.now() - started, name).toBeGreaterThanOrEqual(39);
+    }
   });
 });

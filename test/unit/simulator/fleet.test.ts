@@ -1,5 +1,5 @@
 /**
- * Issue #3: the fleet is deterministic from its seed and has the variety a real account has, as seen
+ * The fleet is deterministic from its seed and has the variety a real account has, as seen
  * over HTTP. Checked for two seeds so the variety is not an accident of one.
  */
 import { afterAll, describe, expect, it } from "vitest";

@@ -1,11 +1,12 @@
 /**
- * Issue #3: the log endpoints' paging. Where the spec is silent (order, end of a scroll, expiry) the
+ * The log endpoints' paging. Where the documentation is silent (order, end of a scroll, expiry) the
  * simulator picks a behaviour and has a switch for the other (docs/simulator.md):
  *   default  newest-first snapshot: entries up to the moment the scroll opened, newest first; an idle
  *            scroll expires (error status, envelope body);
  *   switch   oldest-first growing cursor: oldest first; at the end the same scroll keeps returning what
  *            was written since.
- * Spec: 7 days of retention, 200 entries a page; server timestamps are epoch seconds.
+ * Documented: 7 days of retention, 200 entries a page; server timestamps are epoch seconds. Optional
+ * indexing lateness (fault knobs) makes entries visible only some seconds after their time.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startTestSim, T0, T0_SECONDS, type TestSim } from "./helpers.js";
@@ -194,5 +195,94 @@ describe("switch: oldest-first growing cursor", () => {
     t.sim.control.appendLog(id, "php", { message: "too late for this scroll" });
     const next = await page(t, id, "php", scrollId);
     expect(next.logs).toEqual([]);
+  });
+});
+
+describe("late log entries (the indexing lateness knobs)", () => {
+  const inRange = (entries: Array<Record<string, unknown>>, from: number, to: number) =>
+    entries.filter((e) => secondsOf(e) >= from && secondsOf(e) <= to);
+
+  it("logIndexDelaySeconds: entries of second s are visible from s + delay", async () => {
+    // 1 entry a second on the php stream: every second has exactly one.
+    t = await startTestSim({ sites: 1, seed: 3, logRatePerSite: 1, logIndexDelaySeconds: 30 });
+    const id = t.sim.control.sites()[0]?.site.id as number;
+    const first = await page(t, id, "php");
+    expect(secondsOf(first.logs[0]!)).toBe(T0_SECONDS - 30);
+    t.clock.ms = T0 + 30_000;
+    const later = await page(t, id, "php");
+    expect(secondsOf(later.logs[0]!)).toBe(T0_SECONDS);
+    // An appended entry waits for the delay too, unless it names its own visibility time.
+    t.sim.control.appendLog(id, "php", { message: "delayed" });
+    t.sim.control.appendLog(id, "php", { message: "at once" }, undefined, T0 + 30_000);
+    const now = (await page(t, id, "php")).logs.map((e) => e.message);
+    expect(now).toContain("at once");
+    expect(now).not.toContain("delayed");
+    t.clock.ms = T0 + 60_000;
+    expect((await page(t, id, "php")).logs.map((e) => e.message)).toContain("delayed");
+  });
+
+  it("lateLogFraction: some entries of the last lateLogMaxSeconds are missing, all arrive by then", async () => {
+    t = await startTestSim({
+      sites: 1,
+      seed: 3,
+      logRatePerSite: 1,
+      lateLogFraction: 0.5,
+      lateLogMaxSeconds: 20,
+    });
+    const id = t.sim.control.sites()[0]?.site.id as number;
+    const first = (await page(t, id, "php")).logs;
+    // Older than 20 s: all 40 of [T0-60, T0-21]; the last 20 s: some, not all.
+    expect(inRange(first, T0_SECONDS - 60, T0_SECONDS - 21)).toHaveLength(40);
+    const recent = inRange(first, T0_SECONDS - 19, T0_SECONDS).length;
+    expect(recent).toBeGreaterThan(0);
+    expect(recent).toBeLessThan(20);
+    t.clock.ms = T0 + 20_000;
+    const later = (await page(t, id, "php")).logs;
+    expect(inRange(later, T0_SECONDS - 19, T0_SECONDS)).toHaveLength(20);
+  });
+
+  it("a growing cursor that passed a second never shows that second's late entries; a new scroll does", async () => {
+    t = await startTestSim({
+      sites: 1,
+      seed: 3,
+      logRatePerSite: 0.02,
+      lateLogFraction: 1,
+      lateLogMaxSeconds: 600,
+      logOrder: "oldest-first",
+      scrollMode: "cursor",
+      scrollIdleSeconds: 3600,
+    });
+    const id = t.sim.control.sites()[0]?.site.id as number;
+    const { entries, scrollId } = await drain(t, id, "php", 200);
+    t.clock.ms = T0 + 600_000;
+    const rest: Array<Record<string, unknown>> = [];
+    for (;;) {
+      const next = await page(t, id, "php", scrollId);
+      if (next.logs.length === 0) break;
+      rest.push(...next.logs);
+    }
+    const cursorSaw = new Set([...entries, ...rest].map((e) => JSON.stringify(e)));
+    // A new snapshot of the last 10 minutes before T0 has entries the cursor skipped.
+    t.sim.control.setLogPaging("newest-first", "snapshot");
+    const fresh = inRange((await page(t, id, "php")).logs, T0_SECONDS - 600, T0_SECONDS);
+    expect(fresh.length).toBeGreaterThan(3);
+    expect(fresh.filter((e) => !cursorSaw.has(JSON.stringify(e))).length).toBeGreaterThan(0);
+  });
+
+  it("the knobs over HTTP: set, read back, invalid values refused", async () => {
+    t = await startTestSim({ sites: 1 });
+    const set = await t.control("POST", "/_simulator/faults", {
+      logIndexDelaySeconds: 5,
+      lateLogFraction: 0.1,
+      lateLogMaxSeconds: 30,
+    });
+    expect(set.body).toMatchObject({ logIndexDelaySeconds: 5, lateLogFraction: 0.1, lateLogMaxSeconds: 30 });
+    expect((await t.control("POST", "/_simulator/faults", { lateLogFraction: 2 })).status).toBe(400);
+    const id = t.sim.control.sites()[0]?.site.id as number;
+    const r = await t.control("POST", `/_simulator/sites/${id}/logs/php?visibleAt=${T0 + 60_000}`, {
+      message: "later",
+    });
+    expect(r.status).toBe(201);
+    expect((await page(t, id, "php")).logs.map((e) => e.message)).not.toContain("later");
   });
 });

@@ -1,14 +1,16 @@
 /**
- * Issue #3: fields pinned to the spec's wording (spec/api-concepts.md, api-endpoints.md) with values worked
- * out by hand. Clock: T0 = 2026-11-22T12:00:00Z = 1795348800 s.
+ * Fields pinned to the platform documentation's wording with values worked out by hand, and every
+ * endpoint's records checked against the documented field lists (shapes.ts), for several kinds of
+ * site. Clock: T0 = 2026-11-22T12:00:00Z = 1795348800 s.
  */
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allSites, dataOf, startTestSim, T0, T0_SECONDS, type SiteRecord, type TestSim } from "./helpers.js";
+import { SHAPES, shapeProblems, type Shape } from "./shapes.js";
 
 const NOT_FOUND = "We could not locate the requested resources.";
 
-/** Every field of the spec's Site table (the list view carries exactly these). */
+/** Every field of the documented Site table (the list view carries exactly these). */
 const SITE_FIELDS = [
   "id",
   "created",
@@ -269,5 +271,268 @@ describe("spec wording, hand-worked values", () => {
     expect(favorites.slice(0, 2)).toEqual([true, true]);
     expect(favorites.slice(2).every((f) => f === false)).toBe(true);
     expect(sites.slice(0, 2).map((s) => s.id)).toEqual([idAt(0), idAt(13)]);
+  });
+});
+
+/** Fleet indexes of several kinds: live favorite, 96% full, disabled, deploying, staging, sandbox, kit. */
+const SAMPLE = [0, 2, 3, 5, 6, 7, 8, 9, 10, 12];
+
+function expectShape(value: unknown, shape: Shape, what: string): void {
+  expect(shapeProblems(value, shape), what).toEqual([]);
+}
+
+function expectEnvelope(r: { status: number; body: unknown }, paged = false): void {
+  expect(r.status).toBe(200);
+  const body = r.body as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(
+    paged ? ["data", "errors", "message", "page"] : ["data", "errors", "message"],
+  );
+  expect(body).toMatchObject({ message: "Success", errors: null });
+  if (paged) expectShape(body.page, SHAPES.page, "page");
+}
+
+/** The performance report's documented fields, one strategy. */
+function performanceShape(): Shape {
+  const shape: Record<string, Shape[string]> = {
+    created_at: "any",
+    updated_at: "any",
+    final_url: "string",
+    thumbnail_location: "string",
+    audit_tool_version: "any",
+    fetch_time: "any",
+  };
+  for (const c of ["performance", "accessibility", "best_practices", "seo"]) {
+    shape[`${c}_score`] = "number";
+    shape[`${c}_title`] = "string";
+  }
+  const audits = [
+    "first_contentful_paint",
+    "interactive",
+    "speed_index",
+    "total_blocking_time",
+    "largest_contentful_paint",
+    "cumulative_layout_shift",
+    "server_response_time",
+  ];
+  for (const a of audits) {
+    shape[`${a}_title`] = "string";
+    shape[`${a}_description`] = "string";
+    shape[`${a}_score`] = "any";
+    shape[`${a}_display_value`] = "any";
+    shape[`${a}_numeric_value`] = "string";
+    shape[`${a}_numeric_unit`] = "any";
+  }
+  return shape;
+}
+
+describe("every endpoint's records carry exactly the documented fields", () => {
+  const sample = () => SAMPLE.map((i) => t.sim.control.sites()[i]?.site.id as number);
+
+  it("token", async () => {
+    const res = await fetch(`${t.sim.authUrl}/auth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: t.sim.clientId,
+        client_secret: t.sim.clientSecret,
+      }).toString(),
+    });
+    expect(res.status).toBe(200);
+    expectShape(await res.json(), SHAPES.token, "token");
+  });
+
+  it("account, sites (both views), site detail", async () => {
+    const account = await t.get("/account");
+    expectEnvelope(account);
+    expectShape(dataOf(account), SHAPES.account, "account");
+    const list = await t.get("/sites");
+    expectEnvelope(list);
+    for (const s of dataOf(list) as unknown[]) expectShape(s, SHAPES.site, "site");
+    const paged = await t.get("/sites?paginate=true&per_page=10&page=2");
+    expectEnvelope(paged, true);
+    for (const id of sample()) {
+      const detail = await t.get(`/sites/${id}`);
+      expectEnvelope(detail);
+      expectShape(
+        dataOf(detail),
+        {
+          ...SHAPES.site,
+          pageViews: "object",
+          cmsLoginUrl: "string",
+          collaborators: "array",
+          suite: ["null", "object"],
+        },
+        `detail ${id}`,
+      );
+    }
+  });
+
+  it("statistics, usage, performance, traffic metrics", async () => {
+    for (const id of sample()) {
+      expectShape(dataOf(await t.get(`/sites/${id}/statistics`)), SHAPES.statistics, `statistics ${id}`);
+      for (const u of dataOf(await t.get(`/sites/${id}/reports/usage`)) as unknown[])
+        expectShape(u, SHAPES.usage, `usage ${id}`);
+      const perf = dataOf(await t.get(`/sites/${id}/reports/performance/latest`));
+      expectShape(
+        perf,
+        { desktop_report: performanceShape(), mobile_report: performanceShape() },
+        `perf ${id}`,
+      );
+      const metrics = dataOf(
+        await t.post(`/sites/${id}/metrics`, {
+          start_at: "3 hours ago",
+          metrics: ["requests_persec", "response_bytes_persec"],
+          dimensions: ["page_is_cached"],
+        }),
+      ) as { periods: unknown[] };
+      expectShape(metrics, SHAPES.metrics, `metrics ${id}`);
+      // 3 h at a 60 s resolution: 180 complete minutes plus the current one.
+      expect(metrics.periods).toHaveLength(181);
+    }
+  });
+
+  it("security alerts: the documented grouping keys, every item and alert", async () => {
+    let alerts = 0;
+    for (const id of sample()) {
+      for (const kind of ["plugins", "themes"] as const) {
+        const groups = dataOf(await t.get(`/sites/${id}/security-alerts/${kind}`)) as Record<
+          string,
+          unknown[]
+        >;
+        expect(Object.keys(groups).sort()).toEqual(
+          kind === "plugins"
+            ? ["active", "active-network", "drop-ins", "inactive", "must-use"]
+            : ["active", "inactive", "parent"],
+        );
+        for (const item of Object.values(groups).flat()) {
+          expectShape(item, SHAPES.extension, `${kind} ${id}`);
+          for (const a of (item as { security_alerts: unknown[] }).security_alerts) {
+            expectShape(a, SHAPES.securityAlert, `alert ${id}`);
+            alerts += 1;
+          }
+        }
+      }
+    }
+    expect(alerts).toBeGreaterThan(3);
+  });
+
+  it("domains and backups", async () => {
+    let domains = 0;
+    for (const id of sample()) {
+      for (const d of dataOf(await t.get(`/sites/${id}/domains`)) as unknown[]) {
+        expectShape(d, SHAPES.domain, `domain ${id}`);
+        domains += 1;
+      }
+      for (const b of dataOf(await t.get(`/sites/${id}/backups`)) as unknown[])
+        expectShape(b, SHAPES.backup, `backup ${id}`);
+    }
+    expect(domains).toBeGreaterThan(3);
+  });
+
+  it("php and server logs: {total_results, logs, scroll_id}, no envelope, every entry", async () => {
+    for (const id of sample().slice(0, 3)) {
+      for (const stream of ["php", "server"] as const) {
+        const r = await t.get(`/sites/${id}/logs/${stream}`);
+        expect(r.status).toBe(200);
+        expect(Object.keys(r.body as object).sort()).toEqual(["logs", "scroll_id", "total_results"]);
+        const page = r.body as { logs: unknown[]; scroll_id: string; total_results: number };
+        expect(Number.isInteger(page.total_results)).toBe(true);
+        expect(page.logs.length).toBeGreaterThan(0);
+        for (const e of page.logs) expectShape(e, SHAPES[stream], `${stream} ${id}`);
+      }
+    }
+  });
+
+  it("activity logs: envelope with page, every entry", async () => {
+    const account = await t.post("/account/logs/activity", { page: 1, per_page: 50 });
+    expectEnvelope(account, true);
+    const entries = dataOf(account) as Array<{ source: string }>;
+    expect(entries.length).toBe(50);
+    for (const e of entries) {
+      expectShape(e, SHAPES.activity, "account activity");
+      expect(["ui", "api.v1", "systems"]).toContain(e.source);
+    }
+    for (const id of sample()) {
+      const site = await t.post(`/sites/${id}/logs/activity`, {});
+      expectEnvelope(site, true);
+      for (const e of dataOf(site) as unknown[]) expectShape(e, SHAPES.activity, `site activity ${id}`);
+    }
+  });
+
+  it("zones, zone records, SSL details", async () => {
+    const zones = await t.get("/zones");
+    expectEnvelope(zones);
+    const list = dataOf(zones) as Array<{ id: number }>;
+    expect(list.length).toBeGreaterThan(20);
+    let ssl = 0;
+    for (const z of list.slice(0, 12)) {
+      expectShape(z, SHAPES.zone, "zone");
+      const withRecords = await t.get(`/zones/${z.id}/records`);
+      expectEnvelope(withRecords);
+      const zone = dataOf(withRecords) as {
+        records: Array<{ id: number; type: string; siteId: number | null }>;
+      };
+      expectShape(zone, SHAPES.zoneWithRecords, `zone ${z.id}`);
+      for (const r of zone.records) {
+        expectShape(r, SHAPES.record, `record ${r.id}`);
+        if (r.type !== "A" || r.siteId === null) continue;
+        const details = await t.get(`/zones/${z.id}/records/${r.id}/ssl`);
+        if (details.status === 400) continue; // a site without certificate data yet
+        expectEnvelope(details);
+        expectShape(dataOf(details), SHAPES.ssl, `ssl ${r.id}`);
+        ssl += 1;
+      }
+    }
+    expect(ssl).toBeGreaterThan(5);
+  });
+
+  it("git history, on-demand backups, restores", async () => {
+    const seen = { deploy: 0, ondemand: 0, restore: 0 };
+    const check = (records: unknown[], kind: keyof typeof seen, id: number) => {
+      for (const r of records) expectShape(r, SHAPES[kind], `${kind} ${id}`);
+      seen[kind] += records.length;
+    };
+    for (const id of sample()) {
+      const git = await t.get(`/sites/${id}/git/history`);
+      if (git.status === 200) {
+        expectEnvelope(git, true);
+        check(dataOf(git) as unknown[], "deploy", id);
+      } else expect(git.status).toBe(422);
+      const backups = await t.get(`/sites/${id}/ondemand-backups`);
+      expectEnvelope(backups);
+      check(dataOf(backups) as unknown[], "ondemand", id);
+      const r = await t.get(`/sites/${id}/restores`);
+      expectEnvelope(r, true);
+      check(dataOf(r) as unknown[], "restore", id);
+    }
+    const { deploy: deploys, ondemand, restore: restores } = seen;
+    expect(deploys).toBeGreaterThan(5);
+    expect(ondemand).toBeGreaterThan(5);
+    expect(restores).toBeGreaterThan(3);
+  });
+});
+
+describe("time forms of the new records, by hand", () => {
+  it("on-demand backups: epoch seconds, 'YYYY-MM-DD HH:MM:SS', sizes as strings", async () => {
+    // Fleet index 0 uses all three file-system slots.
+    const list = dataOf(await t.get(`/sites/${idAt(0)}/ondemand-backups`)) as Array<{
+      type: string;
+      completed: number;
+      backupTimestamp: string;
+      bytes: string;
+      deleteAt: number;
+    }>;
+    const fs = list.filter((b) => b.type === "fs");
+    expect(fs).toHaveLength(3);
+    for (const b of fs) {
+      expect(b.backupTimestamp).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+      // The same instant as `completed`.
+      expect(Date.parse(`${b.backupTimestamp.replace(" ", "T")}Z`) / 1000).toBe(b.completed);
+      expect(b.bytes).toMatch(/^\d+$/);
+      expect(b.deleteAt).toBeGreaterThan(T0_SECONDS);
+    }
+    // Kept 30, 14 and 7 days from completion, newest first.
+    expect(fs.map((b) => Math.round((b.deleteAt - b.completed) / 86_400))).toEqual([30, 14, 7]);
   });
 });

@@ -1,0 +1,167 @@
+/**
+ * The simulator's options: fault knobs (changeable at run time), behaviour switches for what the
+ * platform's documentation leaves open, and start-up settings. Validation of the run-time objects
+ * sent to the control API lives here too, next to the types it checks.
+ */
+import type { LogOrder, ScrollMode } from "./logs.js";
+
+export interface SimulatorFaults {
+  /** Added latency per request, ms. */
+  latencyMs: number;
+  /** Share of /v1 requests answered 500 (0..1). */
+  errorRate: number;
+  /** Requests allowed per window; over it: 429 with Retry-After. null = unlimited. */
+  requestBudget: { requests: number; windowSeconds: number } | null;
+  /** Share of list records (and log entries) with a wrong-typed or missing field (0..1). */
+  malformedRate: number;
+  /** A site whose endpoints all answer 500. */
+  failingSiteId: number | null;
+  /** Lifetime of new tokens, seconds (expires_in). */
+  tokenLifetimeSeconds: number;
+  /** Scrolls idle longer than this expire. */
+  scrollIdleSeconds: number;
+  /** PHP and web-server entries of second s become visible to readers at s + this. */
+  logIndexDelaySeconds: number;
+  /** Share (0..1) of those entries that become visible later still, by up to `lateLogMaxSeconds`. */
+  lateLogFraction: number;
+  lateLogMaxSeconds: number;
+}
+
+export type ActivityOrder = "newest-first" | "oldest-first";
+/** What a per_page above the activity logs' documented maximum (50) gets. */
+export type PerPageOverflow = "clamp" | "reject";
+/** How `certificate_expiration_date` is written: ISO 8601 with ms, epoch seconds, or 'YYYY-MM-DD HH:MM:SS'. */
+export type CertificateTimeForm = "iso" | "epoch-seconds" | "datetime";
+/** git_deploy_* webhook payloads: `event` only (all the platform documents), or with `site: {id}`. */
+export type GitEventPayload = "bare" | "site";
+
+/** Switches between plausible readings of what the platform's documentation leaves open. */
+export interface SimulatorBehaviour {
+  activityOrder: ActivityOrder;
+  activityPerPageOverflow: PerPageOverflow;
+  certificateTimeForm: CertificateTimeForm;
+  gitEventPayload: GitEventPayload;
+}
+
+export interface SimulatorOptions extends SimulatorFaults, SimulatorBehaviour {
+  port: number;
+  host: string;
+  sites: number;
+  seed: number;
+  clientId: string;
+  clientSecret: string;
+  /** Generated log entries per second per site and stream. */
+  logRatePerSite: number;
+  logOrder: LogOrder;
+  scrollMode: ScrollMode;
+  /** Where webhook events are POSTed; null: none are sent. */
+  webhookUrl: string | null;
+  /** Delivery attempts per event (the first one included). */
+  webhookAttempts: number;
+  /** Wait before the second attempt, ms; it doubles for each further one. */
+  webhookBackoffMs: number;
+  /** Clock (tests move time). */
+  now: () => number;
+}
+
+export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
+  port: 0,
+  host: "127.0.0.1",
+  sites: 25,
+  seed: 1,
+  clientId: "demo-client",
+  clientSecret: "demo-secret-not-for-production",
+  logRatePerSite: 0.2,
+  logOrder: "newest-first",
+  scrollMode: "snapshot",
+  latencyMs: 0,
+  errorRate: 0,
+  requestBudget: null,
+  malformedRate: 0,
+  failingSiteId: null,
+  tokenLifetimeSeconds: 3599,
+  scrollIdleSeconds: 60,
+  logIndexDelaySeconds: 0,
+  lateLogFraction: 0,
+  lateLogMaxSeconds: 0,
+  activityOrder: "newest-first",
+  activityPerPageOverflow: "clamp",
+  certificateTimeForm: "iso",
+  gitEventPayload: "bare",
+  webhookUrl: null,
+  webhookAttempts: 4,
+  webhookBackoffMs: 1000,
+  now: Date.now,
+};
+
+const ratio = (v: unknown) => typeof v === "number" && v >= 0 && v <= 1;
+const nonNegative = (v: unknown) => typeof v === "number" && v >= 0;
+
+const FAULT_KEYS: Record<keyof SimulatorFaults, (v: unknown) => boolean> = {
+  latencyMs: nonNegative,
+  errorRate: ratio,
+  requestBudget: (v) =>
+    v === null ||
+    (typeof v === "object" &&
+      Number.isInteger((v as Record<string, unknown>).requests) &&
+      typeof (v as Record<string, unknown>).windowSeconds === "number" &&
+      ((v as Record<string, unknown>).windowSeconds as number) > 0),
+  malformedRate: ratio,
+  failingSiteId: (v) => v === null || Number.isInteger(v),
+  tokenLifetimeSeconds: (v) => typeof v === "number" && v > 0,
+  scrollIdleSeconds: nonNegative,
+  logIndexDelaySeconds: nonNegative,
+  lateLogFraction: ratio,
+  lateLogMaxSeconds: nonNegative,
+};
+
+const oneOf =
+  (...values: string[]) =>
+  (v: unknown) =>
+    typeof v === "string" && values.includes(v);
+
+const BEHAVIOUR_KEYS: Record<keyof SimulatorBehaviour, (v: unknown) => boolean> = {
+  activityOrder: oneOf("newest-first", "oldest-first"),
+  activityPerPageOverflow: oneOf("clamp", "reject"),
+  certificateTimeForm: oneOf("iso", "epoch-seconds", "datetime"),
+  gitEventPayload: oneOf("bare", "site"),
+};
+
+function problemsOf(
+  body: Record<string, unknown>,
+  checks: Record<string, (v: unknown) => boolean>,
+  what: string,
+): string[] {
+  const problems: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    const check = checks[key];
+    if (!check) problems.push(`unknown ${what} ${key}`);
+    else if (!check(value)) problems.push(`invalid value for ${key}`);
+  }
+  return problems;
+}
+
+/** Problems of a faults object sent to POST /_simulator/faults (empty when it is valid). */
+export function faultProblems(body: Record<string, unknown>): string[] {
+  return problemsOf(body, FAULT_KEYS, "fault");
+}
+
+/** Problems of a behaviour object sent to POST /_simulator/behaviour (empty when it is valid). */
+export function behaviourProblems(body: Record<string, unknown>): string[] {
+  return problemsOf(body, BEHAVIOUR_KEYS, "behaviour");
+}
+
+export function faultsOf(o: SimulatorOptions): SimulatorFaults {
+  const out = {} as Record<string, unknown>;
+  for (const key of Object.keys(FAULT_KEYS)) out[key] = o[key as keyof SimulatorFaults];
+  return out as unknown as SimulatorFaults;
+}
+
+export function behaviourOf(o: SimulatorOptions): SimulatorBehaviour {
+  return {
+    activityOrder: o.activityOrder,
+    activityPerPageOverflow: o.activityPerPageOverflow,
+    certificateTimeForm: o.certificateTimeForm,
+    gitEventPayload: o.gitEventPayload,
+  };
+}
