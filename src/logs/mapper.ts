@@ -1,9 +1,9 @@
 /**
- * Maps API log entries to OpenTelemetry log records (DESIGN.md "Log records")
+ * Maps API log entries to OpenTelemetry log records (body, severity, semantic-convention attributes)
  * and to the log-derived counter labels.
  */
 import { SeverityNumber, type Attributes } from "@opentelemetry/api";
-import type { PhpLogEntry, ServerLogEntry, LogStream } from "../api/schemas.js";
+import type { ActivityEntry, PhpLogEntry, ScrollStream, ServerLogEntry } from "../api/schemas.js";
 
 export interface MappedRecord {
   timeMs: number;
@@ -11,6 +11,8 @@ export interface MappedRecord {
   severityText: string;
   body: string;
   attributes: Attributes;
+  /** OTLP's event_name, for entries that are events (activity). */
+  eventName?: string;
 }
 
 function str(value: unknown): string | undefined {
@@ -128,8 +130,31 @@ export function mapPhpEntry(entry: PhpLogEntry, timeMs: number): MappedRecord {
   };
 }
 
+/**
+ * An activity log entry (who did what, from where): `event.name` is the action, the message is the
+ * body, `enduser.id` the account e-mail, `client.address` the IP address.
+ */
+export function mapActivityEntry(entry: ActivityEntry, timeMs: number): MappedRecord {
+  const attrs: Attributes = {};
+  attrs["event.name"] = entry.name;
+  set(attrs, "enduser.id", str(entry.accountEmail));
+  set(attrs, "client.address", str(entry.ipAddress));
+  set(attrs, "user_agent.original", str(entry.userAgent));
+  set(attrs, "sitehost.activity.source", str(entry.source));
+  set(attrs, "sitehost.activity.description", str(entry.description));
+  attrs["sitehost.activity.id"] = String(entry.id);
+  return {
+    timeMs,
+    severityNumber: SeverityNumber.INFO,
+    severityText: "INFO",
+    body: entry.message ?? entry.description ?? entry.name,
+    attributes: attrs,
+    eventName: entry.name,
+  };
+}
+
 /** Counter key of an entry: `status_class|cached` for server lines, the severity label for PHP. */
-export function counterKey(stream: LogStream, entry: PhpLogEntry | ServerLogEntry): string {
+export function counterKey(stream: ScrollStream, entry: PhpLogEntry | ServerLogEntry): string {
   if (stream === "server") {
     const e = entry as ServerLogEntry;
     const cls = e.status >= 100 && e.status < 600 ? `${Math.floor(e.status / 100)}xx` : "other";

@@ -1,25 +1,44 @@
 /**
- * The log pipeline: one tailer per (site, stream), a global limit on tailers
- * polling at once, OTLP shipping with unlimited capped backoff while the
- * collector is down (and no fetching meanwhile), log-derived counters and the
- * log self-metrics.
+ * The log pipeline: one tailer per (site, stream) and one for the account's activity log, read by the
+ * scheduler's workers with adaptive polling, shipped over OTLP with durable checkpoints, and the
+ * log-derived counters.
  */
 import { join } from "node:path";
+import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
-import { Counter, Gauge, type Registry } from "prom-client";
-import type { ScrollStream, PhpLogEntry, ServerLogEntry, Site } from "../api/schemas.js";
+import type { Registry } from "prom-client";
+import {
+  ActivityEntrySchema,
+  PhpLogEntrySchema,
+  ServerLogEntrySchema,
+  type LogStream,
+  type PhpLogEntry,
+  type ServerLogEntry,
+  type Site,
+} from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs, parseDuration } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
-import type { Sample } from "../metrics/sample.js";
-import { getOrCreate } from "../metrics/registry.js";
 import type { MetricStore } from "../metrics/store.js";
-import { CheckpointStore, type Checkpoint } from "./checkpoint.js";
-import { createOtlpExporter, createResource, exportRecords, toReadable } from "./exporter.js";
-import { counterKey, mapPhpEntry, mapServerEntry } from "./mapper.js";
-import { Tailer, type PendingRecord, type SiteIdentity, type TailerHooks } from "./tailer.js";
-import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
-import type { Resource } from "@opentelemetry/resources";
+import { ThrottledWarnings } from "../util/throttledLog.js";
+import { systemClock, type Clock } from "../util/time.js";
+import type { Checkpoint } from "./checkpoint.js";
+import { fingerprinter } from "./entry.js";
+import { createResource } from "./resource.js";
+import { CheckpointStore } from "./journal.js";
+import { counterKey, mapActivityEntry, mapPhpEntry, mapServerEntry, type MappedRecord } from "./mapper.js";
+import { logMetrics, type LogMetrics } from "./metrics.js";
+import type { OutgoingRecord } from "./otlp/encode.js";
+import { createSdkExporter, SdkSink } from "./otlp/sdkSink.js";
+import { otlpSettings } from "./otlp/settings.js";
+import { ProtobufHttpSink, type LogSink } from "./otlp/sink.js";
+import type { PendingRecord, StreamEntry } from "./pending.js";
+import { publishCounts } from "./counts.js";
+import { LogScheduler } from "./scheduler.js";
+import { CollectorHealth, StreamShipper } from "./shipper.js";
+import { NumberedSource, ScrollSource } from "./sources.js";
+import { BufferBudget, clearSpool } from "./spool.js";
+import { Tailer, type SiteIdentity } from "./tailer.js";
 
 export interface LogPipelineDeps {
   config: Config;
@@ -28,13 +47,37 @@ export interface LogPipelineDeps {
   logger: Logger;
   /** Receives the log-derived counters (collector "logs"). */
   store?: MetricStore;
-  /** Tests may inject an exporter; otherwise OTEL_* variables decide. */
+  /** Tests may inject a sink (or an SDK exporter); otherwise the OTEL_* variables decide. */
+  sink?: LogSink;
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
+  clock?: Clock;
 }
 
-/** New log entries held in memory at once by all tailers together; beyond it pages spill to disk. */
+/** New log entries held in memory at once by all reads together; beyond it pages spill to disk. */
 const BUFFERED_ENTRIES_BUDGET = 20_000;
+/** One export carries at most this many records ... */
+const EXPORT_MAX_RECORDS = 2_000;
+/** ... or about this many encoded bytes. */
+const EXPORT_MAX_BYTES = 1024 * 1024;
+/** Exports in flight per stream. */
+const EXPORT_DEPTH = 2;
+const MAX_PAGES_PER_READ = 5_000;
+const DAY_MS = 86_400_000;
+const RETENTION_MS: Record<LogStream, { site: number; account: number }> = {
+  php: { site: 7 * DAY_MS, account: 7 * DAY_MS },
+  server: { site: 7 * DAY_MS, account: 7 * DAY_MS },
+  activity: { site: 30 * DAY_MS, account: 60 * DAY_MS },
+};
+const ACTIVITY_PER_PAGE = 50;
+/** The account's own activity log is tailed as a stream of "site" 0. */
+const ACCOUNT: SiteIdentity = { id: 0, name: "" };
+
+const FINGERPRINTS: Record<LogStream, (entry: object) => string> = {
+  php: fingerprinter(Object.keys(PhpLogEntrySchema.shape)),
+  server: fingerprinter(Object.keys(ServerLogEntrySchema.shape)),
+  activity: fingerprinter(Object.keys(ActivityEntrySchema.shape)),
+};
 
 /** logs.startFrom → epoch ms. */
 export function resolveStartFrom(startFrom: string, now: number): number {
@@ -46,135 +89,78 @@ export function resolveStartFrom(startFrom: string, now: number): number {
   return Date.parse(startFrom);
 }
 
-function logMetrics(registry: Registry) {
-  const registers = [registry];
-  const counter = (name: string, help: string, labelNames: string[] = ["stream"]) =>
-    getOrCreate(registry, name, () => new Counter({ name, help, labelNames, registers }));
-  return {
-    shipped: counter(
-      "sitehost_exporter_log_records_shipped_total",
-      "Log records acknowledged by the OTLP collector (or counted, with logs.ship false), by stream.",
-    ),
-    deduplicated: counter(
-      "sitehost_exporter_log_records_deduplicated_total",
-      "Log entries read again (overlap window, replays) and dropped as already delivered, by stream.",
-    ),
-    exportFailures: counter(
-      "sitehost_exporter_log_export_failures_total",
-      "OTLP export attempts that failed or were refused (retried with backoff), by stream.",
-    ),
-    gaps: counter(
-      "sitehost_exporter_log_gaps_total",
-      "Times the 7-day retention had already removed entries after a checkpoint (logs lost upstream), by stream.",
-    ),
-    malformed: counter(
-      "sitehost_exporter_log_records_malformed_total",
-      "Log entries that did not fit the schema and were skipped, by stream.",
-    ),
-    checkpointErrors: counter(
-      "sitehost_exporter_log_checkpoint_errors_total",
-      "Checkpoints that could not be trusted; the stream is stopped until reset, by stream.",
-    ),
-    cycleFailures: counter(
-      "sitehost_exporter_log_cycle_failures_total",
-      "Poll cycles abandoned after a failed page request (restarted from the checkpoint), by stream.",
-    ),
-    lag: getOrCreate(
-      registry,
-      "sitehost_exporter_log_lag_seconds",
-      () =>
-        new Gauge({
-          name: "sitehost_exporter_log_lag_seconds",
-          help: "Now minus the time of the newest shipped log record, by site and stream.",
-          labelNames: ["site_id", "site", "stream"],
-          registers,
-        }),
-    ),
-  };
-}
-
-/** A FIFO counting semaphore (the limit on tailers polling at once). */
-class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-  constructor(private readonly limit: number) {}
-  async acquire(): Promise<() => void> {
-    if (this.active >= this.limit) await new Promise<void>((r) => this.waiters.push(r));
-    this.active += 1;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.active -= 1;
-      this.waiters.shift()?.();
-    };
-  }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener("abort", done);
-      resolve();
-    }
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
-
-interface TailerSlot {
-  tailer: Tailer;
-  stop: AbortController;
-  loop: Promise<void>;
+function labels(site: SiteIdentity, stream: LogStream) {
+  return site.id === 0
+    ? { site_id: "", site: "", stream }
+    : { site_id: String(site.id), site: site.name, stream };
 }
 
 export class LogPipeline {
-  private readonly metrics: ReturnType<typeof logMetrics>;
+  private readonly metrics: LogMetrics;
   private readonly log: Logger;
   private readonly checkpoints: CheckpointStore;
-  private readonly tailers = new Map<string, TailerSlot>();
-  private readonly semaphore: Semaphore;
+  private readonly clock: Clock;
+  private readonly health = new CollectorHealth();
+  private readonly budget = new BufferBudget(BUFFERED_ENTRIES_BUDGET);
+  private readonly tailers = new Map<string, Tailer>();
+  private readonly warnings: ThrottledWarnings;
   private readonly pollMs: number;
-  private readonly maxBackoffMs: number;
-  /** Cancels fetching at shutdown. */
-  private readonly fetchStop = new AbortController();
+  private readonly maxPollMs: number;
   /** Cancels an export still retrying after the shutdown deadline. */
   private readonly exportStop = new AbortController();
-  private exporter: LogRecordExporter | undefined;
-  private resource: Resource | undefined;
-  /**
-   * Shared circuit: exports currently failing and retrying. While any is, the
-   * collector is down for everyone: no tailer fetches; the retrying export is the probe.
-   */
-  private failingExports = 0;
+  private scheduler: LogScheduler | undefined;
+  private sink: LogSink | undefined;
+  /** Streams whose last read found entries (for the request plan). */
+  private readonly active = new Set<string>();
   private readonly counts = new Map<
     number,
     { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }
   >();
-  private started = false;
-  /** logs.startFrom resolved once, for every stream that has no checkpoint yet. */
   private startFromMs = 0;
+  private started = false;
+  private stopping = false;
 
   constructor(private readonly deps: LogPipelineDeps) {
     this.metrics = logMetrics(deps.registry);
     this.log = deps.logger.child({ component: "logs" });
+    this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
-    this.semaphore = new Semaphore(deps.config.logs.maxConcurrentTailers);
+    this.warnings = new ThrottledWarnings(this.log, 60_000, this.clock);
     this.pollMs = durationMs(deps.config.logs.pollInterval);
-    this.maxBackoffMs = durationMs(deps.config.logs.maxExportBackoff);
+    this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
+  }
+
+  private get spoolDir(): string {
+    return join(this.deps.config.logs.checkpointDir, ".spool");
   }
 
   async start(): Promise<void> {
     await this.checkpoints.init();
-    // "now" is when the process started, not when a tailer first polls (after discovery and a
-    // random delay): every line written while the exporter ran is shipped.
-    this.startFromMs = resolveStartFrom(this.deps.config.logs.startFrom, performance.timeOrigin);
-    if (this.deps.config.logs.ship) {
-      this.exporter = this.deps.exporter ?? (await createOtlpExporter(this.deps.env));
-      this.resource = createResource(this.deps.env);
+    await clearSpool(this.spoolDir);
+    if (await this.checkpoints.isEmpty()) {
+      this.log.warn(
+        { checkpointDir: this.deps.config.logs.checkpointDir, startFrom: this.deps.config.logs.startFrom },
+        "no log checkpoints yet: every stream starts at logs.startFrom. If this directory is not kept " +
+          "across restarts (an emptyDir, a container's own filesystem), logs written while the exporter " +
+          "is not running are never shipped",
+      );
     }
+    // "now" is when the process started, not when a stream is first read: every line written while
+    // the exporter ran is shipped.
+    this.startFromMs = resolveStartFrom(this.deps.config.logs.startFrom, performance.timeOrigin);
+    if (this.deps.config.logs.ship) this.sink = await this.createSink();
+    this.scheduler = new LogScheduler({
+      workers: this.deps.config.logs.maxConcurrentTailers,
+      pollMs: this.pollMs,
+      maxPollMs: this.maxPollMs,
+      clock: this.clock,
+      paused: () => this.health.down,
+      onOutcome: (key, outcome) => {
+        if (outcome.kind === "found" || outcome.kind === "more") this.active.add(key);
+        else if (outcome.kind === "empty") this.active.delete(key);
+      },
+      onError: (key, err) => this.readFailed(key, err),
+    });
     this.started = true;
     this.log.info(
       {
@@ -186,226 +172,282 @@ export class LogPipeline {
     );
   }
 
+  private async createSink(): Promise<LogSink> {
+    if (this.deps.sink) return this.deps.sink;
+    const env = this.deps.env ?? process.env;
+    const resource = createResource(env);
+    if (this.deps.exporter) return new SdkSink(this.deps.exporter, resource, false);
+    const settings = otlpSettings(env);
+    if (settings.protocol === "http/protobuf") return new ProtobufHttpSink(settings, resource);
+    return new SdkSink(await createSdkExporter(settings), resource, settings.protocol === "grpc");
+  }
+
+  /** Streams tailed now. */
+  get streamCount(): number {
+    return this.tailers.size;
+  }
+
+  /** Requests per second the streams need: each at least once per maxPollInterval, active ones per pollInterval. */
+  plannedRequestsPerSecond(): number {
+    const idle = this.tailers.size / (this.maxPollMs / 1000);
+    const extra = this.active.size * (1000 / this.pollMs - 1000 / this.maxPollMs);
+    return idle + extra;
+  }
+
   /** Start tailers for new sites, stop those of sites that are gone (and drop their series). */
   updateSites(sites: readonly Site[]): void {
-    if (!this.started || this.fetchStop.signal.aborted) return;
+    if (!this.started || this.stopping) return;
     const wanted = new Set<string>();
+    const streams = this.deps.config.logs.streams;
     for (const site of sites) {
-      for (const stream of this.deps.config.logs.streams) {
-        if (stream === "activity") continue;
+      for (const stream of streams) {
         const key = `${site.id}/${stream}`;
         wanted.add(key);
         if (!this.tailers.has(key)) this.spawn({ id: site.id, name: site.name }, stream);
       }
     }
-    for (const [key, slot] of this.tailers) {
+    if (streams.includes("activity")) {
+      wanted.add("0/activity");
+      if (!this.tailers.has("0/activity")) this.spawn(ACCOUNT, "activity");
+    }
+    for (const [key, tailer] of this.tailers) {
       if (wanted.has(key)) continue;
-      slot.stop.abort();
       this.tailers.delete(key);
-      const { site, stream } = slot.tailer;
-      this.metrics.lag.remove({ site_id: String(site.id), site: site.name, stream });
-      this.checkpoints.release(site.id, stream);
-      this.counts.delete(site.id);
+      this.active.delete(key);
+      void this.scheduler?.remove(key);
+      const { site, stream } = tailer;
+      this.metrics.lag.remove(labels(site, stream));
+      this.metrics.lastRead.remove(labels(site, stream));
+      if (stream !== "activity") this.counts.delete(site.id);
+      this.deps.store?.replaceSite("logs", String(site.id), []);
     }
   }
 
-  private spawn(site: SiteIdentity, stream: ScrollStream): void {
+  /** The site served requests lately: read its web-server log soon. */
+  hintActive(siteId: number): void {
+    this.scheduler?.nudge(`${siteId}/server`);
+  }
+
+  private spawn(site: SiteIdentity, stream: LogStream): void {
+    const key = `${site.id}/${stream}`;
+    const api = this.deps.api;
+    const source =
+      stream === "activity"
+        ? {
+            kind: "numbered" as const,
+            numbered: new NumberedSource((page, opts) =>
+              site.id === 0
+                ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+                : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+            ),
+          }
+        : {
+            kind: "scroll" as const,
+            scroll: new ScrollSource((scrollId, opts) =>
+              (stream === "php" ? api.phpLogs : api.serverLogs)({ id: site.id, scrollId }, opts),
+            ),
+          };
+    const m = this.metrics;
     const tailer = new Tailer(
       site,
       stream,
-      this.deps.api,
+      source,
       this.checkpoints,
-      this.hooks,
+      (stored) => this.shipperFor(site, stream, stored),
+      {
+        deduplicated: (n) => m.deduplicated.inc({ stream }, n),
+        malformed: (n) => m.malformed.inc({ stream }, n),
+        future: (n) => {
+          m.future.inc({ stream }, n);
+          this.warnings.warn(
+            `future ${stream}`,
+            { stream, siteId: site.id, site: site.name, entries: n },
+            "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
+          );
+        },
+        late: (n) => m.late.inc({ stream }, n),
+        gap: (fromMs, toMs) => {
+          m.gaps.inc({ stream });
+          this.log.warn(
+            {
+              site: site.name,
+              siteId: site.id,
+              stream,
+              from: new Date(fromMs).toISOString(),
+              to: new Date(toMs).toISOString(),
+            },
+            "log gap: the platform's retention removed entries after the checkpoint",
+          );
+        },
+        checkpointError: (err) => {
+          m.checkpointErrors.inc({ stream });
+          this.log.error({ site: site.name, siteId: site.id, stream, file: err.file, err }, err.message);
+        },
+        readToEnd: (atMs) => m.lastRead.set(labels(site, stream), atMs / 1000),
+      },
       {
         overlapMs: durationMs(this.deps.config.logs.overlap),
         startFromMs: () => this.startFromMs,
-        maxPagesPerCycle: 5000,
-        // One budget for the whole pipeline: the tailers polling at once share it.
-        maxBufferedEntries: Math.max(
-          500,
-          Math.floor(BUFFERED_ENTRIES_BUDGET / this.deps.config.logs.maxConcurrentTailers),
-        ),
-        spoolDir: join(this.deps.config.logs.checkpointDir, ".spool"),
-        countKey: (entry) => counterKey(stream, entry),
+        maxPagesPerRead: MAX_PAGES_PER_READ,
+        retentionMs: site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site,
+        spoolDir: this.spoolDir,
+        bufferBudget: this.budget,
+        fingerprint: FINGERPRINTS[stream],
+        clock: this.clock,
+        collectorDown: () => this.health.down,
       },
       this.log,
     );
-    const stop = new AbortController();
-    const signal = AbortSignal.any([stop.signal, this.fetchStop.signal]);
-    const loop = this.run(tailer, signal);
-    this.tailers.set(`${site.id}/${stream}`, { tailer, stop, loop });
+    this.tailers.set(key, tailer);
+    // Spread the first reads of many streams over a few seconds.
+    const first = this.clock.now() + Math.random() * Math.min(this.pollMs, 5_000);
+    this.scheduler?.add({ key, read: (signal) => this.read(tailer, signal) }, first);
   }
 
-  private async run(tailer: Tailer, signal: AbortSignal): Promise<void> {
-    // Fix the start point on disk before the first poll's delay: a kill meanwhile must not move it.
-    // A failure here is reported by the first cycle, which prepares again.
-    await tailer.prepare().catch(() => undefined);
-    // Spread the first polls of many tailers over the interval.
-    await sleep(Math.random() * Math.min(this.pollMs, 5000), signal);
-    let published = false;
-    while (!signal.aborted) {
-      if (!published && tailer.checkpoint) {
-        // Counters resume from the checkpoint, so they stay monotonic across restarts.
-        this.publishCounts(tailer.site, tailer.stream, tailer.checkpoint.counts);
-        published = true;
-      }
-      if (this.failingExports > 0) {
-        await sleep(250, signal);
-        continue;
-      }
-      const release = await this.semaphore.acquire();
-      let more = false;
-      let failed = false;
-      try {
-        if (signal.aborted) break;
-        more = await tailer.cycle(signal);
-        if (tailer.failed) return; // corrupt checkpoint: this stream stays stopped
-      } catch (err) {
-        failed = true;
-        if (!signal.aborted) this.hooks.cycleFailed(tailer.site, tailer.stream, err);
-      } finally {
-        release();
-      }
-      if (!signal.aborted && tailer.checkpoint) this.updateLag(tailer.site, tailer.stream, tailer.checkpoint);
-      const jitter = 0.8 + Math.random() * 0.4;
-      await sleep(more ? 0 : failed ? Math.min(this.pollMs, 5000) * jitter : this.pollMs * jitter, signal);
-    }
+  private async read(tailer: Tailer, signal: AbortSignal) {
+    const outcome = await tailer.read(signal);
+    const cp = tailer.checkpoint;
+    if (cp && tailer.stream !== "activity") this.publish(tailer.site, tailer.stream, cp);
+    if (cp) this.updateLag(tailer.site, tailer.stream, cp);
+    return outcome;
   }
 
-  private updateLag(site: SiteIdentity, stream: ScrollStream, cp: Checkpoint): void {
-    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
-      this.metrics.lag.set(
-        { site_id: String(site.id), site: site.name, stream },
-        Math.max(0, (Date.now() - cp.highWaterMs) / 1000),
-      );
-    }
-  }
-
-  private readonly hooks: TailerHooks = {
-    ship: async (site, stream, records, signal) => {
-      if (!this.exporter || !this.resource) return;
-      const observed = Date.now();
-      const readable = records.map((r) =>
-        toReadable(this.map(site, stream, r), this.resource as Resource, observed),
-      );
-      const abort = AbortSignal.any([signal, this.exportStop.signal]);
-      let failing = false;
-      try {
-        for (let attempt = 0; ; attempt++) {
-          if (abort.aborted) throw new Error("export abandoned at shutdown");
-          try {
-            await exportRecords(this.exporter, readable);
-            return;
-          } catch (err) {
-            this.metrics.exportFailures.inc({ stream });
-            if (!failing) {
-              failing = true;
-              this.failingExports += 1;
-            }
-            const backoff =
-              Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(attempt, 10)) * (0.75 + Math.random() * 0.5);
-            if (attempt === 0 || attempt % 10 === 0) {
-              this.log.warn(
-                { err: (err as Error).message, stream, retryInMs: Math.round(backoff) },
-                "OTLP export failed; retrying (not fetching meanwhile)",
-              );
-            }
-            await sleep(backoff, abort);
-          }
-        }
-      } finally {
-        if (failing) this.failingExports -= 1;
-      }
-    },
-    delivered: (site, stream, records, cp) => {
-      this.metrics.shipped.inc({ stream }, records.length);
-      this.publishCounts(site, stream, cp.counts);
-      this.updateLag(site, stream, cp);
-    },
-    deduplicated: (stream, n) => this.metrics.deduplicated.inc({ stream }, n),
-    malformed: (stream, n) => this.metrics.malformed.inc({ stream }, n),
-    gap: (site, stream, fromMs, toMs) => {
-      this.metrics.gaps.inc({ stream });
-      this.log.warn(
-        {
-          site: site.name,
-          siteId: site.id,
-          stream,
-          from: new Date(fromMs).toISOString(),
-          to: new Date(toMs).toISOString(),
+  private shipperFor(
+    site: SiteIdentity,
+    stream: LogStream,
+    stored: Parameters<ConstructorParameters<typeof Tailer>[4]>[0],
+  ) {
+    const sink = this.sink ?? countingSink;
+    const map = (r: PendingRecord) => this.outgoing(site, stream, r);
+    return new StreamShipper(
+      sink,
+      stored,
+      map,
+      this.health,
+      {
+        delivered: (records, cp) => {
+          this.metrics.shipped.inc({ stream }, records.length);
+          if (stream !== "activity") this.publish(site, stream, cp);
+          this.updateLag(site, stream, cp);
         },
-        "log gap: the platform's 7-day retention removed entries after the checkpoint",
-      );
-    },
-    checkpointError: (site, stream, err) => {
-      this.metrics.checkpointErrors.inc({ stream });
-      this.log.error({ site: site.name, siteId: site.id, stream, file: err.file }, err.message);
-    },
-    collectorDown: () => this.failingExports > 0,
-    cycleFailed: (site, stream, err) => {
-      this.metrics.cycleFailures.inc({ stream });
-      this.log.warn(
-        { site: site.name, siteId: site.id, stream, err: (err as Error).message },
-        "log poll cycle failed; restarting from the checkpoint",
-      );
-    },
-  };
+        rejected: (count, reason) => {
+          this.metrics.rejected.inc({ stream }, count);
+          this.warnings.warn(
+            `rejected ${stream} ${reason}`,
+            { stream, siteId: site.id, site: site.name, records: count, reason },
+            "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
+          );
+        },
+        retrying: (outcome, attempt, waitMs) => {
+          this.metrics.exportFailures.inc({ stream });
+          if (attempt === 0 || attempt % 10 === 0) {
+            this.log.warn(
+              { stream, reason: outcome.reason, attempt, retryInMs: Math.round(waitMs) },
+              outcome.kind === "misconfigured"
+                ? "the OTLP collector refuses every export (check OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS); retrying, not fetching meanwhile"
+                : "OTLP export failed; retrying (not fetching meanwhile)",
+            );
+          }
+        },
+      },
+      {
+        maxRecords: EXPORT_MAX_RECORDS,
+        maxBytes: EXPORT_MAX_BYTES,
+        depth: EXPORT_DEPTH,
+        backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
+        clock: this.clock,
+        ...(stream === "activity"
+          ? {}
+          : { countKey: (r: PendingRecord) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) }),
+      },
+      this.exportStop.signal,
+    );
+  }
 
-  private map(site: SiteIdentity, stream: ScrollStream, r: PendingRecord) {
-    const mapped =
+  private outgoing(site: SiteIdentity, stream: LogStream, r: PendingRecord): OutgoingRecord {
+    const mapped: MappedRecord =
       stream === "server"
         ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
-        : mapPhpEntry(r.entry as PhpLogEntry, r.timeMs);
-    mapped.attributes["sitehost.site.id"] = String(site.id);
-    mapped.attributes["sitehost.site.name"] = site.name;
+        : stream === "php"
+          ? mapPhpEntry(r.entry as PhpLogEntry, r.timeMs)
+          : mapActivityEntry(r.entry as Parameters<typeof mapActivityEntry>[0], r.timeMs);
+    if (site.id !== 0) {
+      mapped.attributes["sitehost.site.id"] = String(site.id);
+      mapped.attributes["sitehost.site.name"] = site.name;
+    }
     mapped.attributes["sitehost.log.stream"] = stream;
-    mapped.attributes["log.record.uid"] = `${r.fingerprint}-${r.occurrence}`;
-    return mapped;
+    // Unique per site and stream: the same line in two sites is two records.
+    mapped.attributes["log.record.uid"] =
+      `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`;
+    return { ...mapped, observedMs: this.clock.now() };
   }
 
-  private publishCounts(site: SiteIdentity, stream: ScrollStream, counts: Record<string, number>): void {
-    const store = this.deps.store;
-    if (!store) return;
+  private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
+    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
+      this.metrics.lag.set(labels(site, stream), Math.max(0, (this.clock.now() - cp.highWaterMs) / 1000));
+    }
+  }
+
+  private publish(site: SiteIdentity, stream: "php" | "server", cp: Checkpoint): void {
+    if (!this.deps.store) return;
     let entry = this.counts.get(site.id);
     if (!entry) this.counts.set(site.id, (entry = { site, php: {}, server: {} }));
-    entry[stream] = { ...counts };
-    const labels = { site_id: String(site.id), site: site.name };
-    const samples: Sample[] = [];
-    for (const [key, value] of Object.entries(entry.server)) {
-      const [status_class, cached] = key.split("|") as [string, string];
-      samples.push({
-        name: "sitehost_site_http_responses_total",
-        labels: { ...labels, status_class, cached },
-        value,
-      });
-    }
-    for (const [severity, value] of Object.entries(entry.php)) {
-      samples.push({ name: "sitehost_site_php_log_entries_total", labels: { ...labels, severity }, value });
-    }
-    store.replaceSite("logs", String(site.id), samples);
+    entry[stream] = { ...cp.counts };
+    publishCounts(this.deps.store, entry);
   }
 
-  /** Stop fetching, let in-flight exports finish within logs.shutdownTimeout, flush checkpoints, shut the exporter down. */
+  private readFailed(key: string, err: unknown): void {
+    const tailer = this.tailers.get(key);
+    if (!tailer || this.stopping) return;
+    this.metrics.cycleFailures.inc({ stream: tailer.stream });
+    this.warnings.warn(
+      `read ${key}`,
+      { site: tailer.site.name, siteId: tailer.site.id, stream: tailer.stream, err },
+      "log read failed; starting again from the checkpoint",
+    );
+  }
+
+  /**
+   * Stop reading, let exports in flight finish within logs.shutdownTimeout (each acknowledged export
+   * has put its checkpoint in force; one still unanswered is abandoned and its records are read again
+   * at the next start), then shut the exporter down and remove spool files.
+   */
   async stop(): Promise<void> {
-    this.fetchStop.abort();
+    this.stopping = true;
     const deadline = durationMs(this.deps.config.logs.shutdownTimeout);
-    const loops = Promise.allSettled([...this.tailers.values()].map((s) => s.loop));
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<"expired">((resolve) => {
-      timer = setTimeout(() => resolve("expired"), deadline);
-    });
-    // Each acknowledged export has already put its checkpoint in force; an export still unanswered at
-    // the deadline is abandoned (its records are read again at the next start).
-    if ((await Promise.race([loops, expired])) === "expired") {
-      this.exportStop.abort();
-      this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
+    const scheduler = this.scheduler;
+    if (scheduler) {
+      const stopped = scheduler.stop();
+      let timer: NodeJS.Timeout | undefined;
+      const expired = new Promise<"expired">((resolve) => {
+        timer = setTimeout(() => resolve("expired"), deadline);
+      });
+      if ((await Promise.race([stopped, expired])) === "expired") {
+        this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
+      }
+      clearTimeout(timer);
     }
-    clearTimeout(timer);
-    this.exportStop.abort();
+    this.exportStop.abort(new Error("shutting down"));
     await Promise.race([
-      this.exporter?.shutdown().catch(() => undefined),
+      this.sink?.shutdown().catch(() => undefined),
       new Promise((r) => setTimeout(r, 2000).unref()),
     ]);
+    await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");
   }
 }
+
+/** With logs.ship false: every batch is "accepted" at once (records are read and counted only). */
+const countingSink: LogSink = {
+  batch() {
+    const records: OutgoingRecord[] = [];
+    return { records, bytes: 0, add: (r: OutgoingRecord) => void records.push(r) };
+  },
+  batchOf(records) {
+    return { records, bytes: 0, add: () => undefined };
+  },
+  send: async () => ({ kind: "accepted", rejected: 0 }),
+  shutdown: async () => undefined,
+};
+
+export type { StreamEntry };

@@ -1,419 +1,393 @@
 /**
- * One tailer per (site, stream). Each cycle opens a fresh scroll, pages through
- * it (stopping early when the order is newest-first and the checkpoint minus
- * the overlap is passed), drops what was already delivered, ships one page per
- * export oldest-first and advances the checkpoint only after the collector
- * acknowledged. A failed page request abandons the cycle: the next one starts
- * again from the checkpoint and the dedupe absorbs the replay.
+ * One stream (a site's PHP, web-server or activity log, or the account's activity log): each `read`
+ * opens a fresh scroll (or continues a held one), pages until it reaches the checkpoint's lower bound
+ * or the end, drops what was already delivered, and ships what is new oldest first.
+ *
+ * The lower bound is the high-water mark minus a window. Most reads use a short window sized from the
+ * lateness this stream has shown (entries that appeared behind the mark): a busy stream then costs one
+ * page per read instead of re-reading everything written during `logs.overlap`. The first read after
+ * start, and one read every DEEP_READ_INTERVAL_MS, use the whole `logs.overlap` window, which catches
+ * entries later than the short window and widens it.
+ *
+ * A failed page request abandons the read: the next one starts again from the checkpoint and the
+ * dedupe absorbs what is read twice. Reads that meet only entries without a usable time stop after
+ * MAX_TIMELESS_PAGES pages (they give no place to stop at), so malformed data cannot cost a walk
+ * through the whole retention.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Logger } from "pino";
-import type { LogEntry, ScrollStream, PhpLogEntry, ServerLogEntry } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
-import {
-  CorruptCheckpointError,
-  type Checkpoint,
-  type CheckpointStore,
-  newCheckpoint,
-  type PreparedCheckpoint,
-  remember,
-} from "./checkpoint.js";
-import { entryTimeMs, fingerprint } from "./entry.js";
+import type { LogStream } from "../api/schemas.js";
+import type { Clock } from "../util/time.js";
+import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
+import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
+import type { PendingRecord, StreamEntry } from "./pending.js";
+import { PageReader, type ReadBounds } from "./read.js";
+import type { StreamShipper } from "./shipper.js";
+import { ReadBuffer, type BufferBudget } from "./spool.js";
+import { entryTimeMs } from "./entry.js";
+import type { NumberedSource, ScrollSource, SourcePage } from "./sources.js";
 
-export const RETENTION_MS = 7 * 86_400_000;
-const MAX_EXPORT_RECORDS = 200;
-
-export interface PendingRecord {
-  entry: LogEntry;
-  timeMs: number;
-  fingerprint: string;
-  /** Index of this occurrence among identical entries; part of log.record.uid. */
-  occurrence: number;
-}
-
-export interface TailerHooks {
-  /** Ship one batch; resolves only once acknowledged (or immediately when shipping is off). */
-  ship(
-    site: SiteIdentity,
-    stream: ScrollStream,
-    records: PendingRecord[],
-    signal: AbortSignal,
-  ): Promise<void>;
-  /** After the checkpoint advanced (counts included): metrics and log-derived counters. */
-  delivered(site: SiteIdentity, stream: ScrollStream, records: PendingRecord[], checkpoint: Checkpoint): void;
-  deduplicated(stream: ScrollStream, n: number): void;
-  malformed(stream: ScrollStream, n: number): void;
-  gap(site: SiteIdentity, stream: ScrollStream, fromMs: number, toMs: number): void;
-  checkpointError(site: SiteIdentity, stream: ScrollStream, err: CorruptCheckpointError): void;
-  cycleFailed(site: SiteIdentity, stream: ScrollStream, err: unknown): void;
-  /** True while the collector refuses exports: tailers stop fetching. */
-  collectorDown(): boolean;
-}
+export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
+export const MAX_TIMELESS_PAGES = 5;
+/** The short window never goes below this: times have one-second precision. */
+export const MIN_LATE_WINDOW_MS = 2_000;
+/** Entries stamped more than this ahead of the exporter's clock count as from the future. */
+export const FUTURE_TOLERANCE_MS = 60_000;
+/** How fast the lateness seen long ago stops widening the short window (half-life). */
+const LATENESS_HALF_LIFE_MS = 3_600_000;
 
 export interface SiteIdentity {
+  /** 0 for the account's own activity log. */
   id: number;
   name: string;
 }
 
+export type ReadOutcome =
+  /** New records were shipped. */
+  | { kind: "found"; shipped: number }
+  /** Nothing new. */
+  | { kind: "empty" }
+  /** Stopped at the page cap with more waiting: read again at once. */
+  | { kind: "more"; shipped: number }
+  /** The collector is down: read again once it is back. */
+  | { kind: "interrupted" }
+  /** The checkpoint cannot be trusted: never read again. */
+  | { kind: "stopped" };
+
+export interface TailerEvents {
+  deduplicated(n: number): void;
+  malformed(n: number): void;
+  future(n: number): void;
+  late(n: number): void;
+  gap(fromMs: number, toMs: number): void;
+  checkpointError(err: CorruptCheckpointError): void;
+  /** The stream was read up to its end at `atMs`. */
+  readToEnd(atMs: number): void;
+}
+
 export interface TailerOptions {
   overlapMs: number;
-  /** Resolved logs.startFrom, used only when there is no checkpoint yet. */
+  /** Where a stream without a checkpoint starts (logs.startFrom resolved at process start). */
   startFromMs: () => number;
-  /** Page requests per cycle at most (a growing cursor could otherwise never end). */
-  maxPagesPerCycle: number;
-  /** New entries kept in memory per cycle before pages spill to disk. */
-  maxBufferedEntries: number;
+  /** Page requests per read at most (a growing cursor could otherwise never end). */
+  maxPagesPerRead: number;
+  retentionMs: number;
   spoolDir: string;
-  /** Key of the log-derived counter an entry counts into (kept in the checkpoint, so counts survive restarts). */
-  countKey?: (entry: LogEntry) => string;
+  bufferBudget: BufferBudget;
+  fingerprint: (entry: StreamEntry) => string;
+  clock: Clock;
+  /** Whether the collector is down (then nothing more is fetched). */
+  collectorDown: () => boolean;
 }
 
-/** Buffer of kept pages for newest-first scrolls; the oldest part is shipped first, newer pages spill to disk. */
-class CycleBuffer {
-  private readonly pages: Array<PendingRecord[] | string> = [];
-  private inMemory = 0;
-  private spilled = 0;
-
-  constructor(
-    private readonly dir: string,
-    private readonly prefix: string,
-    private readonly limit: number,
-  ) {}
-
-  get size(): number {
-    return this.pages.length;
-  }
-
-  async add(page: PendingRecord[]): Promise<void> {
-    if (page.length === 0) return;
-    this.pages.push(page);
-    this.inMemory += page.length;
-    // The earliest-added pages are the newest entries: shipped last, so they spill first.
-    for (let i = 0; this.inMemory > this.limit && i < this.pages.length - 1; i++) {
-      const p = this.pages[i];
-      if (typeof p === "string" || p === undefined) continue;
-      await mkdir(this.dir, { recursive: true });
-      const file = join(this.dir, `${this.prefix}-${this.spilled++}.json`);
-      await writeFile(file, JSON.stringify(p));
-      this.pages[i] = file;
-      this.inMemory -= p.length;
-    }
-  }
-
-  /** Pages from the oldest entries to the newest. */
-  async *oldestFirst(): AsyncGenerator<PendingRecord[]> {
-    for (let i = this.pages.length - 1; i >= 0; i--) {
-      const p = this.pages[i] as PendingRecord[] | string;
-      const page = typeof p === "string" ? (JSON.parse(await readFile(p, "utf8")) as PendingRecord[]) : p;
-      if (typeof p === "string") await rm(p, { force: true });
-      this.pages[i] = [];
-      yield [...page].reverse();
-    }
-  }
-
-  async discard(): Promise<void> {
-    for (const p of this.pages) if (typeof p === "string") await rm(p, { force: true });
-    this.pages.length = 0;
-  }
-}
-
-type Order = "unknown" | "newest-first" | "oldest-first";
-
-/** Identical entries share their time, so occurrence counts only need the entries near the current one. */
-const OCCURRENCE_WINDOW_MS = 60_000;
-const OCCURRENCE_PRUNE_FLOOR = 50_000;
-
-/**
- * Occurrences of each fingerprint within one pass over a scroll: identical lines written in the same
- * second are real and each is delivered. Entries far from the current time are pruned, which keeps the
- * map small on a long read without splitting a run of identical entries.
- */
-class OccurrenceCounter {
-  private readonly seen = new Map<string, { n: number; t: number }>();
-  private pruneAt = OCCURRENCE_PRUNE_FLOOR;
-
-  /** 1 for the first occurrence of `fp`, 2 for the second, ... */
-  next(fp: string, t: number): number {
-    const known = this.seen.get(fp);
-    if (known) return ++known.n;
-    if (this.seen.size >= this.pruneAt) {
-      for (const [k, v] of this.seen) if (Math.abs(v.t - t) > OCCURRENCE_WINDOW_MS) this.seen.delete(k);
-      this.pruneAt = Math.max(OCCURRENCE_PRUNE_FLOOR, 2 * this.seen.size);
-    }
-    this.seen.set(fp, { n: 1, t });
-    return 1;
-  }
-
-  clear(): void {
-    this.seen.clear();
-  }
-}
-
-/**
- * Advance the checkpoint (in place) past `batch`: high-water mark, the overlap window's fingerprints,
- * the log-derived counts. Done before the export, so the file can be prepared; if the export fails the
- * tailer drops this in-memory state and reloads the committed checkpoint.
- */
-export function advanceCheckpoint(
-  cp: Checkpoint,
-  batch: readonly PendingRecord[],
-  overlapMs: number,
-  countKey?: (entry: LogEntry) => string,
-): void {
-  for (const r of batch) {
-    if (r.timeMs > cp.highWaterMs) cp.highWaterMs = r.timeMs;
-    remember(cp, r.fingerprint, Math.max(cp.recent.get(r.fingerprint)?.n ?? 0, r.occurrence + 1), r.timeMs);
-    if (countKey) {
-      const key = countKey(r.entry);
-      cp.counts[key] = (cp.counts[key] ?? 0) + 1;
-    }
-  }
-  // Forget fingerprints that fell out of the overlap window, from the oldest end (delivery order); a
-  // late entry delivered after newer ones is kept a little longer, which only widens the dedupe.
-  const cutoff = cp.highWaterMs - overlapMs;
-  for (const [fp, e] of cp.recent) {
-    if (e.t >= cutoff) break;
-    cp.recent.delete(fp);
-  }
-}
+type Source = { kind: "scroll"; scroll: ScrollSource } | { kind: "numbered"; numbered: NumberedSource };
 
 export class Tailer {
-  checkpoint: Checkpoint | undefined;
+  private stored: StreamCheckpoint | undefined;
+  private shipper: StreamShipper | undefined;
   failed: CorruptCheckpointError | undefined;
-  private loaded = false;
-  /**
-   * Scroll continued next cycle: a cursor read to its end (`atEnd`: it may grow), or an oldest-first
-   * scroll cut at the page cap (everything read from it was shipped, so it resumes where it stopped).
-   */
-  private held: { scrollId: string; atEnd: boolean } | null = null;
-  /** Whether a cursor continued from its end ever returned new entries (a growing cursor, not a snapshot). */
-  private cursorGrows = false;
+  /** Decaying largest lateness seen, ms, and when it was seen. */
+  private lateness = { ms: 0, at: 0 };
+  private lastDeepReadAt = -Infinity;
+  private spoolCounter = 0;
 
   constructor(
     readonly site: SiteIdentity,
-    readonly stream: ScrollStream,
-    private readonly api: SitehostApi,
+    readonly stream: LogStream,
+    private readonly source: Source,
     private readonly checkpoints: CheckpointStore,
-    private readonly hooks: TailerHooks,
+    private readonly makeShipper: (cp: StreamCheckpoint) => StreamShipper,
+    private readonly events: TailerEvents,
     private readonly opts: TailerOptions,
     private readonly logger: Logger,
   ) {}
 
-  /** Load (or create) the checkpoint. A corrupt one stops this stream for good, loudly. */
-  async prepare(): Promise<boolean> {
-    if (this.failed) return false;
-    if (this.loaded) return true;
+  /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
+  get checkpoint(): Checkpoint | undefined {
+    return this.stored?.state;
+  }
+
+  /** Open (or create) the checkpoint. A corrupt one stops this stream for good, loudly. */
+  async prepare(): Promise<StreamCheckpoint | undefined> {
+    if (this.failed) return undefined;
+    if (this.stored) return this.stored;
     try {
-      const existing = await this.checkpoints.load(this.site.id, this.stream);
-      if (existing) {
-        this.checkpoint = existing;
-      } else {
-        // Persist the start point at once: a crash before the first export must not move it.
-        this.checkpoint = newCheckpoint(this.site.id, this.stream, this.opts.startFromMs());
-        await this.checkpoints.save(this.checkpoint);
-      }
-      this.loaded = true;
-      return true;
+      const stored = await this.checkpoints.open(
+        this.site.id,
+        this.stream,
+        this.opts.startFromMs,
+        this.opts.overlapMs,
+      );
+      this.stored = stored;
+      this.shipper = this.makeShipper(stored);
+      return stored;
     } catch (err) {
       if (err instanceof CorruptCheckpointError) {
         this.failed = err;
-        this.hooks.checkpointError(this.site, this.stream, err);
-        return false;
+        this.events.checkpointError(err);
+        return undefined;
       }
       throw err;
     }
   }
 
-  private get current(): Checkpoint {
-    return this.checkpoint as Checkpoint;
+  /** The short window: the lateness seen (decaying), with room to spare, never above the overlap. */
+  lateWindowMs(now: number): number {
+    const age = Math.max(0, now - this.lateness.at);
+    const seen = this.lateness.ms * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
+    return Math.min(this.opts.overlapMs, Math.max(MIN_LATE_WINDOW_MS, Math.ceil(seen * 1.5) + 1000));
   }
 
-  /** Entries older than this were delivered (or precede the start point); newer ones are checked by fingerprint. */
-  private lowerBound(): number {
-    return Math.max(this.current.highWaterMs - this.opts.overlapMs, this.current.floorMs);
+  private noteLateness(ms: number, now: number): void {
+    const current = this.lateWindowMs(now) / 1.5;
+    if (ms > current) this.lateness = { ms, at: now };
   }
 
-  /** One poll cycle. Returns true when it stopped at the page cap (more is waiting). */
-  async cycle(signal: AbortSignal): Promise<boolean> {
-    if (!(await this.prepare())) return false;
-    let lower = this.lowerBound();
-    // The checkpoint as it was when the cycle began, for the retention-gap check below.
-    const highWaterBefore = this.current.highWaterMs;
-    const deliveredBefore = this.current.highWaterMs > this.current.floorMs;
-    const buffer = new CycleBuffer(
-      this.opts.spoolDir,
-      `spool-${this.site.id}-${this.stream}-${Date.now()}`,
-      this.opts.maxBufferedEntries,
-    );
-    let order: Order = "unknown";
-    // A held scroll is continued; anything else gets a fresh scroll. The checkpoint stays the
-    // durable cursor either way.
-    let scrollId: string | null = this.held?.scrollId ?? null;
-    const heldAtEnd = this.held?.atEnd ?? false;
-    let continuing = scrollId !== null;
-    this.held = null;
-    let hold: string | null = null;
-    let pages = 0;
-    let lastTime: number | undefined;
-    let oldestSeen = Infinity;
-    let reachedLower = false;
-    let endOfScroll = false;
-    const occurrences = new OccurrenceCounter();
-    /** Drop this cycle's unshipped reads and look afresh from the checkpoint (the dedupe absorbs re-reads). */
-    const restartFresh = async () => {
-      scrollId = null;
-      continuing = false;
-      order = "unknown";
-      lastTime = undefined;
-      reachedLower = false;
-      occurrences.clear();
-      await buffer.discard();
-      lower = this.lowerBound();
-    };
-
+  async read(signal: AbortSignal): Promise<ReadOutcome> {
+    const stored = await this.prepare();
+    if (!stored || !this.shipper) return { kind: "stopped" };
+    const now = this.opts.clock.now();
+    const deep = now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
+    const state = stored.state;
+    const highWaterBefore = state.highWaterMs;
+    const deliveredBefore = state.highWaterMs > state.floorMs;
+    const bounds = (): ReadBounds => ({
+      lowerMs: Math.max(
+        state.highWaterMs - (deep ? this.opts.overlapMs : this.lateWindowMs(now)),
+        state.floorMs,
+      ),
+      highWaterMs: state.highWaterMs,
+      nowMs: now,
+      futureToleranceMs: FUTURE_TOLERANCE_MS,
+    });
+    const run = new ReadRun(this, stored, bounds, signal, ++this.spoolCounter);
+    this.shipper.begin(now);
+    let result: ReadResult;
     try {
-      for (;;) {
-        if (signal.aborted) return false;
-        // Backpressure: while the collector refuses, nothing more is fetched.
-        if (this.hooks.collectorDown()) {
-          // Everything read so far was shipped: continue this scroll next cycle.
-          if (scrollId && buffer.size === 0 && (continuing || order === "oldest-first")) {
-            this.held = { scrollId, atEnd: heldAtEnd && pages === 0 };
-          }
-          return false;
-        }
-        // Only an oldest-first scroll is cut at the cap (a growing cursor could otherwise never end):
-        // what it read is shipped, so it resumes next cycle. A newest-first read must reach the
-        // checkpoint before anything is shipped, or the unread middle would be skipped.
-        if (pages >= this.opts.maxPagesPerCycle && order === "oldest-first") {
-          hold = scrollId;
-          break;
-        }
-        let page;
-        try {
-          page = await (this.stream === "php" ? this.api.phpLogs : this.api.serverLogs)(
-            { id: this.site.id, scrollId },
-            { signal, source: "logs" },
-          );
-        } catch (err) {
-          if (!continuing || signal.aborted) throw err;
-          // The held scroll expired: start over from the checkpoint with a fresh scroll.
-          await restartFresh();
-          continue;
-        }
-        pages += 1;
-        if (page.rejected > 0) this.hooks.malformed(this.stream, page.rejected);
-        if (page.rawCount === 0) {
-          if (continuing && heldAtEnd && !this.cursorGrows) {
-            // Nothing new on a held scroll that never grew: it may be a snapshot, so look afresh.
-            await restartFresh();
-            continue;
-          }
-          endOfScroll = true;
-          if (scrollId && (continuing || order === "oldest-first")) hold = scrollId;
-          break;
-        }
-        if (continuing && heldAtEnd && page.items.length > 0) this.cursorGrows = true;
-        const kept: PendingRecord[] = [];
-        let pageOldest = Infinity;
-        let dedup = 0;
-        for (const entry of page.items) {
-          const t = entryTimeMs(entry.timestamp);
-          if (t === undefined) {
-            this.hooks.malformed(this.stream, 1);
-            continue;
-          }
-          if (lastTime !== undefined && order === "unknown" && t !== lastTime) {
-            order = t < lastTime ? "newest-first" : "oldest-first";
-          }
-          lastTime = t;
-          pageOldest = Math.min(pageOldest, t);
-          oldestSeen = Math.min(oldestSeen, t);
-          if (t < lower) {
-            reachedLower = true;
-            continue;
-          }
-          const fp = fingerprint(entry);
-          const n = occurrences.next(fp, t);
-          if (n <= (this.current.recent.get(fp)?.n ?? 0)) {
-            dedup += 1;
-            continue;
-          }
-          kept.push({ entry, timeMs: t, fingerprint: fp, occurrence: n - 1 });
-        }
-        if (dedup > 0) this.hooks.deduplicated(this.stream, dedup);
-
-        if (order === "oldest-first") {
-          // Stream: ship what was buffered while the order was unknown, then page by page.
-          for await (const older of buffer.oldestFirst())
-            await this.shipChunked([...older].reverse(), signal);
-          await buffer.discard();
-          await this.shipChunked(kept, signal);
-        } else {
-          await buffer.add(kept);
-        }
-        scrollId = page.scrollId;
-        if (order === "newest-first" && (reachedLower || pageOldest < lower)) break;
-        if (!scrollId) {
-          endOfScroll = true;
-          break;
-        }
-      }
-      // Newest-first (or a single-second scroll): ship the buffered entries oldest-first.
-      for await (const chunk of buffer.oldestFirst()) await this.shipChunked(chunk, signal);
-      if (hold && order !== "newest-first") this.held = { scrollId: hold, atEnd: endOfScroll };
+      result =
+        this.source.kind === "scroll"
+          ? await run.scroll(this.source.scroll, this.shipper)
+          : await run.numbered(this.source.numbered, this.shipper);
     } finally {
-      await buffer.discard();
+      await run.buffer.discard();
     }
-
-    // Retention passed the checkpoint: the oldest entry still available is newer than what we delivered.
+    if (result.end === "interrupted") return { kind: "interrupted" };
+    prune(state, this.opts.overlapMs);
+    await stored.compactIfLarge();
+    if (result.maxLatenessMs > 0) this.noteLateness(result.maxLatenessMs, now);
+    if (deep) this.lastDeepReadAt = now;
+    if (result.end === "end" || result.end === "lower") this.events.readToEnd(now);
+    // Retention passed the checkpoint: the oldest entry still there is newer than what was delivered.
     if (
       deliveredBefore &&
-      !continuing &&
-      endOfScroll &&
-      !reachedLower &&
-      oldestSeen !== Infinity &&
-      oldestSeen > highWaterBefore
+      result.fresh &&
+      result.end === "end" &&
+      !result.reachedLower &&
+      result.oldestSeen !== Infinity &&
+      result.oldestSeen > highWaterBefore &&
+      highWaterBefore < now - this.opts.retentionMs + 3_600_000
     ) {
-      if (highWaterBefore < Date.now() - RETENTION_MS + 3_600_000)
-        this.hooks.gap(this.site, this.stream, highWaterBefore, oldestSeen);
+      this.events.gap(highWaterBefore, result.oldestSeen);
     }
-    return hold !== null && !endOfScroll;
+    if (result.end === "cap") return { kind: "more", shipped: result.shipped };
+    return result.shipped > 0 ? { kind: "found", shipped: result.shipped } : { kind: "empty" };
   }
 
-  /**
-   * Ship records oldest-first, one export per page. The checkpoint that follows each export is
-   * written before the export and put in force by the acknowledgement (see CheckpointStore.prepare).
-   */
-  private async shipChunked(records: PendingRecord[], signal: AbortSignal): Promise<void> {
-    if (records.length === 0) return;
-    const sorted = [...records].sort((a, b) => a.timeMs - b.timeMs);
-    for (let i = 0; i < sorted.length; i += MAX_EXPORT_RECORDS) {
-      const batch = sorted.slice(i, i + MAX_EXPORT_RECORDS);
-      advanceCheckpoint(this.current, batch, this.opts.overlapMs, this.opts.countKey);
-      let prepared: PreparedCheckpoint | undefined;
-      try {
-        prepared = await this.checkpoints.prepare(this.current);
-        await this.hooks.ship(this.site, this.stream, batch, signal);
-      } catch (err) {
-        await prepared?.discard();
-        // The in-memory checkpoint is ahead of what was acknowledged: reload the committed one.
-        this.checkpoint = undefined;
-        this.loaded = false;
-        throw err;
+  /** For ReadRun. */
+  get context() {
+    return {
+      events: this.events,
+      opts: this.opts,
+      logger: this.logger,
+      site: this.site,
+      stream: this.stream,
+    };
+  }
+}
+
+interface ReadResult {
+  end: "end" | "lower" | "cap" | "timeless" | "interrupted";
+  shipped: number;
+  /** The read began on a fresh scroll (not a held one). */
+  fresh: boolean;
+  reachedLower: boolean;
+  oldestSeen: number;
+  maxLatenessMs: number;
+}
+
+/** One read in progress: its reader (order, bound, occurrences), buffer and counts. */
+class ReadRun {
+  readonly buffer: ReadBuffer;
+  private reader: PageReader;
+  /** The reader's lower bound. */
+  private lowerMs = 0;
+  private shipped = 0;
+  private maxLatenessMs = 0;
+
+  constructor(
+    private readonly tailer: Tailer,
+    private readonly stored: StreamCheckpoint,
+    private readonly bounds: () => ReadBounds,
+    private readonly signal: AbortSignal,
+    serial: number,
+  ) {
+    const { opts, site, stream } = tailer.context;
+    this.buffer = new ReadBuffer(
+      opts.spoolDir,
+      `${site.id}-${stream}-${process.pid}-${serial}`,
+      opts.bufferBudget,
+    );
+    this.reader = this.newReader();
+  }
+
+  private newReader(): PageReader {
+    const bounds = this.bounds();
+    this.lowerMs = bounds.lowerMs;
+    return new PageReader(bounds, this.stored.state.recent, this.tailer.context.opts.fingerprint);
+  }
+
+  /** Start over from the checkpoint (the dedupe absorbs what is read again). */
+  private async restart(): Promise<void> {
+    await this.buffer.discard();
+    this.reader = this.newReader();
+  }
+
+  /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
+  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ timeless: boolean }> {
+    const { events } = this.tailer.context;
+    if (page.rejected > 0) events.malformed(page.rejected);
+    const v = this.reader.accept(page.entries);
+    if (v.deduplicated > 0) events.deduplicated(v.deduplicated);
+    if (v.malformed > 0) events.malformed(v.malformed);
+    if (v.future > 0) events.future(v.future);
+    if (v.late > 0) events.late(v.late);
+    this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
+    if (this.reader.order === "oldest-first") {
+      // Ship what was buffered while the order was unknown, then page by page.
+      for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
+      await this.buffer.discard();
+      await this.ship(v.kept, shipper);
+    } else {
+      await this.buffer.add(v.kept);
+    }
+    return { timeless: v.timeless && page.rawCount > 0 };
+  }
+
+  private async ship(records: readonly PendingRecord[], shipper: StreamShipper): Promise<void> {
+    this.shipped += records.length;
+    await shipper.add(records);
+  }
+
+  private async finish(shipper: StreamShipper, end: ReadResult["end"], fresh: boolean): Promise<ReadResult> {
+    if (end !== "interrupted") {
+      for await (const chunk of this.buffer.oldestFirst()) await this.ship(chunk, shipper);
+    }
+    await shipper.flush();
+    return {
+      end,
+      shipped: this.shipped,
+      fresh,
+      reachedLower: this.reader.reachedLower,
+      oldestSeen: this.reader.oldestSeen,
+      maxLatenessMs: this.maxLatenessMs,
+    };
+  }
+
+  /** Would the page after this one be read? (Then it can be fetched while this one is processed.) */
+  private needsNext(
+    page: SourcePage & { scrollId: string | null },
+    pages: number,
+    timelessRun: number,
+  ): boolean {
+    if (page.rawCount === 0 || page.scrollId === null) return false;
+    const { maxPagesPerRead } = this.tailer.context.opts;
+    if (this.reader.order === "oldest-first" && pages >= maxPagesPerRead) return false;
+    let first: number | undefined;
+    let last: number | undefined;
+    for (let i = 0; first === undefined && i < page.entries.length; i++)
+      first = entryTimeMs(page.entries[i]?.timestamp);
+    for (let i = page.entries.length - 1; last === undefined && i >= 0; i--)
+      last = entryTimeMs(page.entries[i]?.timestamp);
+    // A page without a usable time that ends the run of such pages ends the read.
+    if (first === undefined && timelessRun + 1 >= MAX_TIMELESS_PAGES) return false;
+    // A newest-first page that already goes below the bound ends the read.
+    return !(first !== undefined && last !== undefined && last < first && last < this.lowerMs);
+  }
+
+  async scroll(source: ScrollSource, shipper: StreamShipper): Promise<ReadResult> {
+    const { opts } = this.tailer.context;
+    const request = { signal: this.signal, source: "logs" };
+    const { continuing: heldAtStart, heldAtEnd } = source.begin();
+    let continuing = heldAtStart;
+    let pages = 0;
+    let timelessRun = 0;
+    for (;;) {
+      if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
+      if (opts.collectorDown()) {
+        // Everything read so far was shipped: continue this scroll next time.
+        if (this.buffer.pageCount === 0 && (continuing || this.reader.order === "oldest-first")) {
+          source.hold(heldAtEnd && pages === 0);
+        }
+        return this.finish(shipper, "interrupted", !heldAtStart);
       }
-      // Nothing may run between the acknowledgement and this rename (no await): see checkpoint.ts.
-      void prepared.commit();
-      this.hooks.delivered(this.site, this.stream, batch, this.current);
+      // Only an oldest-first scroll is cut at the cap: what it read is shipped, so it resumes next
+      // time. A newest-first read must reach the checkpoint before anything is shipped.
+      if (pages >= opts.maxPagesPerRead && this.reader.order === "oldest-first") {
+        source.hold(false);
+        return this.finish(shipper, "cap", !heldAtStart);
+      }
+      let page;
+      try {
+        page = await source.next(request);
+      } catch (err) {
+        if (!continuing || this.signal.aborted) throw err;
+        // The held scroll expired: start over with a fresh scroll.
+        source.restart();
+        continuing = false;
+        await this.restart();
+        continue;
+      }
+      pages += 1;
+      if (page.rawCount === 0) {
+        if (continuing && heldAtEnd && !source.cursorGrows) {
+          // Nothing new on a held scroll that never grew: it may be a snapshot, so look afresh.
+          source.restart();
+          continuing = false;
+          await this.restart();
+          continue;
+        }
+        if (continuing || this.reader.order === "oldest-first") source.hold(true);
+        return this.finish(shipper, "end", !heldAtStart);
+      }
+      if (continuing && heldAtEnd && page.entries.length > 0) source.cursorGrows = true;
+      if (this.needsNext(page, pages, timelessRun)) source.prefetch(request);
+      const { timeless } = await this.take(page, shipper);
+      timelessRun = timeless ? timelessRun + 1 : 0;
+      if (this.reader.complete) return this.finish(shipper, "lower", !heldAtStart);
+      if (page.scrollId === null) return this.finish(shipper, "end", !heldAtStart);
+      if (timelessRun >= MAX_TIMELESS_PAGES) {
+        if (continuing || this.reader.order === "oldest-first") source.hold(false);
+        return this.finish(shipper, "timeless", !heldAtStart);
+      }
     }
   }
-}
 
-export function isServerEntry(stream: ScrollStream, _entry: LogEntry): _entry is ServerLogEntry {
-  return stream === "server";
-}
-
-export function isPhpEntry(stream: ScrollStream, _entry: LogEntry): _entry is PhpLogEntry {
-  return stream === "php";
+  async numbered(source: NumberedSource, shipper: StreamShipper): Promise<ReadResult> {
+    const { opts } = this.tailer.context;
+    const request = { signal: this.signal, source: "logs" };
+    source.begin();
+    let pages = 0;
+    let timelessRun = 0;
+    for (;;) {
+      if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
+      if (opts.collectorDown()) return this.finish(shipper, "interrupted", true);
+      if (pages >= opts.maxPagesPerRead) return this.finish(shipper, "end", true);
+      const page = await source.next(request);
+      if (page === null || page.rawCount === 0) return this.finish(shipper, "end", true);
+      pages += 1;
+      const { timeless } = await this.take(page, shipper);
+      timelessRun = timeless ? timelessRun + 1 : 0;
+      if (this.reader.complete) return this.finish(shipper, "lower", true);
+      if (timelessRun >= MAX_TIMELESS_PAGES) return this.finish(shipper, "timeless", true);
+    }
+  }
 }

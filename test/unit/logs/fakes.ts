@@ -1,14 +1,22 @@
 /**
  * Test doubles for the log tailer: a scripted platform that serves one site's log stream through
  * scrolls (snapshot or growing cursor, newest-first or oldest-first, like the platform and the
- * simulator: the scroll id stays the same and an empty page marks its end), and a hooks object
- * that records what the tailer shipped and reported.
+ * simulator: the scroll id stays the same and an empty page marks its end), a sink that records what
+ * it was sent and answers as scripted, and a tailer wired to both on a temporary directory.
  */
 import pino from "pino";
-import type { LogEntry, ScrollStream as LogStream } from "../../../src/api/schemas.js";
-import type { LogPage, LogPageRef, RequestOptions, SitehostApi } from "../../../src/api/types.js";
-import type { Checkpoint, CorruptCheckpointError } from "../../../src/logs/checkpoint.js";
-import type { PendingRecord, SiteIdentity, TailerHooks } from "../../../src/logs/tailer.js";
+import type { LogEntry, LogStream } from "../../../src/api/schemas.js";
+import type { LogPage } from "../../../src/api/types.js";
+import { fingerprint } from "../../../src/logs/entry.js";
+import { CheckpointStore, type StreamCheckpoint } from "../../../src/logs/journal.js";
+import type { OutgoingRecord } from "../../../src/logs/otlp/encode.js";
+import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
+import type { Batch, LogSink } from "../../../src/logs/otlp/sink.js";
+import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
+import { NumberedSource, ScrollSource } from "../../../src/logs/sources.js";
+import { BufferBudget } from "../../../src/logs/spool.js";
+import { Tailer, type TailerEvents, type TailerOptions } from "../../../src/logs/tailer.js";
+import { systemClock } from "../../../src/util/time.js";
 
 export const silent = pino({ level: "silent" });
 
@@ -29,6 +37,8 @@ export class FakeLogApi {
   readonly requests: Array<string | null> = [];
   /** 1-based request numbers (counted over all requests) that fail with a 5xx. */
   readonly failOn = new Set<number>();
+  /** Raw records per page that did not fit the schema (counted as rejected by the client). */
+  rejectedPerPage = 0;
   private readonly scrolls = new Map<string, Scroll>();
   private counter = 0;
 
@@ -36,95 +46,213 @@ export class FakeLogApi {
     this.log.push(...entries);
   }
 
-  readonly api = {
-    logPage: ({ scrollId }: LogPageRef, _opts?: RequestOptions): Promise<LogPage<LogEntry>> => {
-      this.requests.push(scrollId);
-      if (this.failOn.has(this.requests.length)) {
-        return Promise.reject(new Error("HTTP 503 from GET /sites/1/logs/server"));
-      }
-      let id = scrollId;
-      let s: Scroll | undefined;
-      if (id === null) {
-        id = `scroll-${++this.counter}`;
-        const cursor = this.mode === "cursor" && this.order === "oldest-first";
-        s = {
-          snapshot: this.order === "newest-first" ? [...this.log].reverse() : [...this.log],
-          pos: 0,
-          cursor,
-        };
-        this.scrolls.set(id, s);
-      } else {
-        s = this.scrolls.get(id);
-        if (!s) return Promise.reject(new Error("HTTP 404: The scroll_id has expired or is invalid."));
-      }
-      // A growing cursor sees what was appended since it opened.
-      const source = s.cursor ? this.log : s.snapshot;
-      const entries = source.slice(s.pos, s.pos + this.pageSize);
-      s.pos += entries.length;
-      return Promise.resolve({
-        items: entries,
-        rejected: 0,
-        rawCount: entries.length,
-        totalResults: source.length,
-        scrollId: id,
-      });
-    },
+  readonly page = (scrollId: string | null): Promise<LogPage<LogEntry>> => {
+    this.requests.push(scrollId);
+    if (this.failOn.has(this.requests.length)) {
+      return Promise.reject(new Error("HTTP 503 from GET /sites/1/logs/server"));
+    }
+    let id = scrollId;
+    let s: Scroll | undefined;
+    if (id === null) {
+      id = `scroll-${++this.counter}`;
+      const cursor = this.mode === "cursor" && this.order === "oldest-first";
+      s = {
+        snapshot: this.order === "newest-first" ? [...this.log].reverse() : [...this.log],
+        pos: 0,
+        cursor,
+      };
+      this.scrolls.set(id, s);
+    } else {
+      s = this.scrolls.get(id);
+      if (!s) return Promise.reject(new Error("HTTP 404: The scroll_id has expired or is invalid."));
+    }
+    // A growing cursor sees what was appended since it opened.
+    const source = s.cursor ? this.log : s.snapshot;
+    const items = source.slice(s.pos, s.pos + this.pageSize);
+    s.pos += items.length;
+    const rejected = items.length > 0 ? this.rejectedPerPage : 0;
+    return Promise.resolve({
+      items,
+      rejected,
+      rawCount: items.length + rejected,
+      totalResults: source.length,
+      scrollId: id,
+    });
   };
 
-  asSitehostApi(): SitehostApi {
-    const handler: ProxyHandler<object> = {
-      get: (_t, prop) => {
-        if (prop === "phpLogs" || prop === "serverLogs") return this.api.logPage;
-        if (prop === "then") return undefined;
-        return () => {
-          throw new Error(`the log tailer must not call ${String(prop)}`);
-        };
-      },
-    };
-    return new Proxy({}, handler) as SitehostApi;
+  /** Forget every scroll (as the platform does after its idle expiry). */
+  expireScrolls(): void {
+    this.scrolls.clear();
   }
 }
 
-export class RecordingHooks implements TailerHooks {
-  readonly batches: PendingRecord[][] = [];
-  readonly deliveredCheckpoints: Checkpoint[] = [];
+/** A sink that keeps what it is sent and answers with `answer` (default: accepted). */
+export class MemorySink implements LogSink {
+  readonly sent: OutgoingRecord[][] = [];
+  answer: (records: readonly OutgoingRecord[], attempt: number) => ExportOutcome | Promise<ExportOutcome> =
+    () => ({
+      kind: "accepted",
+      rejected: 0,
+    });
+  attempts = 0;
+  /** Records accepted, in order. */
+  readonly accepted: OutgoingRecord[] = [];
+
+  batch(): Batch {
+    const records: OutgoingRecord[] = [];
+    return {
+      records,
+      get bytes() {
+        return records.length * 100;
+      },
+      add: (r) => void records.push(r),
+    };
+  }
+  batchOf(records: readonly OutgoingRecord[]): Batch {
+    const b = this.batch();
+    for (const r of records) b.add(r);
+    return b;
+  }
+  async send(batch: Batch): Promise<ExportOutcome> {
+    this.attempts += 1;
+    this.sent.push([...batch.records]);
+    const outcome = await this.answer(batch.records, this.attempts);
+    if (outcome.kind === "accepted") this.accepted.push(...batch.records);
+    return outcome;
+  }
+  async shutdown(): Promise<void> {}
+
+  /** Accepted request paths (web-server entries), in order. */
+  paths(): string[] {
+    return this.accepted.map((r) => String(r.attributes["url.path"] ?? r.body));
+  }
+}
+
+export class RecordingEvents implements TailerEvents {
   dedup = 0;
   malformedCount = 0;
+  futureCount = 0;
+  lateCount = 0;
   readonly gaps: Array<{ fromMs: number; toMs: number }> = [];
-  readonly checkpointErrors: CorruptCheckpointError[] = [];
-  /** When set, ship() rejects with this error (the collector refused). */
-  refuse: Error | undefined;
-  down = false;
-  /** Called inside ship(), while the export is "in flight". */
-  onShip: (() => void) | undefined;
-
-  get shipped(): PendingRecord[] {
-    return this.batches.flat();
-  }
-
-  ship(_site: SiteIdentity, _stream: LogStream, records: PendingRecord[]): Promise<void> {
-    this.onShip?.();
-    if (this.refuse) return Promise.reject(this.refuse);
-    this.batches.push([...records]);
-    return Promise.resolve();
-  }
-  delivered(_site: SiteIdentity, _stream: LogStream, _records: PendingRecord[], cp: Checkpoint): void {
-    this.deliveredCheckpoints.push(structuredClone(cp));
-  }
-  deduplicated(_stream: LogStream, n: number): void {
+  readonly checkpointErrors: Error[] = [];
+  readonly readsToEnd: number[] = [];
+  deduplicated(n: number): void {
     this.dedup += n;
   }
-  malformed(_stream: LogStream, n: number): void {
+  malformed(n: number): void {
     this.malformedCount += n;
   }
-  gap(_site: SiteIdentity, _stream: LogStream, fromMs: number, toMs: number): void {
+  future(n: number): void {
+    this.futureCount += n;
+  }
+  late(n: number): void {
+    this.lateCount += n;
+  }
+  gap(fromMs: number, toMs: number): void {
     this.gaps.push({ fromMs, toMs });
   }
-  checkpointError(_site: SiteIdentity, _stream: LogStream, err: CorruptCheckpointError): void {
+  checkpointError(err: Error): void {
     this.checkpointErrors.push(err);
   }
-  cycleFailed(): void {}
-  collectorDown(): boolean {
-    return this.down;
+  readToEnd(atMs: number): void {
+    this.readsToEnd.push(atMs);
   }
+}
+
+export interface TailerRig {
+  tailer: Tailer;
+  api: FakeLogApi;
+  sink: MemorySink;
+  events: RecordingEvents;
+  health: CollectorHealth;
+  store: CheckpointStore;
+  rejected: Array<{ count: number; reason: string }>;
+  /** Checkpoints after each commit. */
+  commits: number;
+}
+
+export function makeTailer(
+  dir: string,
+  opts: Partial<TailerOptions> & {
+    api?: FakeLogApi;
+    sink?: MemorySink;
+    store?: CheckpointStore;
+    stream?: LogStream;
+    maxRecords?: number;
+  } = {},
+): TailerRig {
+  const api = opts.api ?? new FakeLogApi();
+  const sink = opts.sink ?? new MemorySink();
+  const events = new RecordingEvents();
+  const health = new CollectorHealth();
+  const store = opts.store ?? new CheckpointStore(`${dir}/checkpoints`);
+  const rig: TailerRig = {
+    tailer: undefined as unknown as Tailer,
+    api,
+    sink,
+    events,
+    health,
+    store,
+    rejected: [],
+    commits: 0,
+  };
+  const stop = new AbortController();
+  const shipper = (cp: StreamCheckpoint) =>
+    new StreamShipper(
+      sink,
+      cp,
+      (r) => ({
+        timeMs: r.timeMs,
+        observedMs: Date.now(),
+        severityNumber: 9,
+        severityText: "INFO",
+        body: String(
+          (r.entry as { request_url?: string; message?: string }).request_url ??
+            (r.entry as { message?: string }).message,
+        ),
+        attributes: {
+          "url.path": String((r.entry as { request_url?: string }).request_url ?? ""),
+          uid: `${r.fingerprint}-${r.occurrence}`,
+        },
+      }),
+      health,
+      {
+        delivered: () => void (rig.commits += 1),
+        rejected: (count, reason) => void rig.rejected.push({ count, reason }),
+        retrying: () => undefined,
+      },
+      {
+        maxRecords: opts.maxRecords ?? 2000,
+        maxBytes: 1024 * 1024,
+        depth: 2,
+        backoff: { baseMs: 1, capMs: 5 },
+        clock: systemClock,
+      },
+      stop.signal,
+    );
+  const stream = opts.stream ?? "server";
+  rig.tailer = new Tailer(
+    { id: 1, name: "shop" },
+    stream,
+    stream === "activity"
+      ? { kind: "numbered", numbered: new NumberedSource(() => Promise.reject(new Error("no activity"))) }
+      : { kind: "scroll", scroll: new ScrollSource((scrollId) => api.page(scrollId)) },
+    store,
+    shipper,
+    events,
+    {
+      overlapMs: 120_000,
+      startFromMs: () => 0,
+      maxPagesPerRead: 5000,
+      retentionMs: 7 * 86_400_000,
+      spoolDir: `${dir}/spool`,
+      bufferBudget: new BufferBudget(20_000),
+      fingerprint: (e) => fingerprint(e),
+      clock: systemClock,
+      collectorDown: () => health.down,
+      ...opts,
+    },
+    silent,
+  );
+  return rig;
 }

@@ -22,6 +22,7 @@ import { LogPipeline } from "../../../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { FakeLogApi, silent } from "./fakes.js";
+import { fakeApi } from "../../helpers/fakeApi.js";
 
 class MemoryExporter implements LogRecordExporter {
   readonly records: ReadableLogRecord[] = [];
@@ -60,10 +61,13 @@ function php(second: number, severity: string): PhpLogEntry {
 /** One FakeLogApi per stream behind one SitehostApi. */
 function twoStreams(): { api: SitehostApi; streams: Record<LogStream, FakeLogApi> } {
   const streams = { server: new FakeLogApi(), php: new FakeLogApi() };
-  const api = {
-    phpLogs: (ref: LogPageRef) => streams.php.api.logPage(ref),
-    serverLogs: (ref: LogPageRef) => streams.server.api.logPage(ref),
-  } as unknown as SitehostApi;
+  const empty = async () => ({ items: [], rejected: 0 });
+  const api = fakeApi({
+    phpLogs: (ref: LogPageRef) => streams.php.page(ref.scrollId),
+    serverLogs: (ref: LogPageRef) => streams.server.page(ref.scrollId),
+    accountActivity: empty,
+    siteActivity: empty,
+  });
   return { api, streams };
 }
 

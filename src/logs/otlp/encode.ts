@@ -1,0 +1,157 @@
+/**
+ * OTLP/protobuf encoding of log records, straight from the exporter's own record shape: no
+ * intermediate SDK objects, the resource and scope encoded once, each record encoded as it joins a
+ * batch. The bytes are those of the OpenTelemetry JS serializer for the same records (a test checks
+ * it), so any OTLP receiver reads them alike.
+ *
+ * ExportLogsServiceRequest { 1: ResourceLogs { 1: Resource, 2: ScopeLogs { 1: Scope, 2: LogRecord* } } }
+ */
+import type { AttributeValue, Attributes } from "@opentelemetry/api";
+import { ProtoWriter } from "./protoWriter.js";
+
+/** A record as shipped: the entry's time, what it says, and its attributes (in insertion order). */
+export interface OutgoingRecord {
+  timeMs: number;
+  observedMs: number;
+  /** 0 = unspecified (not written). */
+  severityNumber: number;
+  severityText: string;
+  body: string;
+  attributes: Attributes;
+  /** OTLP's event_name, for records that are events. */
+  eventName?: string;
+}
+
+const MIN_INT64 = -(2 ** 63);
+const MAX_INT64 = 2 ** 63;
+
+function anyValue(w: ProtoWriter, value: AttributeValue | null | undefined): void {
+  if (typeof value === "string") {
+    w.tag(1, 2);
+    w.string(value);
+  } else if (typeof value === "boolean") {
+    w.tag(2, 0);
+    w.varint(value ? 1 : 0);
+  } else if (typeof value === "number") {
+    if (Number.isInteger(value) && value >= MIN_INT64 && value < MAX_INT64) {
+      w.tag(3, 0);
+      w.varint(value);
+    } else {
+      w.tag(4, 1);
+      w.double(value);
+    }
+  } else if (Array.isArray(value)) {
+    w.tag(5, 2);
+    const array = w.begin();
+    for (const item of value) {
+      w.tag(1, 2);
+      const at = w.begin();
+      anyValue(w, item);
+      w.end(at);
+    }
+    w.end(array);
+  }
+}
+
+export function encodeAttributes(w: ProtoWriter, attributes: Attributes, field: number): void {
+  for (const key in attributes) {
+    if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
+    w.tag(field, 2);
+    const kv = w.begin();
+    w.tag(1, 2);
+    w.string(key);
+    w.tag(2, 2);
+    const value = w.begin();
+    anyValue(w, attributes[key]);
+    w.end(value);
+    w.end(kv);
+  }
+}
+
+/** One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`. */
+export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
+  w.tag(2, 2);
+  const at = w.begin();
+  w.tag(1, 1);
+  w.fixed64TimeMs(r.timeMs);
+  if (r.severityNumber !== 0) {
+    w.tag(2, 0);
+    w.varint(r.severityNumber);
+  }
+  if (r.severityText) {
+    w.tag(3, 2);
+    w.string(r.severityText);
+  }
+  w.tag(5, 2);
+  const body = w.begin();
+  anyValue(w, r.body);
+  w.end(body);
+  encodeAttributes(w, r.attributes, 6);
+  w.tag(7, 0); // dropped_attributes_count
+  w.varint(0);
+  w.tag(11, 1);
+  w.fixed64TimeMs(r.observedMs);
+  if (r.eventName) {
+    w.tag(12, 2);
+    w.string(r.eventName);
+  }
+  w.end(at);
+}
+
+export interface ResourceAndScope {
+  resource: Attributes;
+  resourceSchemaUrl?: string;
+  scopeName: string;
+  scopeVersion?: string;
+}
+
+/** The constant parts of every request: the Resource field and the Scope field, encoded once. */
+export class RequestFrame {
+  private readonly resourceField: Buffer;
+  private readonly scopeField: Buffer;
+  private readonly schemaUrlField: Buffer;
+
+  constructor(head: ResourceAndScope) {
+    const w = new ProtoWriter(1024);
+    w.tag(1, 2);
+    const resource = w.begin();
+    encodeAttributes(w, head.resource, 1);
+    w.tag(2, 0);
+    w.varint(0);
+    w.end(resource);
+    this.resourceField = Buffer.from(w.view());
+    w.reset();
+    w.tag(1, 2);
+    const scope = w.begin();
+    w.tag(1, 2);
+    w.string(head.scopeName);
+    if (head.scopeVersion) {
+      w.tag(2, 2);
+      w.string(head.scopeVersion);
+    }
+    w.end(scope);
+    this.scopeField = Buffer.from(w.view());
+    w.reset();
+    if (head.resourceSchemaUrl) {
+      w.tag(3, 2);
+      w.string(head.resourceSchemaUrl);
+    }
+    this.schemaUrlField = Buffer.from(w.view());
+  }
+
+  /** The whole request around `records` (encoded LogRecord entries, see encodeLogRecord). */
+  wrap(records: Uint8Array): Buffer {
+    const w = new ProtoWriter(records.length + this.resourceField.length + this.scopeField.length + 32);
+    w.tag(1, 2);
+    const resourceLogs = w.begin();
+    w.raw(this.resourceField);
+    w.tag(2, 2);
+    const scopeLogs = w.begin();
+    w.raw(this.scopeField);
+    w.raw(records);
+    w.end(scopeLogs);
+    w.raw(this.schemaUrlField);
+    w.end(resourceLogs);
+    return w.view();
+  }
+}

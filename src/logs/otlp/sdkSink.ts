@@ -1,0 +1,104 @@
+/**
+ * `http/json` and `grpc` export through the OpenTelemetry JS exporters. Only the chosen exporter is
+ * loaded (the gRPC one alone weighs tens of MB). Their answer is a success or an error carrying the
+ * HTTP status or gRPC code, from which the outcome is told; a partial success is not reported by
+ * these exporters.
+ */
+import type { HrTime } from "@opentelemetry/api";
+import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
+import { CompressionAlgorithm } from "@opentelemetry/otlp-exporter-base";
+import type { Resource } from "@opentelemetry/resources";
+import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { OutgoingRecord } from "./encode.js";
+import { classifyGrpcCode, classifyHttpStatus, type ExportOutcome } from "./outcome.js";
+import type { OtlpSettings } from "./settings.js";
+import { SCOPE, type Batch, type LogSink } from "./sink.js";
+
+/** A typical encoded record, for the batch size limit where nothing is encoded up front. */
+const TYPICAL_RECORD_BYTES = 500;
+
+class RecordBatch implements Batch {
+  readonly records: OutgoingRecord[] = [];
+  get bytes(): number {
+    return this.records.length * TYPICAL_RECORD_BYTES;
+  }
+  add(record: OutgoingRecord): void {
+    this.records.push(record);
+  }
+}
+
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
+}
+
+export function toReadable(r: OutgoingRecord, resource: Resource): ReadableLogRecord {
+  return {
+    hrTime: hrTime(r.timeMs),
+    hrTimeObserved: hrTime(r.observedMs),
+    severityNumber: r.severityNumber,
+    severityText: r.severityText,
+    body: r.body,
+    resource,
+    instrumentationScope: SCOPE,
+    attributes: r.attributes,
+    droppedAttributesCount: 0,
+    ...(r.eventName ? { eventName: r.eventName } : {}),
+  };
+}
+
+export async function createSdkExporter(settings: OtlpSettings): Promise<LogRecordExporter> {
+  const config = {
+    url: settings.url,
+    headers: settings.headers,
+    compression: settings.compression === "gzip" ? CompressionAlgorithm.GZIP : CompressionAlgorithm.NONE,
+    timeoutMillis: settings.timeoutMs,
+  };
+  if (settings.protocol === "grpc") {
+    return new (await import("@opentelemetry/exporter-logs-otlp-grpc")).OTLPLogExporter(config);
+  }
+  return new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(config);
+}
+
+export class SdkSink implements LogSink {
+  constructor(
+    private readonly exporter: LogRecordExporter,
+    private readonly resource: Resource,
+    private readonly grpc: boolean,
+  ) {}
+
+  batch(): Batch {
+    return new RecordBatch();
+  }
+
+  batchOf(records: readonly OutgoingRecord[]): Batch {
+    const b = new RecordBatch();
+    for (const r of records) b.add(r);
+    return b;
+  }
+
+  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
+    const readable = batch.records.map((r) => toReadable(r, this.resource));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal.reason ?? new Error("export abandoned"));
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.exporter.export(readable, (result: ExportResult) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(this.outcome(result));
+      });
+    });
+  }
+
+  private outcome(result: ExportResult): ExportOutcome {
+    if (result.code === ExportResultCode.SUCCESS) return { kind: "accepted", rejected: 0 };
+    const err = result.error as (Error & { code?: unknown }) | undefined;
+    const message = err?.message ?? "export failed";
+    const code = typeof err?.code === "number" ? err.code : undefined;
+    if (code === undefined) return { kind: "retry", reason: message };
+    return this.grpc ? classifyGrpcCode(code, message) : classifyHttpStatus(code, message);
+  }
+
+  async shutdown(): Promise<void> {
+    await this.exporter.shutdown();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Where and how log records are exported, from the standard OpenTelemetry variables:
+ * OTEL_EXPORTER_OTLP_[LOGS_]{PROTOCOL, ENDPOINT, HEADERS, COMPRESSION, TIMEOUT, CERTIFICATE,
+ * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one.
+ */
+export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
+
+export interface OtlpSettings {
+  protocol: OtlpProtocol;
+  /** The full URL (HTTP: .../v1/logs) or, for gRPC, the endpoint as given. */
+  url: string;
+  headers: Record<string, string>;
+  compression: "gzip" | "none";
+  timeoutMs: number;
+  /** PEM file paths for TLS. */
+  certificate?: string;
+  clientKey?: string;
+  clientCertificate?: string;
+}
+
+const PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json", "grpc"];
+
+function pick(env: NodeJS.ProcessEnv, suffix: string): string | undefined {
+  const value = env[`OTEL_EXPORTER_OTLP_LOGS_${suffix}`] ?? env[`OTEL_EXPORTER_OTLP_${suffix}`];
+  const trimmed = value?.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/** `key=value,key2=value2`, URL-decoded; a malformed pair is ignored, as the SDK does. */
+export function parseKeyValueList(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (text ?? "").split(",")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    try {
+      out[decodeURIComponent(pair.slice(0, eq).trim())] = decodeURIComponent(pair.slice(eq + 1).trim());
+    } catch {
+      // a malformed pair is ignored
+    }
+  }
+  return out;
+}
+
+export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
+  const value = pick(env, "PROTOCOL") ?? "http/protobuf";
+  if ((PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
+  throw new Error(
+    `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: ${JSON.stringify(value)} is not one of ${PROTOCOLS.join(", ")}`,
+  );
+}
+
+export function otlpSettings(env: NodeJS.ProcessEnv = process.env): OtlpSettings {
+  const protocol = otlpProtocol(env);
+  const signal = env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const defaultBase = protocol === "grpc" ? "http://localhost:4317" : "http://localhost:4318";
+  const url = signal
+    ? signal
+    : protocol === "grpc"
+      ? (base ?? defaultBase)
+      : `${(base ?? defaultBase).replace(/\/+$/, "")}/v1/logs`;
+  const headers = {
+    ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_HEADERS),
+    ...parseKeyValueList(env.OTEL_EXPORTER_OTLP_LOGS_HEADERS),
+  };
+  const timeout = Number(pick(env, "TIMEOUT"));
+  const settings: OtlpSettings = {
+    protocol,
+    url,
+    headers,
+    compression: pick(env, "COMPRESSION") === "gzip" ? "gzip" : "none",
+    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 10_000,
+  };
+  const certificate = pick(env, "CERTIFICATE");
+  const clientKey = pick(env, "CLIENT_KEY");
+  const clientCertificate = pick(env, "CLIENT_CERTIFICATE");
+  if (certificate) settings.certificate = certificate;
+  if (clientKey) settings.clientKey = clientKey;
+  if (clientCertificate) settings.clientCertificate = clientCertificate;
+  return settings;
+}

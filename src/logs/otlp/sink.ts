@@ -1,0 +1,159 @@
+/**
+ * Where batches of log records go. `http/protobuf` (the default) is the exporter's own: records are
+ * encoded as they join a batch, sent with one HTTP request, and the answer (partial success included)
+ * is read. `http/json` and `grpc` go through the OpenTelemetry JS exporters.
+ */
+import { readFile } from "node:fs/promises";
+import { gzip } from "node:zlib";
+import { promisify } from "node:util";
+import type { Resource } from "@opentelemetry/resources";
+import { Agent, request } from "undici";
+import { VERSION } from "../../version.js";
+import { encodeLogRecord, RequestFrame, type OutgoingRecord } from "./encode.js";
+import { classifyHttpStatus, parsePartialSuccess, type ExportOutcome } from "./outcome.js";
+import { ProtoWriter } from "./protoWriter.js";
+import type { OtlpSettings } from "./settings.js";
+
+const gzipAsync = promisify(gzip);
+
+export const SCOPE = { name: "sitehost-exporter", version: VERSION };
+
+/** Records gathered for one export. */
+export interface Batch {
+  readonly records: readonly OutgoingRecord[];
+  /** Encoded size so far, bytes (the record count times a typical size where nothing is encoded). */
+  readonly bytes: number;
+  add(record: OutgoingRecord): void;
+}
+
+export interface LogSink {
+  batch(): Batch;
+  /** A batch of the given records (the halves of a refused batch). */
+  batchOf(records: readonly OutgoingRecord[]): Batch;
+  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
+  shutdown(): Promise<void>;
+}
+
+class EncodedBatch implements Batch {
+  readonly records: OutgoingRecord[] = [];
+  readonly writer = new ProtoWriter(16 * 1024);
+
+  get bytes(): number {
+    return this.writer.pos;
+  }
+
+  add(record: OutgoingRecord): void {
+    this.records.push(record);
+    encodeLogRecord(this.writer, record);
+  }
+}
+
+/** Largest answer read from the collector. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export class ProtobufHttpSink implements LogSink {
+  private readonly frame: RequestFrame;
+  private agent: Agent | undefined;
+
+  constructor(
+    private readonly settings: OtlpSettings,
+    resource: Resource,
+  ) {
+    this.frame = new RequestFrame({
+      resource: resource.attributes,
+      resourceSchemaUrl: resource.schemaUrl,
+      scopeName: SCOPE.name,
+      scopeVersion: SCOPE.version,
+    });
+  }
+
+  batch(): Batch {
+    return new EncodedBatch();
+  }
+
+  batchOf(records: readonly OutgoingRecord[]): Batch {
+    const b = new EncodedBatch();
+    for (const r of records) b.add(r);
+    return b;
+  }
+
+  private async dispatcher(): Promise<Agent> {
+    if (this.agent) return this.agent;
+    const { certificate, clientKey, clientCertificate } = this.settings;
+    const tls =
+      certificate || clientKey || clientCertificate
+        ? {
+            ca: certificate ? await readFile(certificate) : undefined,
+            key: clientKey ? await readFile(clientKey) : undefined,
+            cert: clientCertificate ? await readFile(clientCertificate) : undefined,
+          }
+        : undefined;
+    this.agent ??= new Agent({ keepAliveTimeout: 30_000, connections: 32, ...(tls ? { connect: tls } : {}) });
+    return this.agent;
+  }
+
+  async send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
+    const raw = this.frame.wrap((batch as EncodedBatch).writer.view());
+    const gzipped = this.settings.compression === "gzip";
+    const body = gzipped ? await gzipAsync(raw) : raw;
+    const deadline = AbortSignal.timeout(this.settings.timeoutMs);
+    try {
+      const res = await request(this.settings.url, {
+        method: "POST",
+        dispatcher: await this.dispatcher(),
+        headers: {
+          ...this.settings.headers,
+          "content-type": "application/x-protobuf",
+          "user-agent": `sitehost-exporter/${VERSION}`,
+          ...(gzipped ? { "content-encoding": "gzip" } : {}),
+        },
+        body,
+        signal: AbortSignal.any([signal, deadline]),
+      });
+      const answer = await readLimited(res.body);
+      if (res.statusCode >= 200 && res.statusCode < 300) {
+        const partial = parsePartialSuccess(answer);
+        return { kind: "accepted", ...partial };
+      }
+      const retryAfter = Number(res.headers["retry-after"]);
+      return classifyHttpStatus(
+        res.statusCode,
+        statusMessage(answer),
+        Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
+      );
+    } catch (err) {
+      if (signal.aborted) throw signal.reason ?? err;
+      const code = (err as { code?: string }).code ?? (err as Error).name;
+      return {
+        kind: "retry",
+        reason: deadline.aborted ? `no answer within ${this.settings.timeoutMs} ms` : String(code),
+      };
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    await this.agent?.close();
+  }
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** A short reason from an error answer: its text when it is readable text, else nothing. */
+function statusMessage(answer: Buffer): string {
+  const text = answer.subarray(0, 300).toString("utf8");
+  // A protobuf google.rpc.Status has binary framing; keep only printable text.
+  const printable = text.replace(/[^\x20-\x7e]+/g, " ").trim();
+  return printable.length >= 3 ? printable.slice(0, 200) : "";
+}

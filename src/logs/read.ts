@@ -1,0 +1,128 @@
+/**
+ * One read of a stream, page by page: the order is detected from the entries' times (never assumed),
+ * entries older than the lower bound are known delivered, the others are checked against the
+ * checkpoint's fingerprints with their occurrence counts, and what is new is kept. Pure: no I/O.
+ */
+import type { PendingRecord, StreamEntry } from "./pending.js";
+import { entryTimeMs } from "./entry.js";
+
+export type Order = "unknown" | "newest-first" | "oldest-first";
+
+export interface ReadBounds {
+  /** Entries older than this were delivered (or precede the start point). */
+  lowerMs: number;
+  /** The high-water mark when the read began. */
+  highWaterMs: number;
+  /** When the read began. */
+  nowMs: number;
+  /** An entry stamped later than now plus this is counted as from the future. */
+  futureToleranceMs: number;
+}
+
+export interface PageVerdict {
+  /** New entries, in page order. */
+  kept: PendingRecord[];
+  deduplicated: number;
+  /** Entries without a usable time (skipped). */
+  malformed: number;
+  /** New entries stamped in the future. */
+  future: number;
+  /** New entries older than the high-water mark at the read's start: they arrived late. */
+  late: number;
+  /** How far below that mark the latest-arriving one was, ms. */
+  maxLatenessMs: number;
+  /** No entry of the page had a usable time. */
+  timeless: boolean;
+}
+
+/** Identical entries share their time, so occurrence counts only need the entries near the current one. */
+const OCCURRENCE_WINDOW_MS = 60_000;
+const OCCURRENCE_PRUNE_FLOOR = 50_000;
+
+/**
+ * Occurrences of each fingerprint within one read: identical lines written in the same second are real
+ * and each is delivered. Entries far from the current time are pruned, which keeps the map small on a
+ * long read without splitting a run of identical entries.
+ */
+class OccurrenceCounter {
+  private readonly seen = new Map<string, { n: number; t: number }>();
+  private pruneAt = OCCURRENCE_PRUNE_FLOOR;
+
+  /** 1 for the first occurrence of `fp`, 2 for the second, ... */
+  next(fp: string, t: number): number {
+    const known = this.seen.get(fp);
+    if (known) return ++known.n;
+    if (this.seen.size >= this.pruneAt) {
+      for (const [k, v] of this.seen) if (Math.abs(v.t - t) > OCCURRENCE_WINDOW_MS) this.seen.delete(k);
+      this.pruneAt = Math.max(OCCURRENCE_PRUNE_FLOOR, 2 * this.seen.size);
+    }
+    this.seen.set(fp, { n: 1, t });
+    return 1;
+  }
+}
+
+export class PageReader {
+  order: Order = "unknown";
+  /** Oldest usable time seen. */
+  oldestSeen = Infinity;
+  /** An entry older than the lower bound was seen. */
+  reachedLower = false;
+  private lastTime: number | undefined;
+  private readonly occurrences = new OccurrenceCounter();
+
+  constructor(
+    private readonly bounds: ReadBounds,
+    /** Occurrences delivered per fingerprint (the checkpoint's window). */
+    private readonly delivered: ReadonlyMap<string, { n: number }>,
+    private readonly fingerprint: (entry: StreamEntry) => string,
+  ) {}
+
+  /** Newest-first and past the lower bound: nothing further can be new. */
+  get complete(): boolean {
+    return this.order === "newest-first" && this.reachedLower;
+  }
+
+  accept(entries: readonly StreamEntry[]): PageVerdict {
+    const { lowerMs, highWaterMs, nowMs, futureToleranceMs } = this.bounds;
+    const verdict: PageVerdict = {
+      kept: [],
+      deduplicated: 0,
+      malformed: 0,
+      future: 0,
+      late: 0,
+      maxLatenessMs: 0,
+      timeless: true,
+    };
+    for (const entry of entries) {
+      const t = entryTimeMs(entry.timestamp);
+      if (t === undefined) {
+        verdict.malformed += 1;
+        continue;
+      }
+      verdict.timeless = false;
+      if (this.lastTime !== undefined && this.order === "unknown" && t !== this.lastTime) {
+        this.order = t < this.lastTime ? "newest-first" : "oldest-first";
+      }
+      this.lastTime = t;
+      if (t < this.oldestSeen) this.oldestSeen = t;
+      if (t < lowerMs) {
+        this.reachedLower = true;
+        continue;
+      }
+      const fp = this.fingerprint(entry);
+      const n = this.occurrences.next(fp, t);
+      if (n <= (this.delivered.get(fp)?.n ?? 0)) {
+        verdict.deduplicated += 1;
+        continue;
+      }
+      verdict.kept.push({ entry, timeMs: t, fingerprint: fp, occurrence: n - 1 });
+      if (t > nowMs + futureToleranceMs) verdict.future += 1;
+      if (t < highWaterMs) {
+        verdict.late += 1;
+        verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, highWaterMs - t);
+      }
+    }
+    if (entries.length === 0) verdict.timeless = false;
+    return verdict;
+  }
+}

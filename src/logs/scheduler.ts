@@ -1,0 +1,264 @@
+/**
+ * When each stream is read: a fixed number of workers take the most overdue stream first, so when
+ * reads cannot keep up (the request budget is full) every stream falls behind by about the same,
+ * and none waits forever.
+ *
+ * Adaptive polling: a read that found nothing waits twice as long before the next (from
+ * `logs.pollInterval` up to `logs.maxPollInterval`); one that found entries comes back after
+ * `logs.pollInterval`; one that stopped at the page cap goes again at once. Waits are shortened at
+ * random by up to a tenth, so streams spread out and never wait longer than their interval.
+ */
+import { backoffMs, type Clock } from "../util/time.js";
+import type { ReadOutcome } from "./tailer.js";
+
+export interface ScheduledStream {
+  readonly key: string;
+  read(signal: AbortSignal): Promise<ReadOutcome>;
+}
+
+export interface SchedulerOptions {
+  workers: number;
+  pollMs: number;
+  maxPollMs: number;
+  clock: Pick<Clock, "now">;
+  random?: () => number;
+  /** While true, no read starts (the collector is down). */
+  paused: () => boolean;
+  onOutcome?: (key: string, outcome: ReadOutcome) => void;
+  onError?: (key: string, err: unknown) => void;
+}
+
+interface Slot {
+  stream: ScheduledStream;
+  dueAt: number;
+  intervalMs: number;
+  failures: number;
+  reading: Promise<void> | undefined;
+  removed: boolean;
+  version: number;
+  stop: AbortController;
+}
+
+/** A binary min-heap of (dueAt, slot, version); stale versions are skipped when popped. */
+class DueHeap {
+  private readonly items: Array<{ dueAt: number; slot: Slot; version: number }> = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(slot: Slot): void {
+    this.items.push({ dueAt: slot.dueAt, slot, version: slot.version });
+    let i = this.items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if ((this.items[parent] as { dueAt: number }).dueAt <= (this.items[i] as { dueAt: number }).dueAt)
+        break;
+      [this.items[parent], this.items[i]] = [this.items[i] as never, this.items[parent] as never];
+      i = parent;
+    }
+  }
+
+  /** The earliest live entry, without removing it. */
+  peek(): Slot | undefined {
+    for (;;) {
+      const top = this.items[0];
+      if (!top) return undefined;
+      if (!top.slot.removed && top.version === top.slot.version && !top.slot.reading) return top.slot;
+      this.pop();
+    }
+  }
+
+  pop(): void {
+    const last = this.items.pop();
+    if (!last || this.items.length === 0) return;
+    this.items[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (
+        l < this.items.length &&
+        (this.items[l] as { dueAt: number }).dueAt < (this.items[m] as { dueAt: number }).dueAt
+      )
+        m = l;
+      if (
+        r < this.items.length &&
+        (this.items[r] as { dueAt: number }).dueAt < (this.items[m] as { dueAt: number }).dueAt
+      )
+        m = r;
+      if (m === i) return;
+      [this.items[m], this.items[i]] = [this.items[i] as never, this.items[m] as never];
+      i = m;
+    }
+  }
+}
+
+export class LogScheduler {
+  private readonly slots = new Map<string, Slot>();
+  private readonly heap = new DueHeap();
+  private active = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private stopped = false;
+  private readonly random: () => number;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.random = opts.random ?? Math.random;
+  }
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  get reading(): number {
+    return this.active;
+  }
+
+  has(key: string): boolean {
+    return this.slots.has(key);
+  }
+
+  /** Add a stream, first read due at `dueAt` (default: now). */
+  add(stream: ScheduledStream, dueAt = this.opts.clock.now()): void {
+    if (this.stopped || this.slots.has(stream.key)) return;
+    const slot: Slot = {
+      stream,
+      dueAt,
+      intervalMs: this.opts.pollMs,
+      failures: 0,
+      reading: undefined,
+      removed: false,
+      version: 0,
+      stop: new AbortController(),
+    };
+    this.slots.set(stream.key, slot);
+    this.heap.push(slot);
+    this.pump();
+  }
+
+  /** Remove a stream; its read in progress is aborted and awaited. */
+  async remove(key: string): Promise<void> {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    slot.removed = true;
+    slot.stop.abort(new Error("stream removed"));
+    await slot.reading;
+  }
+
+  /** The stream is likely to have new entries: read it within `logs.pollInterval` of its last read. */
+  nudge(key: string): void {
+    const slot = this.slots.get(key);
+    if (!slot || slot.reading || slot.intervalMs <= this.opts.pollMs) return;
+    const due = Math.min(slot.dueAt, slot.dueAt - slot.intervalMs + this.opts.pollMs);
+    slot.intervalMs = this.opts.pollMs;
+    this.reschedule(slot, due);
+  }
+
+  /** When the stream's next read is due (epoch ms), for tests and the landing page. */
+  dueAt(key: string): number | undefined {
+    return this.slots.get(key)?.dueAt;
+  }
+
+  private reschedule(slot: Slot, dueAt: number): void {
+    slot.dueAt = dueAt;
+    slot.version += 1;
+    this.heap.push(slot);
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.opts.clock.now();
+    while (this.active < this.opts.workers) {
+      const next = this.heap.peek();
+      if (!next) return;
+      if (next.dueAt > now) return this.wakeAt(next.dueAt);
+      if (this.opts.paused()) return this.wakeAt(now + 500);
+      this.heap.pop();
+      this.start(next);
+    }
+  }
+
+  private wakeAt(at: number): void {
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - this.opts.clock.now()),
+    );
+  }
+
+  private start(slot: Slot): void {
+    this.active += 1;
+    slot.reading = slot.stream
+      .read(slot.stop.signal)
+      .then(
+        (outcome) => this.settle(slot, outcome, undefined),
+        (err: unknown) => this.settle(slot, undefined, err),
+      )
+      .finally(() => {
+        slot.reading = undefined;
+        this.active -= 1;
+        if (!slot.removed && !this.stopped) this.heap.push(slot);
+        this.pump();
+      });
+  }
+
+  /** The next due time after a read, by its outcome. */
+  private settle(slot: Slot, outcome: ReadOutcome | undefined, err: unknown): void {
+    if (slot.removed || this.stopped) return;
+    const now = this.opts.clock.now();
+    const { pollMs, maxPollMs } = this.opts;
+    const spread = () => 0.9 + 0.1 * this.random();
+    slot.version += 1;
+    if (!outcome) {
+      this.opts.onError?.(slot.stream.key, err);
+      slot.failures += 1;
+      slot.dueAt = now + backoffMs(slot.failures - 1, { baseMs: Math.min(pollMs, 5_000), capMs: maxPollMs });
+      return;
+    }
+    slot.failures = 0;
+    this.opts.onOutcome?.(slot.stream.key, outcome);
+    switch (outcome.kind) {
+      case "found":
+        slot.intervalMs = pollMs;
+        slot.dueAt = now + pollMs * spread();
+        return;
+      case "empty":
+        slot.intervalMs = Math.min(Math.max(slot.intervalMs, pollMs) * 2, maxPollMs);
+        slot.dueAt = now + slot.intervalMs * spread();
+        return;
+      case "more":
+      case "interrupted":
+        slot.dueAt = now;
+        return;
+      case "stopped":
+        slot.removed = true;
+        this.slots.delete(slot.stream.key);
+        return;
+    }
+  }
+
+  /** Stop starting reads, abort those in progress and wait for them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const slot of this.slots.values()) slot.stop.abort(new Error("shutting down"));
+    await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
+  }
+
+  /** Wait for reads in progress without aborting them (shutdown with a deadline is the caller's). */
+  async drain(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
+  }
+}

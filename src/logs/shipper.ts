@@ -1,0 +1,217 @@
+/**
+ * Ships one stream's new records: batches of up to `maxRecords` records or `maxBytes` encoded bytes
+ * (several pages per export), up to `depth` exports in flight, the next batch encoded while one is
+ * out, and the checkpoint committed strictly in order, each commit when its export and every earlier
+ * one are acknowledged. A process killed with exports in flight ships those exports again at the next
+ * start (their records carry the same log.record.uid): that is the replay window.
+ *
+ * What the collector answers decides the rest (see otlp/outcome.ts): a retryable failure is retried
+ * with capped backoff for as long as it takes, and while any export is retrying the collector counts
+ * as down for every stream (nothing more is fetched); a refused batch is split in halves until what is
+ * refused is isolated, and only that is dropped and counted; a partial success counts what the
+ * collector rejected. Either way the checkpoint moves on, so one bad record never stops a stream.
+ */
+import { backoffMs, type BackoffOptions, type Clock } from "../util/time.js";
+import { type Checkpoint, deltaFor } from "./checkpoint.js";
+import type { PreparedDelta, StreamCheckpoint } from "./journal.js";
+import type { OutgoingRecord } from "./otlp/encode.js";
+import type { ExportOutcome } from "./otlp/outcome.js";
+import type { Batch, LogSink } from "./otlp/sink.js";
+import type { PendingRecord } from "./pending.js";
+
+/** Exports currently retrying, for all streams: while any is, the collector is down for everyone. */
+export class CollectorHealth {
+  private failing = 0;
+  get down(): boolean {
+    return this.failing > 0;
+  }
+  enter(): void {
+    this.failing += 1;
+  }
+  leave(): void {
+    this.failing = Math.max(0, this.failing - 1);
+  }
+}
+
+export interface ShipperHooks {
+  /** After a commit: the records delivered and the checkpoint as it now stands. */
+  delivered(records: readonly PendingRecord[], checkpoint: Checkpoint): void;
+  /** Records the collector refused (dropped) or rejected in a partial success. */
+  rejected(count: number, reason: string): void;
+  /** An export attempt failed and will be retried. */
+  retrying(
+    outcome: Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>,
+    attempt: number,
+    waitMs: number,
+  ): void;
+}
+
+export interface ShipperOptions {
+  maxRecords: number;
+  maxBytes: number;
+  depth: number;
+  backoff: BackoffOptions;
+  clock: Clock;
+  /** Counter key of a record (log-derived counters), if the stream has any. */
+  countKey?: (record: PendingRecord) => string;
+}
+
+interface InFlight {
+  prepared: PreparedDelta;
+  records: PendingRecord[];
+  settled: boolean;
+  failed: unknown;
+  committed: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+export class StreamShipper {
+  private batch: Batch;
+  private batchRecords: PendingRecord[] = [];
+  private readonly queue: InFlight[] = [];
+  private highWaterLimitMs = Infinity;
+
+  constructor(
+    private readonly sink: LogSink,
+    private readonly checkpoint: StreamCheckpoint,
+    private readonly toOutgoing: (record: PendingRecord) => OutgoingRecord,
+    private readonly health: CollectorHealth,
+    private readonly hooks: ShipperHooks,
+    private readonly opts: ShipperOptions,
+    private readonly signal: AbortSignal,
+  ) {
+    this.batch = sink.batch();
+  }
+
+  /** A read begins at `nowMs`: no record of it moves the high-water mark past that. */
+  begin(nowMs: number): void {
+    this.highWaterLimitMs = nowMs;
+  }
+
+  /** Add records oldest first; returns once they are batched (and any full batch is on its way). */
+  async add(records: readonly PendingRecord[]): Promise<void> {
+    for (const r of records) {
+      this.batch.add(this.toOutgoing(r));
+      this.batchRecords.push(r);
+      if (this.batchRecords.length >= this.opts.maxRecords || this.batch.bytes >= this.opts.maxBytes) {
+        await this.dispatch();
+      }
+    }
+  }
+
+  /** Send what is batched and wait until every export is acknowledged and committed. */
+  async flush(): Promise<void> {
+    if (this.batchRecords.length > 0) await this.dispatch();
+    while (this.queue.length > 0) await (this.queue[this.queue.length - 1] as InFlight).committed;
+  }
+
+  private async dispatch(): Promise<void> {
+    const batch = this.batch;
+    const records = this.batchRecords;
+    this.batch = this.sink.batch();
+    this.batchRecords = [];
+    const limit = this.highWaterLimitMs;
+    const countKey = this.opts.countKey;
+    // At most `depth` exports in flight: wait for the oldest to be committed.
+    while (this.queue.length >= this.opts.depth) await (this.queue[0] as InFlight).committed;
+    const prepared = await this.checkpoint.prepare((seq) =>
+      deltaFor(
+        this.checkpoint.state,
+        seq,
+        records.map((r) => ({
+          fingerprint: r.fingerprint,
+          occurrence: r.occurrence,
+          timeMs: r.timeMs,
+          countKey: countKey?.(r),
+        })),
+        limit,
+      ),
+    );
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    committed.catch(() => undefined);
+    const entry: InFlight = {
+      prepared,
+      records,
+      settled: false,
+      failed: undefined,
+      committed,
+      resolve,
+      reject,
+    };
+    this.queue.push(entry);
+    this.deliver(batch).then(
+      () => {
+        entry.settled = true;
+        this.commitReady();
+      },
+      (err: unknown) => {
+        entry.settled = true;
+        entry.failed = err ?? new Error("export failed");
+        this.commitReady();
+      },
+    );
+  }
+
+  /** Commit, in order, every export at the head of the queue that is settled. */
+  private commitReady(): void {
+    while (this.queue.length > 0 && (this.queue[0] as InFlight).settled) {
+      const entry = this.queue.shift() as InFlight;
+      if (entry.failed !== undefined) {
+        // Abandoned (shutdown): neither it nor anything after it is committed.
+        entry.reject(entry.failed);
+        for (const rest of this.queue.splice(0)) rest.reject(entry.failed);
+        return;
+      }
+      this.checkpoint.commit(entry.prepared);
+      this.hooks.delivered(entry.records, this.checkpoint.state);
+      entry.resolve();
+    }
+  }
+
+  /** Export a batch until the collector has taken it (or refused parts of it for good). */
+  private async deliver(batch: Batch): Promise<void> {
+    let attempt = 0;
+    let failing = false;
+    try {
+      for (;;) {
+        if (this.signal.aborted) throw this.signal.reason ?? new Error("export abandoned");
+        const outcome = await this.sink.send(batch, this.signal);
+        if (outcome.kind === "accepted") {
+          if (outcome.rejected > 0) {
+            this.hooks.rejected(outcome.rejected, outcome.message ?? "partial success");
+          }
+          return;
+        }
+        if (outcome.kind === "refused") {
+          if (batch.records.length <= 1) {
+            this.hooks.rejected(batch.records.length, outcome.reason);
+            return;
+          }
+          const half = Math.ceil(batch.records.length / 2);
+          await this.deliver(this.sink.batchOf(batch.records.slice(0, half)));
+          await this.deliver(this.sink.batchOf(batch.records.slice(half)));
+          return;
+        }
+        if (!failing) {
+          failing = true;
+          this.health.enter();
+        }
+        const wait = Math.max(
+          backoffMs(attempt, this.opts.backoff),
+          outcome.kind === "retry" ? (outcome.retryAfterMs ?? 0) : 0,
+        );
+        this.hooks.retrying(outcome, attempt, wait);
+        attempt += 1;
+        await this.opts.clock.sleep(Math.min(wait, this.opts.backoff.capMs), this.signal);
+      }
+    } finally {
+      if (failing) this.health.leave();
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The exporter's own OTLP/protobuf encoder writes the same bytes as the OpenTelemetry JS serializer
+ * for the same records, so whatever reads one reads the other: short and long strings (one- to
+ * three-byte length prefixes), non-ASCII text, integers (also negative and above 2^32), fractions,
+ * booleans, string arrays, severities with and without text, fractional-millisecond times, events.
+ */
+import { SeverityNumber, type Attributes, type HrTime } from "@opentelemetry/api";
+import { ProtobufLogsSerializer } from "@opentelemetry/otlp-transformer";
+import type { ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { describe, expect, it } from "vitest";
+import { createResource } from "../../../../src/logs/resource.js";
+import { encodeLogRecord, RequestFrame, type OutgoingRecord } from "../../../../src/logs/otlp/encode.js";
+import { ProtoWriter } from "../../../../src/logs/otlp/protoWriter.js";
+
+const SCOPE = { name: "sitehost-exporter", version: "9.9.9" };
+
+function hr(ms: number): HrTime {
+  const s = Math.floor(ms / 1000);
+  return [s, Math.round((ms - s * 1000) * 1e6)];
+}
+
+function records(): OutgoingRecord[] {
+  const base = Date.parse("2026-11-23T10:00:00.000Z");
+  const attrs = (i: number): Attributes => ({
+    "sitehost.site.id": String(i),
+    "http.response.status_code": 200 + i,
+    "http.response.body.size": 2 ** 33 + i,
+    "sitehost.http.request_time": 0.125 * i,
+    "sitehost.delta": -5 - i,
+    "sitehost.http.cached": i % 2 === 0,
+    "http.request.header.referer": [`https://shop.example/${i}`, "x"],
+    "user_agent.original": "Mozilla/5.0 (Ärger; 東京) ✓",
+  });
+  return [
+    {
+      timeMs: base,
+      observedMs: base + 1500,
+      severityNumber: SeverityNumber.INFO,
+      severityText: "INFO",
+      body: "GET / HTTP/2.0",
+      attributes: attrs(1),
+    },
+    {
+      timeMs: base + 0.5,
+      observedMs: base + 2001.25,
+      severityNumber: 0,
+      severityText: "",
+      body: "",
+      attributes: {},
+    },
+    {
+      timeMs: 1,
+      observedMs: 4102444800123,
+      severityNumber: SeverityNumber.FATAL,
+      severityText: "Fatal error",
+      body: `PHP Fatal error:  ${"x".repeat(300)} ${"é".repeat(20_000)}`,
+      attributes: { ...attrs(2), "exception.stacktrace": "#0 ".repeat(50_000) },
+      eventName: "site_hacked",
+    },
+  ];
+}
+
+describe("OTLP/protobuf encoding", () => {
+  it("is byte-identical to the OpenTelemetry JS serializer", () => {
+    const resource = createResource({
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,k8s.pod.name=exporter-0",
+      OTEL_SERVICE_NAME: "edge-logs",
+    });
+    const recs = records();
+    const readable: ReadableLogRecord[] = recs.map((r) => ({
+      hrTime: hr(r.timeMs),
+      hrTimeObserved: hr(r.observedMs),
+      severityNumber: r.severityNumber,
+      severityText: r.severityText,
+      body: r.body,
+      resource,
+      instrumentationScope: SCOPE,
+      attributes: r.attributes,
+      droppedAttributesCount: 0,
+      ...(r.eventName ? { eventName: r.eventName } : {}),
+    }));
+    const expected = Buffer.from(ProtobufLogsSerializer.serializeRequest(readable) as Uint8Array);
+
+    const w = new ProtoWriter(16);
+    for (const r of recs) encodeLogRecord(w, r);
+    const frame = new RequestFrame({
+      resource: resource.attributes,
+      resourceSchemaUrl: resource.schemaUrl,
+      scopeName: SCOPE.name,
+      scopeVersion: SCOPE.version,
+    });
+    const got = frame.wrap(w.view());
+    expect(got.length).toBe(expected.length);
+    expect(got.equals(expected)).toBe(true);
+  });
+
+  it("writes times as exact nanoseconds, also for fractional milliseconds", () => {
+    for (const ms of [0, 1, 999.999, 1_700_000_000_123, 4_102_444_800_000.5, 2 ** 41 + 0.25]) {
+      const w = new ProtoWriter(8);
+      w.fixed64TimeMs(ms);
+      const ns = w.view().readBigUInt64LE(0);
+      const s = Math.floor(ms / 1000);
+      const expected = BigInt(s) * 1_000_000_000n + BigInt(Math.round((ms - s * 1000) * 1e6));
+      expect(ns, String(ms)).toBe(expected);
+    }
+  });
+});

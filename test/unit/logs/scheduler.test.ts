@@ -1,0 +1,195 @@
+/**
+ * When streams are read (fake clock): an idle stream backs off to logs.maxPollInterval and costs at
+ * most 15 reads an hour at the defaults; a stream that finds entries comes back after
+ * logs.pollInterval; one that stopped at the page cap goes again at once; when reads cannot keep up,
+ * the most overdue stream goes first, so all fall behind alike and none waits forever.
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { LogScheduler, type ScheduledStream } from "../../../src/logs/scheduler.js";
+import type { ReadOutcome } from "../../../src/logs/tailer.js";
+
+afterEach(() => vi.useRealTimers());
+
+const clock = { now: () => Date.now() };
+const FAKE = ["setTimeout", "clearTimeout", "Date"] as const;
+const S = 1000;
+const MIN = 60 * S;
+
+/** A stream whose reads take `takesMs` and answer `outcome()`; it records when each read started. */
+function stream(
+  key: string,
+  outcome: () => ReadOutcome,
+  takesMs = 100,
+): ScheduledStream & { starts: number[] } {
+  const starts: number[] = [];
+  return {
+    key,
+    starts,
+    read: async (signal) => {
+      starts.push(Date.now());
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(resolve, takesMs);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          reject(signal.reason as Error);
+        });
+      });
+      return outcome();
+    },
+  };
+}
+
+function scheduler(workers = 4, paused = () => false) {
+  return new LogScheduler({ workers, pollMs: 30 * S, maxPollMs: 5 * MIN, clock, random: () => 0.5, paused });
+}
+
+describe("adaptive polling", () => {
+  it("an idle stream doubles its wait up to maxPollInterval: at most 15 reads an hour", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const idle = stream("1/php", () => ({ kind: "empty" }));
+    s.add(idle);
+    await vi.advanceTimersByTimeAsync(60 * MIN);
+    expect(idle.starts.length).toBeGreaterThanOrEqual(12);
+    expect(idle.starts.length).toBeLessThanOrEqual(15);
+    // Waits: 60 s, 120 s, 240 s, then 300 s (each shortened by at most a tenth).
+    const gaps = idle.starts.slice(1).map((t, i) => t - (idle.starts[i] as number));
+    expect(gaps[0]).toBeGreaterThanOrEqual(54 * S);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(5 * MIN + 1 * S);
+    expect(gaps.slice(-3).every((g) => g >= 4.5 * MIN)).toBe(true);
+    await s.stop();
+  });
+
+  it("a stream that finds entries comes back after pollInterval; one with more waiting goes again at once", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const busy = stream("1/server", () => ({ kind: "found", shipped: 10 }));
+    let n = 0;
+    const backlog = stream("2/server", () =>
+      ++n <= 3 ? { kind: "more", shipped: 1000 } : { kind: "empty" },
+    );
+    s.add(busy);
+    s.add(backlog);
+    await vi.advanceTimersByTimeAsync(5 * MIN);
+    const gaps = busy.starts.slice(1).map((t, i) => t - (busy.starts[i] as number));
+    expect(gaps.every((g) => g >= 27 * S && g <= 30 * S + 100)).toBe(true);
+    // The backlog's first four reads follow each other directly.
+    expect((backlog.starts[3] as number) - (backlog.starts[0] as number)).toBeLessThanOrEqual(400);
+    await s.stop();
+  });
+
+  it("a stream that found entries after idling returns to pollInterval", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    let found = false;
+    const st = stream("1/php", () => (found ? { kind: "found", shipped: 1 } : { kind: "empty" }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN); // backed off to 5 minutes
+    found = true;
+    await vi.advanceTimersByTimeAsync(6 * MIN);
+    const last = st.starts.slice(-3);
+    expect((last[2] as number) - (last[1] as number)).toBeLessThanOrEqual(30 * S + 100);
+    await s.stop();
+  });
+
+  it("a nudge brings a backed-off stream back within pollInterval", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const st = stream("1/server", () => ({ kind: "empty" }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    const before = st.starts.length;
+    const lastRead = st.starts.at(-1) as number;
+    s.nudge("1/server");
+    await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
+    expect(st.starts.length).toBe(before + 1);
+  });
+
+  it("a failing stream backs off, and recovers", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const errors: unknown[] = [];
+    const s = new LogScheduler({
+      workers: 2,
+      pollMs: 30 * S,
+      maxPollMs: 5 * MIN,
+      clock,
+      random: () => 0.5,
+      paused: () => false,
+      onError: (_k, err) => errors.push(err),
+    });
+    let fail = true;
+    const st: ScheduledStream & { starts: number[] } = {
+      key: "1/php",
+      starts: [],
+      read: async () => {
+        st.starts.push(Date.now());
+        if (fail) throw new Error("HTTP 503");
+        return { kind: "found", shipped: 1 };
+      },
+    };
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(2 * MIN);
+    const gaps = st.starts.slice(1).map((t, i) => t - (st.starts[i] as number));
+    expect(gaps.length).toBeGreaterThan(2);
+    expect(gaps.at(-1) as number).toBeGreaterThan(gaps[0] as number);
+    expect(errors.length).toBe(st.starts.length);
+    fail = false;
+    await vi.advanceTimersByTimeAsync(10 * MIN);
+    expect(st.starts.length).toBeGreaterThan(gaps.length + 10);
+    await s.stop();
+  });
+});
+
+describe("sharing the workers", () => {
+  it("when reads cannot keep up, every stream falls behind alike; none waits forever", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    // 2 workers, reads of 1 s, 200 busy streams wanting a read every 30 s: capacity 2 reads/s, demand 6.7/s.
+    const s = scheduler(2);
+    const streams = Array.from({ length: 200 }, (_, i) =>
+      stream(`${i}/server`, () => ({ kind: "found", shipped: 1 }), 1000),
+    );
+    for (const st of streams) s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    const counts = streams.map((st) => st.starts.length);
+    // 2 reads/s for 1,200 s = 2,400 reads over 200 streams: 12 each, give or take one.
+    expect(Math.min(...counts)).toBeGreaterThanOrEqual(11);
+    expect(Math.max(...counts) - Math.min(...counts)).toBeLessThanOrEqual(1);
+    await s.stop();
+  });
+
+  it("within capacity, no stream goes longer than maxPollInterval plus 30 s without a read", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler(16);
+    const streams = Array.from({ length: 3000 }, (_, i) =>
+      stream(`${i}/php`, () => (i % 50 === 0 ? { kind: "found", shipped: 3 } : { kind: "empty" }), 150),
+    );
+    for (const st of streams) s.add(st, Date.now() + (i(st) % 5000));
+    await vi.advanceTimersByTimeAsync(30 * MIN);
+    let worst = 0;
+    for (const st of streams) {
+      const times = [...st.starts, Date.now()];
+      for (let k = 1; k < times.length; k++)
+        worst = Math.max(worst, (times[k] as number) - (times[k - 1] as number));
+    }
+    expect(worst).toBeLessThanOrEqual(5 * MIN + 30 * S);
+    await s.stop();
+  });
+
+  it("starts nothing while paused (the collector is down)", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    let paused = true;
+    const s = scheduler(4, () => paused);
+    const st = stream("1/php", () => ({ kind: "found", shipped: 1 }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(MIN);
+    expect(st.starts).toEqual([]);
+    paused = false;
+    await vi.advanceTimersByTimeAsync(2 * S);
+    expect(st.starts).toHaveLength(1);
+    await s.stop();
+  });
+});
+
+function i(st: ScheduledStream): number {
+  return Number(st.key.split("/")[0]);
+}

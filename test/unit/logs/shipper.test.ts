@@ -1,0 +1,136 @@
+/**
+ * The shipper: at most `depth` exports of a stream in flight, commits strictly in order whatever
+ * order the acknowledgements come in, and an export abandoned at shutdown leaves it and everything
+ * after it uncommitted.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { CheckpointStore } from "../../../src/logs/journal.js";
+import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
+import type { PendingRecord } from "../../../src/logs/pending.js";
+import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
+import { systemClock } from "../../../src/util/time.js";
+import { MemorySink } from "./fakes.js";
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "shipper-test-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const T = 1_700_000_000_000;
+const recs = (from: number, n: number): PendingRecord[] =>
+  Array.from({ length: n }, (_, i) => ({
+    entry: { timestamp: (T + (from + i) * 1000) / 1000, status: 200, request_url: `/r${from + i}` },
+    timeMs: T + (from + i) * 1000,
+    fingerprint: String(from + i).padStart(32, "0"),
+    occurrence: 0,
+  }));
+
+async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new AbortController()) {
+  const store = new CheckpointStore(dir);
+  const cp = await store.open(1, "server", () => T - 1, 600_000);
+  const sink = new MemorySink();
+  let inFlight = 0;
+  let maxInFlight = 0;
+  sink.answer = async (_records, attempt) => {
+    inFlight += 1;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      return await (answers[attempt - 1] ?? (async () => ({ kind: "accepted", rejected: 0 })))();
+    } finally {
+      inFlight -= 1;
+    }
+  };
+  const committed: string[][] = [];
+  const shipper = new StreamShipper(
+    sink,
+    cp,
+    (r) => ({
+      timeMs: r.timeMs,
+      observedMs: T,
+      severityNumber: 9,
+      severityText: "INFO",
+      body: "",
+      attributes: { id: r.fingerprint },
+    }),
+    new CollectorHealth(),
+    {
+      delivered: (records) =>
+        void committed.push(records.map((r) => (r.entry as { request_url: string }).request_url)),
+      rejected: () => undefined,
+      retrying: () => undefined,
+    },
+    { maxRecords: 2, maxBytes: 1 << 20, depth: 2, backoff: { baseMs: 1, capMs: 2 }, clock: systemClock },
+    stop.signal,
+  );
+  shipper.begin(Date.now());
+  return { shipper, committed, cp, store, maxInFlight: () => maxInFlight };
+}
+
+function deferred() {
+  let resolve!: (o: ExportOutcome) => void;
+  const promise = new Promise<ExportOutcome>((r) => (resolve = r));
+  return { promise, accept: () => resolve({ kind: "accepted", rejected: 0 }) };
+}
+
+it("commits in order when the second export is acknowledged before the first", async () => {
+  const first = deferred();
+  const second = deferred();
+  const r = await rig([() => first.promise, () => second.promise]);
+  const adding = r.shipper.add(recs(0, 4)); // two batches of two
+  await new Promise((res) => setTimeout(res, 20));
+  second.accept();
+  await new Promise((res) => setTimeout(res, 20));
+  expect(r.committed).toEqual([]); // the second waits for the first
+  first.accept();
+  await adding;
+  await r.shipper.flush();
+  expect(r.committed).toEqual([
+    ["/r0", "/r1"],
+    ["/r2", "/r3"],
+  ]);
+  expect(r.maxInFlight()).toBe(2);
+});
+
+it("keeps at most two exports in flight", async () => {
+  const gates = Array.from({ length: 5 }, () => deferred());
+  const r = await rig(gates.map((g) => () => g.promise));
+  const adding = r.shipper.add(recs(0, 10));
+  await new Promise((res) => setTimeout(res, 30));
+  expect(r.maxInFlight()).toBe(2);
+  for (const g of gates) g.accept();
+  await adding;
+  await r.shipper.flush();
+  expect(r.committed.flat()).toHaveLength(10);
+  expect(r.maxInFlight()).toBe(2);
+});
+
+it("an export abandoned at shutdown leaves it and the ones after it uncommitted, on disk too", async () => {
+  const stop = new AbortController();
+  const never = new Promise<ExportOutcome>(() => undefined);
+  const r = await rig(
+    [
+      async () => ({ kind: "accepted", rejected: 0 }),
+      () => never,
+      async () => ({ kind: "accepted", rejected: 0 }),
+    ],
+    stop,
+  );
+  const adding = r.shipper.add(recs(0, 6)).catch((e: unknown) => e);
+  await new Promise((res) => setTimeout(res, 30));
+  stop.abort(new Error("shutting down"));
+  // The sink ignores the signal here; what matters is what was committed.
+  await Promise.race([adding, new Promise((res) => setTimeout(res, 50))]);
+  expect(r.committed).toEqual([["/r0", "/r1"]]);
+  await r.cp.close();
+  const reopened = await new CheckpointStore(dir).open(1, "server", () => 0, 600_000);
+  expect([...reopened.state.recent.keys()]).toEqual([
+    String(0).padStart(32, "0"),
+    String(1).padStart(32, "0"),
+  ]);
+});
