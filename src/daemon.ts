@@ -8,7 +8,10 @@ import { LogPipeline } from "./logs/pipeline.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
 import { MetricStore } from "./metrics/store.js";
-import { CollectorRunner } from "./scheduling/runner.js";
+import { SITE_COLLECTORS } from "./collectors/index.js";
+import { BudgetPlanner } from "./scheduling/budgetPlanner.js";
+import { collectorSources } from "./scheduling/plan.js";
+import { CollectorRunner, type RunnerDeps } from "./scheduling/runner.js";
 import { Scheduler } from "./scheduling/scheduler.js";
 import { startHttpServer } from "./server/http.js";
 import { REVISION, VERSION } from "./version.js";
@@ -52,21 +55,55 @@ interface Core {
   runner: CollectorRunner;
 }
 
-function createCore(config: Config, logger: Logger, onSites?: CollectorRunnerSites): Core {
+type RunnerHooks = Pick<RunnerDeps, "onSites" | "onSiteCollected">;
+
+function createCore(config: Config, logger: Logger, hooks: RunnerHooks = {}): Core {
   const registry = createRegistry();
   const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
-  const runner = new CollectorRunner({ config, api, store, registry, logger, onSites });
+  const runner = new CollectorRunner({ config, api, store, registry, logger, ...hooks });
   return { registry, api, store, runner };
 }
 
-type CollectorRunnerSites = ConstructorParameters<typeof CollectorRunner>[0]["onSites"];
+/** Each enabled collector's requests per run for a number of sites, with its schedule. */
+function plannedCollectors(config: Config, runner: CollectorRunner) {
+  return COLLECTOR_NAMES.filter((name) => runner.isEnabled(name)).map((name) => ({
+    name,
+    schedule: config.collectors[name].schedule,
+    requestsPerRun: (sites: number) =>
+      name === "inventory"
+        ? Math.ceil(sites / 100) + 1
+        : (SITE_COLLECTORS.find((c) => c.name === name)?.requestsPerSite ?? 1) * sites,
+  }));
+}
 
 export async function runDaemon({ config, logger }: DaemonOptions): Promise<DaemonHandle> {
   let logs: LogPipeline | undefined;
-  const core = createCore(config, logger, (sites) => logs?.updateSites(sites));
+  let planner: BudgetPlanner | undefined;
+  const core = createCore(config, logger, {
+    onSites: (sites) => {
+      logs?.updateSites(sites);
+      planner?.update();
+    },
+    // A site that served requests in the last minute has new web-server log lines: read them soon.
+    onSiteCollected: (collector, site, samples) => {
+      if (
+        collector === "traffic" &&
+        samples.some((s) => s.name === "sitehost_site_requests_per_second" && s.value > 0)
+      ) {
+        logs?.hintActive(site.id);
+      }
+    },
+  });
   const { registry, api, store, runner } = core;
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
+  planner = new BudgetPlanner(config, registry, logger, api.budget, {
+    sources: () => [
+      ...collectorSources(plannedCollectors(config, runner), runner.sites.length),
+      ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
+    ],
+  });
+  planner.update();
   const exposition = new Exposition(store, registry);
   const server = await startHttpServer({
     listenAddress: config.web.listenAddress,
@@ -79,6 +116,7 @@ export async function runDaemon({ config, logger }: DaemonOptions): Promise<Daem
       sitesDiscovered: runner.sites.length,
       telemetryPath: config.web.telemetryPath,
       collectors: runner.status(),
+      plan: planner?.current(),
     }),
     logger,
   });

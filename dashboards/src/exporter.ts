@@ -3,6 +3,8 @@ import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargau
 import {
   BarGaugeDisplayMode,
   BigValueTextMode,
+  StackingConfigBuilder,
+  StackingMode,
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
 import { MappingType, RowBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
@@ -171,6 +173,27 @@ export function exporterDashboard(): Dashboard {
         ),
       ],
     }),
+  );
+
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "API request budget",
+      description:
+        "Requests per second the schedules and log streams plan, by source, stacked, against the budget (api.maxRequestsPerSecond). Above the budget, collector runs stretch and logs are read late.",
+      unit: "reqps",
+      targets: [
+        q(`sum by (source) (sitehost_exporter_api_planned_requests_per_second${S})`, {
+          legend: "{{source}}",
+        }),
+        q(`sum(sitehost_exporter_api_budget_requests_per_second${S})`, { legend: "budget" }),
+      ],
+    })
+      .stacking(new StackingConfigBuilder().mode(StackingMode.Normal))
+      .overrideByName("budget", [
+        { id: "custom.stacking", value: { mode: "none", group: "A" } },
+        { id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } },
+      ])
+      .min(0),
   );
 
   d.withRow(new RowBuilder("Collectors"));

@@ -13,6 +13,7 @@ import { SITE_COLLECTORS, type SiteCollector } from "../collectors/index.js";
 import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/schema.js";
 import { filterSites } from "../discovery/filter.js";
 import type { MetricStore } from "../metrics/store.js";
+import type { Sample } from "../metrics/sample.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
 
 export type RunResult = "success" | "partial" | "failure";
@@ -34,6 +35,8 @@ export interface RunnerDeps {
   logger: Logger;
   /** Called with the selected sites after every discovery and when a site is found gone. */
   onSites?: (sites: readonly Site[]) => void;
+  /** Called with what a per-site collector published for a site (the traffic hints the log tailers). */
+  onSiteCollected?: (collector: string, site: Site, samples: readonly Sample[]) => void;
   now?: () => number;
 }
 
@@ -188,11 +191,9 @@ export class CollectorRunner {
         try {
           const input = await collector.fetch(this.deps.api, site, signal);
           if (!this.currentSites.some((s) => s.id === site.id)) continue; // removed meanwhile
-          this.deps.store.replaceSite(
-            collector.name,
-            String(site.id),
-            collector.collect(site, input, this.now()),
-          );
+          const samples = collector.collect(site, input, this.now());
+          this.deps.store.replaceSite(collector.name, String(site.id), samples);
+          this.deps.onSiteCollected?.(collector.name, site, samples);
         } catch (err) {
           if (signal.aborted) return;
           if (err instanceof ApiHttpError && err.status === 404) {

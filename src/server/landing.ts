@@ -8,6 +8,13 @@ export interface LandingInfo {
     schedule: string;
     lastRun?: { startedAt: Date; durationSeconds: number; result: "success" | "partial" | "failure" };
   }>;
+  /** The API request plan against the budget. */
+  plan?: {
+    sources: Array<{ source: string; requestsPerSecond: number }>;
+    total: number;
+    budget: number;
+    fits: boolean;
+  };
 }
 
 function esc(text: string): string {
@@ -15,6 +22,23 @@ function esc(text: string): string {
     /[&<>"']/g,
     (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] as string,
   );
+}
+
+function renderPlan(plan: NonNullable<LandingInfo["plan"]>): string {
+  const rows = plan.sources
+    .map((s) => `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(2)}</td></tr>`)
+    .join("\n");
+  const verdict = plan.fits
+    ? `<p>Planned ${plan.total.toFixed(1)} requests/s of a budget of ${plan.budget} (api.maxRequestsPerSecond).</p>`
+    : `<p class="warn"><strong>Over budget:</strong> the schedules and log streams plan ${plan.total.toFixed(1)} requests/s, ` +
+      `the budget (api.maxRequestsPerSecond) is ${plan.budget}. Collector runs stretch and are skipped, and logs are read late. ` +
+      `Raise the budget, slow the schedules down, split the sites with sites.shard, or lengthen logs.maxPollInterval.</p>`;
+  return `<h2>API request budget</h2>
+${verdict}
+<table><thead><tr><th>source</th><th>planned requests/s</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>`;
 }
 
 export function renderLanding(info: LandingInfo): string {
@@ -28,7 +52,7 @@ export function renderLanding(info: LandingInfo): string {
     .join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sitehost-exporter</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
+<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.warn{color:#a00}</style>
 </head><body>
 <h1>sitehost-exporter</h1>
 <p>Version ${esc(info.version)} &middot; ${info.sitesDiscovered} sites discovered</p>
@@ -42,6 +66,7 @@ export function renderLanding(info: LandingInfo): string {
 <tbody>
 ${rows}
 </tbody></table>
+${info.plan ? renderPlan(info.plan) : ""}
 </body></html>
 `;
 }

@@ -1,0 +1,72 @@
+/**
+ * What the schedules and the log streams will ask of the platform, in requests per second, against
+ * the budget (`api.maxRequestsPerSecond`): published as gauges, used as the budget's fair-share
+ * weights, and, when the demand does not fit, a warning that names the ways out.
+ */
+import cron from "node-cron";
+
+/** Average runs per second of a cron schedule (the month and weekday restrictions averaged over a year). */
+export function runsPerSecond(schedule: string): number {
+  const f = cron.parse(schedule);
+  const perDay = f.second.length * f.minute.length * f.hour.length;
+  const domShare = f.dayOfMonth.length >= 31 ? 1 : f.dayOfMonth.length / 30.44;
+  const dowShare = f.dayOfWeek.length >= 7 ? 1 : f.dayOfWeek.length / 7;
+  // cron runs on a day that matches either restriction when both are given.
+  const dayShare =
+    domShare < 1 && dowShare < 1 ? 1 - (1 - domShare) * (1 - dowShare) : Math.min(domShare, dowShare);
+  return (perDay * dayShare * (f.month.length / 12)) / 86_400;
+}
+
+export interface PlannedSource {
+  /** A collector name, or `logs`. */
+  source: string;
+  requestsPerSecond: number;
+}
+
+export interface RequestPlan {
+  sources: PlannedSource[];
+  total: number;
+  budget: number;
+  /** Requests per second for one replica if the sites were split over `shards` replicas. */
+  fits: boolean;
+}
+
+export function makePlan(sources: PlannedSource[], budget: number): RequestPlan {
+  const total = sources.reduce((sum, s) => sum + s.requestsPerSecond, 0);
+  return { sources, total, budget, fits: total <= budget };
+}
+
+/** The warning's text: demand, budget, and concrete ways out. */
+export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollInterval: string }): string {
+  const top = [...plan.sources]
+    .filter((s) => s.source !== "logs")
+    .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)
+    .slice(0, 2)
+    .map((s) => `collectors.${s.source}.schedule (${s.requestsPerSecond.toFixed(1)}/s)`);
+  const logs = plan.sources.find((s) => s.source === "logs")?.requestsPerSecond ?? 0;
+  const shards = Math.ceil((plan.total / plan.budget) * ctx.shardCount);
+  const ways = [
+    `raise api.maxRequestsPerSecond to at least ${Math.ceil(plan.total * 1.1)} (if the platform allows)`,
+    top.length > 0 ? `slow down ${top.join(" or ")}` : undefined,
+    `split the sites over ${shards} replicas with sites.shard (SITEHOST_SHARD)`,
+    logs > 0
+      ? `lengthen logs.maxPollInterval (now ${ctx.maxPollInterval}; logs plan ${logs.toFixed(1)}/s)`
+      : undefined,
+  ].filter(Boolean);
+  return (
+    `the schedules and log streams plan ${plan.total.toFixed(1)} API requests/s but the budget ` +
+    `(api.maxRequestsPerSecond) is ${plan.budget}: collector runs will stretch and be skipped, and ` +
+    `logs will be read late. Ways out: ${ways.join("; ")}`
+  );
+}
+
+/** Requests one run of each enabled collector makes for `sites` sites, times its runs per second. */
+export function collectorSources(
+  collectors: ReadonlyArray<{ name: string; requestsPerRun: (sites: number) => number; schedule: string }>,
+  sites: number,
+): PlannedSource[] {
+  return collectors.map((c) => ({
+    source: c.name,
+    requestsPerSecond: c.requestsPerRun(sites) * runsPerSecond(c.schedule),
+  }));
+}

@@ -1,0 +1,98 @@
+/**
+ * The request plan: runs per second of cron schedules, the demand of the default schedules for a
+ * number of sites, and what the exporter says and publishes when it does not fit the budget.
+ */
+import pino from "pino";
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import { ConfigSchema } from "../../../src/config/schema.js";
+import { BudgetPlanner } from "../../../src/scheduling/budgetPlanner.js";
+import { collectorSources, runsPerSecond } from "../../../src/scheduling/plan.js";
+
+describe("runsPerSecond", () => {
+  it.each([
+    ["0 * * * * *", 1 / 60],
+    ["*/5 * * * *", 1 / 300],
+    ["17 */3 * * *", 1 / 10_800],
+    ["7 * * * *", 1 / 3_600],
+    ["*/10 * * * * *", 1 / 10],
+    ["0 9 * * 1-5", 5 / 7 / 86_400],
+    ["0 0 1 * *", 1 / 30.44 / 86_400],
+  ])("%s runs %d times per second on average", (schedule, expected) => {
+    expect(runsPerSecond(schedule)).toBeCloseTo(expected, 9);
+  });
+});
+
+describe("the default schedules at 1,000 sites", () => {
+  it("plan about 20 requests per second for the metric collectors", () => {
+    const config = ConfigSchema.parse({});
+    const perSite: Record<string, number> = { security: 2 };
+    const collectors = Object.entries(config.collectors).map(([name, c]) => ({
+      name,
+      schedule: c.schedule,
+      requestsPerRun: (sites: number) =>
+        name === "inventory" ? Math.ceil(sites / 100) + 1 : (perSite[name] ?? 1) * sites,
+    }));
+    const total = collectorSources(collectors, 1000).reduce((s, x) => s + x.requestsPerSecond, 0);
+    // traffic 16.67 + domains 1.67 + security 1.11 + backups 0.28 + statistics 0.09 + usage, performance 0.05 each + inventory 0.04
+    expect(total).toBeGreaterThan(19);
+    expect(total).toBeLessThan(21);
+  });
+});
+
+describe("BudgetPlanner", () => {
+  function planner(budget: number, sources: () => Array<{ source: string; requestsPerSecond: number }>) {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const registry = new Registry();
+    const weights: Array<Record<string, number>> = [];
+    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: budget } });
+    const p = new BudgetPlanner(
+      config,
+      registry,
+      logger,
+      { setWeights: (w) => void weights.push(w) },
+      { sources },
+    );
+    return { p, lines, registry, weights };
+  }
+
+  it("publishes the plan and the budget, and makes the plan the budget's weights", async () => {
+    const { p, registry, weights } = planner(100, () => [
+      { source: "traffic", requestsPerSecond: 16.7 },
+      { source: "logs", requestsPerSecond: 10 },
+    ]);
+    p.update();
+    const text = await registry.metrics();
+    expect(text).toContain('sitehost_exporter_api_planned_requests_per_second{source="traffic"} 16.7');
+    expect(text).toContain('sitehost_exporter_api_planned_requests_per_second{source="logs"} 10');
+    expect(text).toContain("sitehost_exporter_api_budget_requests_per_second 100");
+    expect(weights.at(-1)).toEqual({ traffic: 16.7, logs: 10 });
+  });
+
+  it("warns when the plan does not fit, naming the numbers and the ways out, and again only when the answer changes", () => {
+    let logs = 10;
+    const { p, lines } = planner(20, () => [
+      { source: "traffic", requestsPerSecond: 16.7 },
+      { source: "domains", requestsPerSecond: 1.7 },
+      { source: "logs", requestsPerSecond: logs },
+    ]);
+    p.update();
+    p.update();
+    const warnings = lines.filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    const msg = String(warnings[0]?.msg);
+    expect(msg).toContain("28.4");
+    expect(msg).toContain("budget (api.maxRequestsPerSecond) is 20");
+    expect(msg).toContain("raise api.maxRequestsPerSecond to at least 32");
+    expect(msg).toContain("collectors.traffic.schedule");
+    expect(msg).toContain("sites.shard");
+    expect(msg).toContain("logs.maxPollInterval");
+    logs = 30; // discovery found many more sites
+    p.update();
+    expect(lines.filter((l) => l.level === 40)).toHaveLength(2);
+    logs = 0.5;
+    p.update();
+    expect(lines.some((l) => l.level === 30 && String(l.msg).includes("fit the budget again"))).toBe(true);
+  });
+});
