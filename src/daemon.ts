@@ -79,11 +79,12 @@ function plannedCollectors(config: Config, runner: CollectorRunner) {
 
 export async function runDaemon({ config, logger }: DaemonOptions): Promise<DaemonHandle> {
   let logs: LogPipeline | undefined;
-  let planner: BudgetPlanner | undefined;
+  // Created once the API client exists; discovery (which needs the client) updates it.
+  const planning: { planner?: BudgetPlanner } = {};
   const core = createCore(config, logger, {
     onSites: (sites) => {
       logs?.updateSites(sites);
-      planner?.update();
+      planning.planner?.update();
     },
     // A site that served requests in the last minute has new web-server log lines: read them soon.
     onSiteCollected: (collector, site, samples) => {
@@ -97,12 +98,13 @@ export async function runDaemon({ config, logger }: DaemonOptions): Promise<Daem
   });
   const { registry, api, store, runner } = core;
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
-  planner = new BudgetPlanner(config, registry, logger, api.budget, {
+  const planner = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
       ...collectorSources(plannedCollectors(config, runner), runner.sites.length),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
     ],
   });
+  planning.planner = planner;
   planner.update();
   const exposition = new Exposition(store, registry);
   const server = await startHttpServer({
@@ -116,7 +118,7 @@ export async function runDaemon({ config, logger }: DaemonOptions): Promise<Daem
       sitesDiscovered: runner.sites.length,
       telemetryPath: config.web.telemetryPath,
       collectors: runner.status(),
-      plan: planner?.current(),
+      plan: planner.current(),
     }),
     logger,
   });

@@ -21,7 +21,7 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
     config: { api: { maxRequestsPerSecond: 20, maxConcurrency: 8 }, logs: { pollInterval: "30s" } },
   });
   const deadline = Date.now() + 45_000;
-  let metrics = "";
+  let metrics: string;
   for (;;) {
     metrics = await (await fetch(`${daemon.url}/metrics`)).text();
     const warned = daemon.logs().includes("API requests/s but the budget");
