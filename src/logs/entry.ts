@@ -40,31 +40,26 @@ export function fingerprint(entry: unknown): string {
 }
 
 /**
- * `fingerprint` for the entries of one schema, whose possible keys are known: the keys are sorted
- * once, and flat values are written without the general walk. Same text, same hash.
+ * `fingerprint` for the entries of one schema, whose possible keys are known. For an entry whose values
+ * are all plain (strings, finite numbers, booleans, null), JSON.stringify with the keys sorted writes
+ * exactly the canonical text (it skips undefined values and keeps the allowlist's order); anything else
+ * takes the general walk. Same text, same hash.
  */
 export function fingerprinter(keys: readonly string[]): (entry: object) => string {
   const sorted = [...keys].sort();
-  const prefixes = sorted.map((k) => `${JSON.stringify(k)}:`);
   const known = new Set(keys);
   return (entry) => {
     const obj = entry as Record<string, unknown>;
-    for (const k in obj) if (!known.has(k)) return fingerprint(entry); // not this schema's shape
-    let text = "{";
-    let first = true;
-    for (let i = 0; i < sorted.length; i++) {
-      const v = obj[sorted[i] as string];
-      if (v === undefined) continue;
-      if (!first) text += ",";
-      first = false;
-      text += prefixes[i] as string;
-      text +=
-        typeof v === "number" && Number.isFinite(v)
-          ? String(v)
-          : v === null || typeof v !== "object"
-            ? (JSON.stringify(v) ?? "null")
-            : canonical(v);
+    for (const k in obj) {
+      const v = obj[k];
+      const plain =
+        typeof v === "string" ||
+        typeof v === "boolean" ||
+        v === null ||
+        v === undefined ||
+        (typeof v === "number" && Number.isFinite(v));
+      if (!known.has(k) || !plain) return fingerprint(entry); // not this schema's flat shape
     }
-    return hash("sha256", `${text}}`, "hex").slice(0, 32);
+    return hash("sha256", JSON.stringify(obj, sorted), "hex").slice(0, 32);
   };
 }

@@ -33,6 +33,8 @@ import { createSdkExporter, SdkSink } from "./otlp/sdkSink.js";
 import { otlpSettings } from "./otlp/settings.js";
 import { ProtobufHttpSink, type LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
+import type { RecordEncoder } from "./prepared.js";
+import type { ProtoWriter } from "./otlp/protoWriter.js";
 import { publishCounts } from "./counts.js";
 import { LogScheduler } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
@@ -54,8 +56,8 @@ export interface LogPipelineDeps {
   clock?: Clock;
 }
 
-/** New log entries held in memory at once by all reads together; beyond it pages spill to disk. */
-const BUFFERED_ENTRIES_BUDGET = 20_000;
+/** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
+const BUFFERED_BYTES_BUDGET = 16 * 1024 * 1024;
 /** One export carries at most this many records ... */
 const EXPORT_MAX_RECORDS = 2_000;
 /** ... or about this many encoded bytes. */
@@ -101,7 +103,7 @@ export class LogPipeline {
   private readonly checkpoints: CheckpointStore;
   private readonly clock: Clock;
   private readonly health = new CollectorHealth();
-  private readonly budget = new BufferBudget(BUFFERED_ENTRIES_BUDGET);
+  private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly tailers = new Map<string, Tailer>();
   private readonly warnings: ThrottledWarnings;
   private readonly pollMs: number;
@@ -293,6 +295,7 @@ export class LogPipeline {
         spoolDir: this.spoolDir,
         bufferBudget: this.budget,
         fingerprint: FINGERPRINTS[stream],
+        encoder: this.encoderFor(site, stream),
         clock: this.clock,
         collectorDown: () => this.health.down,
       },
@@ -317,16 +320,13 @@ export class LogPipeline {
     stream: LogStream,
     stored: Parameters<ConstructorParameters<typeof Tailer>[4]>[0],
   ) {
-    const sink = this.sink ?? countingSink;
-    const map = (r: PendingRecord) => this.outgoing(site, stream, r);
     return new StreamShipper(
-      sink,
+      this.sink ?? countingSink,
       stored,
-      map,
       this.health,
       {
-        delivered: (records, cp) => {
-          this.metrics.shipped.inc({ stream }, records.length);
+        delivered: (count, cp) => {
+          this.metrics.shipped.inc({ stream }, count);
           if (stream !== "activity") this.publish(site, stream, cp);
           this.updateLag(site, stream, cp);
         },
@@ -356,12 +356,18 @@ export class LogPipeline {
         depth: EXPORT_DEPTH,
         backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
         clock: this.clock,
-        ...(stream === "activity"
-          ? {}
-          : { countKey: (r: PendingRecord) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) }),
       },
       this.exportStop.signal,
     );
+  }
+
+  /** Encodes a stream's new records for the sink as they are read, with their counter keys. */
+  private encoderFor(site: SiteIdentity, stream: LogStream): RecordEncoder {
+    const sink = this.sink ?? countingSink;
+    const encode = (w: ProtoWriter, r: PendingRecord) => sink.encode(w, this.outgoing(site, stream, r));
+    return stream === "activity"
+      ? { encode }
+      : { encode, countKey: (r) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) };
   }
 
   private outgoing(site: SiteIdentity, stream: LogStream, r: PendingRecord): OutgoingRecord {
@@ -379,7 +385,9 @@ export class LogPipeline {
     // Unique per site and stream: the same line in two sites is two records.
     mapped.attributes["log.record.uid"] =
       `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`;
-    return { ...mapped, observedMs: this.clock.now() };
+    const out = mapped as OutgoingRecord;
+    out.observedMs = this.clock.now();
+    return out;
   }
 
   private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
@@ -437,15 +445,9 @@ export class LogPipeline {
   }
 }
 
-/** With logs.ship false: every batch is "accepted" at once (records are read and counted only). */
+/** With logs.ship false: records are read and counted only; every batch is "accepted" at once. */
 const countingSink: LogSink = {
-  batch() {
-    const records: OutgoingRecord[] = [];
-    return { records, bytes: 0, add: (r: OutgoingRecord) => void records.push(r) };
-  },
-  batchOf(records) {
-    return { records, bytes: 0, add: () => undefined };
-  },
+  encode: () => undefined,
   send: async () => ({ kind: "accepted", rejected: 0 }),
   shutdown: async () => undefined,
 };

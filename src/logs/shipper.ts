@@ -12,12 +12,12 @@
  * collector rejected. Either way the checkpoint moves on, so one bad record never stops a stream.
  */
 import { backoffMs, type BackoffOptions, type Clock } from "../util/time.js";
-import { type Checkpoint, deltaFor } from "./checkpoint.js";
+import { type Checkpoint, deltaFor, type DeliveredRecord } from "./checkpoint.js";
 import type { PreparedDelta, StreamCheckpoint } from "./journal.js";
-import type { OutgoingRecord } from "./otlp/encode.js";
+import { Batch } from "./otlp/batch.js";
 import type { ExportOutcome } from "./otlp/outcome.js";
-import type { Batch, LogSink } from "./otlp/sink.js";
-import type { PendingRecord } from "./pending.js";
+import type { LogSink } from "./otlp/sink.js";
+import { slicePage, type PreparedPage } from "./prepared.js";
 
 /** Exports currently retrying, for all streams: while any is, the collector is down for everyone. */
 export class CollectorHealth {
@@ -34,8 +34,8 @@ export class CollectorHealth {
 }
 
 export interface ShipperHooks {
-  /** After a commit: the records delivered and the checkpoint as it now stands. */
-  delivered(records: readonly PendingRecord[], checkpoint: Checkpoint): void;
+  /** After a commit: how many records it delivered, and the checkpoint as it now stands. */
+  delivered(count: number, checkpoint: Checkpoint): void;
   /** Records the collector refused (dropped) or rejected in a partial success. */
   rejected(count: number, reason: string): void;
   /** An export attempt failed and will be retried. */
@@ -52,13 +52,11 @@ export interface ShipperOptions {
   depth: number;
   backoff: BackoffOptions;
   clock: Clock;
-  /** Counter key of a record (log-derived counters), if the stream has any. */
-  countKey?: (record: PendingRecord) => string;
 }
 
 interface InFlight {
   prepared: PreparedDelta;
-  records: PendingRecord[];
+  count: number;
   settled: boolean;
   failed: unknown;
   committed: Promise<void>;
@@ -67,66 +65,63 @@ interface InFlight {
 }
 
 export class StreamShipper {
-  private batch: Batch;
-  private batchRecords: PendingRecord[] = [];
+  private batch = new Batch();
   private readonly queue: InFlight[] = [];
   private highWaterLimitMs = Infinity;
 
   constructor(
     private readonly sink: LogSink,
     private readonly checkpoint: StreamCheckpoint,
-    private readonly toOutgoing: (record: PendingRecord) => OutgoingRecord,
     private readonly health: CollectorHealth,
     private readonly hooks: ShipperHooks,
     private readonly opts: ShipperOptions,
     private readonly signal: AbortSignal,
-  ) {
-    this.batch = sink.batch();
-  }
+  ) {}
 
   /** A read begins at `nowMs`: no record of it moves the high-water mark past that. */
   begin(nowMs: number): void {
     this.highWaterLimitMs = nowMs;
   }
 
-  /** Add records oldest first; returns once they are batched (and any full batch is on its way). */
-  async add(records: readonly PendingRecord[]): Promise<void> {
-    for (const r of records) {
-      this.batch.add(this.toOutgoing(r));
-      this.batchRecords.push(r);
-      if (this.batchRecords.length >= this.opts.maxRecords || this.batch.bytes >= this.opts.maxBytes) {
+  /** Add a page of records (oldest first); returns once batched (and any full batch is on its way). */
+  async add(page: PreparedPage): Promise<void> {
+    let from = 0;
+    while (from < page.count) {
+      const room = this.opts.maxRecords - this.batch.count;
+      // Records until the batch is full by count; by bytes it is checked per page part.
+      const to = Math.min(page.count, from + room);
+      this.batch.add(from === 0 && to === page.count ? page : slicePage(page, from, to));
+      from = to;
+      if (this.batch.count >= this.opts.maxRecords || this.batch.bytes >= this.opts.maxBytes)
         await this.dispatch();
-      }
     }
   }
 
   /** Send what is batched and wait until every export is acknowledged and committed. */
   async flush(): Promise<void> {
-    if (this.batchRecords.length > 0) await this.dispatch();
+    if (this.batch.count > 0) await this.dispatch();
     while (this.queue.length > 0) await (this.queue[this.queue.length - 1] as InFlight).committed;
   }
 
   private async dispatch(): Promise<void> {
     const batch = this.batch;
-    const records = this.batchRecords;
-    this.batch = this.sink.batch();
-    this.batchRecords = [];
+    this.batch = new Batch();
     const limit = this.highWaterLimitMs;
-    const countKey = this.opts.countKey;
     // At most `depth` exports in flight: wait for the oldest to be committed.
     while (this.queue.length >= this.opts.depth) await (this.queue[0] as InFlight).committed;
+    const delivered: DeliveredRecord[] = [];
+    for (const page of batch.pages) {
+      for (let i = 0; i < page.count; i++) {
+        delivered.push({
+          fingerprint: page.fingerprints[i] as string,
+          occurrence: page.occurrences[i] as number,
+          timeMs: page.times[i] as number,
+          countKey: page.countKeys?.[i],
+        });
+      }
+    }
     const prepared = await this.checkpoint.prepare((seq) =>
-      deltaFor(
-        this.checkpoint.state,
-        seq,
-        records.map((r) => ({
-          fingerprint: r.fingerprint,
-          occurrence: r.occurrence,
-          timeMs: r.timeMs,
-          countKey: countKey?.(r),
-        })),
-        limit,
-      ),
+      deltaFor(this.checkpoint.state, seq, delivered, limit),
     );
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
@@ -137,7 +132,7 @@ export class StreamShipper {
     committed.catch(() => undefined);
     const entry: InFlight = {
       prepared,
-      records,
+      count: batch.count,
       settled: false,
       failed: undefined,
       committed,
@@ -169,7 +164,7 @@ export class StreamShipper {
         return;
       }
       this.checkpoint.commit(entry.prepared);
-      this.hooks.delivered(entry.records, this.checkpoint.state);
+      this.hooks.delivered(entry.count, this.checkpoint.state);
       entry.resolve();
     }
   }
@@ -189,13 +184,13 @@ export class StreamShipper {
           return;
         }
         if (outcome.kind === "refused") {
-          if (batch.records.length <= 1) {
-            this.hooks.rejected(batch.records.length, outcome.reason);
+          if (batch.count <= 1) {
+            this.hooks.rejected(batch.count, outcome.reason);
             return;
           }
-          const half = Math.ceil(batch.records.length / 2);
-          await this.deliver(this.sink.batchOf(batch.records.slice(0, half)));
-          await this.deliver(this.sink.batchOf(batch.records.slice(half)));
+          const [first, second] = batch.halves();
+          await this.deliver(first);
+          await this.deliver(second);
           return;
         }
         if (!failing) {

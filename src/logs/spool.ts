@@ -1,20 +1,20 @@
 /**
- * What a newest-first read holds until it reaches the checkpoint: pages of new entries, shipped
- * oldest-first once the read is complete. Pages stay in memory while the budget shared by all tailers
- * allows (so memory stays bounded however large a backlog is); the rest goes to one append-only spool
- * file per read under `<checkpointDir>/.spool/`, read back with positioned reads. The file is removed
- * when the read ends, whatever way it ends, and at every start.
+ * What a newest-first read holds until it reaches the checkpoint: pages of new records (prepared:
+ * already encoded), shipped oldest-first once the read is complete. Pages stay in memory while the
+ * byte budget shared by all tailers allows (so memory stays bounded however large a backlog is); the
+ * rest goes to one append-only spool file per read under `<checkpointDir>/.spool/`, read back with
+ * positioned reads. The file is removed when the read ends, whatever way it ends, and at every start.
  */
 import { closeSync, openSync, read, write } from "node:fs";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { PendingRecord } from "./pending.js";
+import { deserializePage, serializePage, type PreparedPage } from "./prepared.js";
 
 const writeAsync = promisify(write);
 const readAsync = promisify(read);
 
-/** Entries held in memory by all reads together. */
+/** Bytes of prepared records held in memory by all reads together. */
 export class BufferBudget {
   private used = 0;
   constructor(readonly limit: number) {}
@@ -44,10 +44,10 @@ export class SpoolError extends Error {
   }
 }
 
-type Held<T> = { records: T[] } | { offset: number; length: number };
+type Held = { page: PreparedPage } | { offset: number; length: number };
 
-export class ReadBuffer<T extends PendingRecord = PendingRecord> {
-  private readonly pages: Array<Held<T>> = [];
+export class ReadBuffer {
+  private readonly pages: Held[] = [];
   private reserved = 0;
   private fd: number | undefined;
   private size = 0;
@@ -63,15 +63,16 @@ export class ReadBuffer<T extends PendingRecord = PendingRecord> {
     return this.pages.length;
   }
 
-  /** A page of new entries, in the order the read met them (newest first). */
-  async add(records: T[]): Promise<void> {
-    if (records.length === 0) return;
-    if (this.budget.tryReserve(records.length)) {
-      this.reserved += records.length;
-      this.pages.push({ records });
+  /** A page of new records (each page oldest first; pages added newest page first). */
+  async add(page: PreparedPage): Promise<void> {
+    if (page.count === 0) return;
+    const size = page.bytes.length;
+    if (this.budget.tryReserve(size)) {
+      this.reserved += size;
+      this.pages.push({ page });
       return;
     }
-    const line = Buffer.from(`${JSON.stringify(records)}\n`, "utf8");
+    const line = serializePage(page);
     const file = this.file ?? join(this.spoolDir, `${this.name}.jsonl`);
     try {
       if (this.fd === undefined) {
@@ -88,22 +89,22 @@ export class ReadBuffer<T extends PendingRecord = PendingRecord> {
     this.size += line.length;
   }
 
-  /** The pages from the oldest entries to the newest, each page oldest first. */
-  async *oldestFirst(): AsyncGenerator<T[]> {
+  /** The pages from the oldest records to the newest. */
+  async *oldestFirst(): AsyncGenerator<PreparedPage> {
     for (let i = this.pages.length - 1; i >= 0; i--) {
-      const page = this.pages[i] as Held<T>;
-      let records: T[];
-      if ("records" in page) {
-        records = page.records;
-        this.budget.release(records.length);
-        this.reserved -= records.length;
+      const held = this.pages[i] as Held;
+      let page: PreparedPage;
+      if ("page" in held) {
+        page = held.page;
+        this.budget.release(page.bytes.length);
+        this.reserved -= page.bytes.length;
       } else {
-        const bytes = Buffer.allocUnsafe(page.length);
-        await readAsync(this.fd as number, bytes, 0, page.length, page.offset);
-        records = JSON.parse(bytes.toString("utf8")) as T[];
+        const bytes = Buffer.allocUnsafe(held.length);
+        await readAsync(this.fd as number, bytes, 0, held.length, held.offset);
+        page = deserializePage(bytes);
       }
-      this.pages[i] = { records: [] };
-      yield records.reverse();
+      this.pages.length = i;
+      yield page;
     }
   }
 

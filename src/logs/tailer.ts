@@ -19,7 +19,9 @@ import type { LogStream } from "../api/schemas.js";
 import type { Clock } from "../util/time.js";
 import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
-import type { PendingRecord, StreamEntry } from "./pending.js";
+import { ProtoWriter } from "./otlp/protoWriter.js";
+import type { StreamEntry } from "./pending.js";
+import { preparePage, type PreparedPage, type RecordEncoder } from "./prepared.js";
 import { PageReader, type ReadBounds } from "./read.js";
 import type { StreamShipper } from "./shipper.js";
 import { ReadBuffer, type BufferBudget } from "./spool.js";
@@ -74,6 +76,8 @@ export interface TailerOptions {
   spoolDir: string;
   bufferBudget: BufferBudget;
   fingerprint: (entry: StreamEntry) => string;
+  /** Encodes a new record for the collector as soon as it is read. */
+  encoder: RecordEncoder;
   clock: Clock;
   /** Whether the collector is down (then nothing more is fetched). */
   collectorDown: () => boolean;
@@ -217,6 +221,7 @@ interface ReadResult {
 /** One read in progress: its reader (order, bound, occurrences), buffer and counts. */
 class ReadRun {
   readonly buffer: ReadBuffer;
+  private readonly writer = new ProtoWriter(64 * 1024);
   private reader: PageReader;
   /** The reader's lower bound. */
   private lowerMs = 0;
@@ -261,20 +266,22 @@ class ReadRun {
     if (v.future > 0) events.future(v.future);
     if (v.late > 0) events.late(v.late);
     this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
+    const { encoder } = this.tailer.context.opts;
     if (this.reader.order === "oldest-first") {
       // Ship what was buffered while the order was unknown, then page by page.
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
       await this.buffer.discard();
-      await this.ship(v.kept, shipper);
-    } else {
-      await this.buffer.add(v.kept);
+      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder, this.writer), shipper);
+    } else if (v.kept.length > 0) {
+      // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
+      await this.buffer.add(preparePage(v.kept.reverse(), encoder, this.writer));
     }
     return { timeless: v.timeless && page.rawCount > 0 };
   }
 
-  private async ship(records: readonly PendingRecord[], shipper: StreamShipper): Promise<void> {
-    this.shipped += records.length;
-    await shipper.add(records);
+  private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {
+    this.shipped += page.count;
+    await shipper.add(page);
   }
 
   private async finish(shipper: StreamShipper, end: ReadResult["end"], fresh: boolean): Promise<ReadResult> {

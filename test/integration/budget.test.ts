@@ -35,7 +35,7 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
   const planned = [
     ...metrics.matchAll(/^sitehost_exporter_api_planned_requests_per_second\{source="(\w+)"\} ([\d.]+)$/gm),
   ];
-  const bySource = Object.fromEntries(planned.map((m) => [m[1], Number(m[2])]));
+  const bySource: Record<string, number> = Object.fromEntries(planned.map((m) => [m[1], Number(m[2])]));
   // traffic: 1,000 sites once a minute; logs: 3,001 streams at least once per 5 minutes.
   expect(bySource.traffic).toBeCloseTo(1000 / 60, 1);
   expect(bySource.logs).toBeGreaterThanOrEqual(3001 / 300 - 0.01);

@@ -95,25 +95,20 @@ export class ProtoWriter {
 
   string(text: string): void {
     const len = text.length;
-    let ascii = true;
-    for (let i = 0; i < len; i++) {
-      if (text.charCodeAt(i) > 127) {
-        ascii = false;
-        break;
-      }
-    }
-    if (ascii) {
-      this.varint(len);
-      this.ensure(len);
-      this.buf.write(text, this.pos, len, "latin1");
-      this.pos += len;
+    // At most 3 bytes per UTF-16 unit: below 43 units the length fits one varint byte, so the bytes
+    // go straight in after it; longer text is measured first.
+    if (len < 43) {
+      this.ensure(1 + 3 * len);
+      const at = this.pos++;
+      const written = this.buf.write(text, this.pos, "utf8");
+      this.buf[at] = written;
+      this.pos += written;
       return;
     }
     const bytes = Buffer.byteLength(text, "utf8");
     this.varint(bytes);
     this.ensure(bytes);
-    this.buf.write(text, this.pos, bytes, "utf8");
-    this.pos += bytes;
+    this.pos += this.buf.write(text, this.pos, bytes, "utf8");
   }
 
   raw(bytes: Uint8Array): void {

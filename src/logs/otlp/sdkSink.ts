@@ -12,20 +12,9 @@ import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-lo
 import type { OutgoingRecord } from "./encode.js";
 import { classifyGrpcCode, classifyHttpStatus, type ExportOutcome } from "./outcome.js";
 import type { OtlpSettings } from "./settings.js";
-import { SCOPE, type Batch, type LogSink } from "./sink.js";
-
-/** A typical encoded record, for the batch size limit where nothing is encoded up front. */
-const TYPICAL_RECORD_BYTES = 500;
-
-class RecordBatch implements Batch {
-  readonly records: OutgoingRecord[] = [];
-  get bytes(): number {
-    return this.records.length * TYPICAL_RECORD_BYTES;
-  }
-  add(record: OutgoingRecord): void {
-    this.records.push(record);
-  }
-}
+import type { Batch } from "./batch.js";
+import type { ProtoWriter } from "./protoWriter.js";
+import { SCOPE, type LogSink } from "./sink.js";
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
@@ -67,18 +56,18 @@ export class SdkSink implements LogSink {
     private readonly grpc: boolean,
   ) {}
 
-  batch(): Batch {
-    return new RecordBatch();
-  }
-
-  batchOf(records: readonly OutgoingRecord[]): Batch {
-    const b = new RecordBatch();
-    for (const r of records) b.add(r);
-    return b;
+  /** Records held as JSON (one line each): the SDK exporters take objects, not bytes. */
+  encode(w: ProtoWriter, record: OutgoingRecord): void {
+    w.raw(Buffer.from(`${JSON.stringify(record)}\n`, "utf8"));
   }
 
   send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
-    const readable = batch.records.map((r) => toReadable(r, this.resource));
+    const readable = batch
+      .concat()
+      .toString("utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => toReadable(JSON.parse(line) as OutgoingRecord, this.resource));
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason ?? new Error("export abandoned"));
       signal.addEventListener("abort", onAbort, { once: true });

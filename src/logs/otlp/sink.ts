@@ -9,43 +9,21 @@ import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
 import { Agent, request } from "undici";
 import { VERSION } from "../../version.js";
+import type { Batch } from "./batch.js";
 import { encodeLogRecord, RequestFrame, type OutgoingRecord } from "./encode.js";
 import { classifyHttpStatus, parsePartialSuccess, type ExportOutcome } from "./outcome.js";
-import { ProtoWriter } from "./protoWriter.js";
+import type { ProtoWriter } from "./protoWriter.js";
 import type { OtlpSettings } from "./settings.js";
 
 const gzipAsync = promisify(gzip);
 
 export const SCOPE = { name: "sitehost-exporter", version: VERSION };
 
-/** Records gathered for one export. */
-export interface Batch {
-  readonly records: readonly OutgoingRecord[];
-  /** Encoded size so far, bytes (the record count times a typical size where nothing is encoded). */
-  readonly bytes: number;
-  add(record: OutgoingRecord): void;
-}
-
 export interface LogSink {
-  batch(): Batch;
-  /** A batch of the given records (the halves of a refused batch). */
-  batchOf(records: readonly OutgoingRecord[]): Batch;
+  /** Append one record's encoding to `w` (done as the record is read; shipping copies the bytes). */
+  encode(w: ProtoWriter, record: OutgoingRecord): void;
   send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
   shutdown(): Promise<void>;
-}
-
-class EncodedBatch implements Batch {
-  readonly records: OutgoingRecord[] = [];
-  readonly writer = new ProtoWriter(16 * 1024);
-
-  get bytes(): number {
-    return this.writer.pos;
-  }
-
-  add(record: OutgoingRecord): void {
-    this.records.push(record);
-    encodeLogRecord(this.writer, record);
-  }
 }
 
 /** Largest answer read from the collector. */
@@ -67,14 +45,8 @@ export class ProtobufHttpSink implements LogSink {
     });
   }
 
-  batch(): Batch {
-    return new EncodedBatch();
-  }
-
-  batchOf(records: readonly OutgoingRecord[]): Batch {
-    const b = new EncodedBatch();
-    for (const r of records) b.add(r);
-    return b;
+  encode(w: ProtoWriter, record: OutgoingRecord): void {
+    encodeLogRecord(w, record);
   }
 
   private async dispatcher(): Promise<Agent> {
@@ -93,7 +65,7 @@ export class ProtobufHttpSink implements LogSink {
   }
 
   async send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
-    const raw = this.frame.wrap((batch as EncodedBatch).writer.view());
+    const raw = this.frame.wrap(batch.concat());
     const gzipped = this.settings.compression === "gzip";
     const body = gzipped ? await gzipAsync(raw) : raw;
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);

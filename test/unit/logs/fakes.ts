@@ -11,7 +11,10 @@ import { fingerprint } from "../../../src/logs/entry.js";
 import { CheckpointStore, type StreamCheckpoint } from "../../../src/logs/journal.js";
 import type { OutgoingRecord } from "../../../src/logs/otlp/encode.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
-import type { Batch, LogSink } from "../../../src/logs/otlp/sink.js";
+import type { Batch } from "../../../src/logs/otlp/batch.js";
+import type { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
+import type { LogSink } from "../../../src/logs/otlp/sink.js";
+import type { PendingRecord } from "../../../src/logs/pending.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { NumberedSource, ScrollSource } from "../../../src/logs/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
@@ -98,26 +101,20 @@ export class MemorySink implements LogSink {
   /** Records accepted, in order. */
   readonly accepted: OutgoingRecord[] = [];
 
-  batch(): Batch {
-    const records: OutgoingRecord[] = [];
-    return {
-      records,
-      get bytes() {
-        return records.length * 100;
-      },
-      add: (r) => void records.push(r),
-    };
-  }
-  batchOf(records: readonly OutgoingRecord[]): Batch {
-    const b = this.batch();
-    for (const r of records) b.add(r);
-    return b;
+  encode(w: ProtoWriter, record: OutgoingRecord): void {
+    w.raw(Buffer.from(`${JSON.stringify(record)}\n`, "utf8"));
   }
   async send(batch: Batch): Promise<ExportOutcome> {
     this.attempts += 1;
-    this.sent.push([...batch.records]);
-    const outcome = await this.answer(batch.records, this.attempts);
-    if (outcome.kind === "accepted") this.accepted.push(...batch.records);
+    const records = batch
+      .concat()
+      .toString("utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as OutgoingRecord);
+    this.sent.push(records);
+    const outcome = await this.answer(records, this.attempts);
+    if (outcome.kind === "accepted") this.accepted.push(...records);
     return outcome;
   }
   async shutdown(): Promise<void> {}
@@ -171,6 +168,19 @@ export interface TailerRig {
   commits: number;
 }
 
+/** A record as the tests look at it: its path (or message) and its uid. */
+function outgoing(r: PendingRecord): OutgoingRecord {
+  const entry = r.entry as { request_url?: string; message?: string };
+  return {
+    timeMs: r.timeMs,
+    observedMs: Date.now(),
+    severityNumber: 9,
+    severityText: "INFO",
+    body: String(entry.request_url ?? entry.message),
+    attributes: { "url.path": String(entry.request_url ?? ""), uid: `${r.fingerprint}-${r.occurrence}` },
+  };
+}
+
 export function makeTailer(
   dir: string,
   opts: Partial<TailerOptions> & {
@@ -201,20 +211,6 @@ export function makeTailer(
     new StreamShipper(
       sink,
       cp,
-      (r) => ({
-        timeMs: r.timeMs,
-        observedMs: Date.now(),
-        severityNumber: 9,
-        severityText: "INFO",
-        body: String(
-          (r.entry as { request_url?: string; message?: string }).request_url ??
-            (r.entry as { message?: string }).message,
-        ),
-        attributes: {
-          "url.path": String((r.entry as { request_url?: string }).request_url ?? ""),
-          uid: `${r.fingerprint}-${r.occurrence}`,
-        },
-      }),
       health,
       {
         delivered: () => void (rig.commits += 1),
@@ -246,8 +242,9 @@ export function makeTailer(
       maxPagesPerRead: 5000,
       retentionMs: 7 * 86_400_000,
       spoolDir: `${dir}/spool`,
-      bufferBudget: new BufferBudget(20_000),
+      bufferBudget: new BufferBudget(16 * 1024 * 1024),
       fingerprint: (e) => fingerprint(e),
+      encoder: { encode: (w, r) => sink.encode(w, outgoing(r)) },
       clock: systemClock,
       collectorDown: () => health.down,
       ...opts,

@@ -38,6 +38,9 @@ class MemoryExporter implements LogRecordExporter {
     this.records.push(...records);
     setImmediate(() => done({ code: ExportResultCode.SUCCESS }));
   }
+  forceFlush(): Promise<void> {
+    return Promise.resolve();
+  }
   shutdown(): Promise<void> {
     this.shutdownCalled = true;
     return Promise.resolve();
@@ -63,8 +66,9 @@ function twoStreams(): { api: SitehostApi; streams: Record<LogStream, FakeLogApi
   const streams = { server: new FakeLogApi(), php: new FakeLogApi() };
   const empty = async () => ({ items: [], rejected: 0 });
   const api = fakeApi({
-    phpLogs: (ref: LogPageRef) => streams.php.page(ref.scrollId),
-    serverLogs: (ref: LogPageRef) => streams.server.page(ref.scrollId),
+    phpLogs: (ref: LogPageRef) => streams.php.page(ref.scrollId) as ReturnType<SitehostApi["phpLogs"]>,
+    serverLogs: (ref: LogPageRef) =>
+      streams.server.page(ref.scrollId) as ReturnType<SitehostApi["serverLogs"]>,
     accountActivity: empty,
     siteActivity: empty,
   });

@@ -11,7 +11,7 @@ import type { ReadOutcome } from "../../../src/logs/tailer.js";
 afterEach(() => vi.useRealTimers());
 
 const clock = { now: () => Date.now() };
-const FAKE = ["setTimeout", "clearTimeout", "Date"] as const;
+const FAKE: Array<"setTimeout" | "clearTimeout" | "Date"> = ["setTimeout", "clearTimeout", "Date"];
 const S = 1000;
 const MIN = 60 * S;
 

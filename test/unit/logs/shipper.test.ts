@@ -10,6 +10,8 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
+import { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
+import { preparePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { systemClock } from "../../../src/util/time.js";
 import { MemorySink } from "./fakes.js";
@@ -23,13 +25,31 @@ afterEach(async () => {
 });
 
 const T = 1_700_000_000_000;
-const recs = (from: number, n: number): PendingRecord[] =>
-  Array.from({ length: n }, (_, i) => ({
+/** Records from..from+n-1 as a prepared page; each encodes as its path. */
+const recs = (from: number, n: number): PreparedPage => {
+  const records: PendingRecord[] = Array.from({ length: n }, (_, i) => ({
     entry: { timestamp: (T + (from + i) * 1000) / 1000, status: 200, request_url: `/r${from + i}` },
     timeMs: T + (from + i) * 1000,
     fingerprint: String(from + i).padStart(32, "0"),
     occurrence: 0,
   }));
+  const sink = new MemorySink();
+  return preparePage(
+    records,
+    {
+      encode: (w, r) =>
+        sink.encode(w, {
+          timeMs: r.timeMs,
+          observedMs: T,
+          severityNumber: 9,
+          severityText: "INFO",
+          body: (r.entry as { request_url: string }).request_url,
+          attributes: {},
+        }),
+    },
+    new ProtoWriter(1024),
+  );
+};
 
 async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new AbortController()) {
   const store = new CheckpointStore(dir);
@@ -37,31 +57,27 @@ async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new Abor
   const sink = new MemorySink();
   let inFlight = 0;
   let maxInFlight = 0;
-  sink.answer = async (_records, attempt) => {
+  const sent: string[][] = [];
+  sink.answer = async (records, attempt) => {
+    sent.push(records.map((r) => r.body));
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
     try {
-      return await (answers[attempt - 1] ?? (async () => ({ kind: "accepted", rejected: 0 })))();
+      return await (
+        answers[attempt - 1] ?? (async (): Promise<ExportOutcome> => ({ kind: "accepted", rejected: 0 }))
+      )();
     } finally {
       inFlight -= 1;
     }
   };
+  // What each commit delivered: the bodies of the exports in the order they were sent.
   const committed: string[][] = [];
   const shipper = new StreamShipper(
     sink,
     cp,
-    (r) => ({
-      timeMs: r.timeMs,
-      observedMs: T,
-      severityNumber: 9,
-      severityText: "INFO",
-      body: "",
-      attributes: { id: r.fingerprint },
-    }),
     new CollectorHealth(),
     {
-      delivered: (records) =>
-        void committed.push(records.map((r) => (r.entry as { request_url: string }).request_url)),
+      delivered: (count) => void committed.push((sent[committed.length] ?? []).slice(0, count)),
       rejected: () => undefined,
       retrying: () => undefined,
     },

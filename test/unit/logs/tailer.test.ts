@@ -330,7 +330,7 @@ describe("retention gap and backlog", () => {
 
   it("spills a newest-first backlog bigger than the memory budget and ships it all once, oldest first, leaving no spool file", async () => {
     const { BufferBudget } = await import("../../../src/logs/spool.js");
-    const rig = makeTailer(dir, { bufferBudget: new BufferBudget(10) });
+    const rig = makeTailer(dir, { bufferBudget: new BufferBudget(1000) });
     rig.api.pageSize = 7;
     for (let i = 0; i < 100; i++) rig.api.append(line(i));
     await rig.tailer.read(signal());

@@ -105,3 +105,71 @@ describe("OTLP/protobuf encoding", () => {
     }
   });
 });
+
+describe("fingerprints", () => {
+  it("the fast path gives the same fingerprint as the general canonical form, for any flat entry", async () => {
+    const { fingerprint, fingerprinter } = await import("../../../../src/logs/entry.js");
+    const keys = [
+      "timestamp",
+      "status",
+      "request_url",
+      "cached",
+      "request_time",
+      "http2",
+      "user_ip",
+      "zz",
+      "a",
+    ];
+    const fast = fingerprinter(keys);
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const values = [
+      "x",
+      "",
+      'quote " and \\ back\nslash',
+      "ünïcödé ✓ 東京",
+      "\u0000\u001f",
+      0,
+      -0,
+      1.5,
+      1e21,
+      -7,
+      true,
+      false,
+      null,
+      undefined,
+      12345678901234,
+    ];
+    for (let n = 0; n < 2000; n++) {
+      const entry: Record<string, unknown> = {};
+      for (const k of [...keys].sort(() => rnd() - 0.5))
+        if (rnd() < 0.7) entry[k] = values[Math.floor(rnd() * values.length)];
+      expect(fast(entry)).toBe(fingerprint(entry));
+    }
+    // Shapes the fast path does not cover fall back to the general form.
+    expect(fast({ status: 200, nested: { b: 1, a: 2 } })).toBe(
+      fingerprint({ status: 200, nested: { b: 1, a: 2 } }),
+    );
+    expect(fast({ status: Number.NaN })).toBe(fingerprint({ status: Number.NaN }));
+  });
+});
+
+describe("fingerprint values", () => {
+  it("are those existing checkpoints hold (sha256 of the canonical form, first 128 bits)", async () => {
+    const { fingerprint, fingerprinter } = await import("../../../../src/logs/entry.js");
+    const { ServerLogEntrySchema } = await import("../../../../src/api/schemas.js");
+    const entry = {
+      timestamp: 1700000000,
+      status: 200,
+      request_url: "/shop/?a=1",
+      cached: "HIT",
+      request_time: 0.002,
+      user_ip: "203.0.113.7",
+    };
+    // Computed with the first release's fingerprint code.
+    expect(fingerprint(entry)).toBe("0ac73b904139f7620be71b082e8921ae");
+    expect(fingerprinter(Object.keys(ServerLogEntrySchema.shape))(entry)).toBe(
+      "0ac73b904139f7620be71b082e8921ae",
+    );
+  });
+});

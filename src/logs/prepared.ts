@@ -1,0 +1,133 @@
+/**
+ * New records of one page, ready to ship: each record encoded once, as soon as it is read, into one
+ * buffer for the page (the sink's wire format), beside what the checkpoint needs of it. Shipping a
+ * page then copies bytes, and a page held for later (in memory or spooled to disk) is a few buffers,
+ * not thousands of objects.
+ */
+import type { ProtoWriter } from "./otlp/protoWriter.js";
+import type { PendingRecord } from "./pending.js";
+
+export interface PreparedPage {
+  count: number;
+  /** The encoded records, one after the other. */
+  bytes: Buffer;
+  /** End offset of record i in `bytes` (record i starts where i - 1 ends). */
+  ends: Uint32Array;
+  fingerprints: string[];
+  occurrences: Uint32Array;
+  times: Float64Array;
+  /** Log-derived counter key of each record, for streams with counters. */
+  countKeys?: string[];
+}
+
+export interface RecordEncoder {
+  /** Append record `r`'s encoding to `w`. */
+  encode(w: ProtoWriter, r: PendingRecord): void;
+  countKey?: (r: PendingRecord) => string;
+}
+
+/** Encode the page's new records (in the order given) with `writer` as scratch. */
+export function preparePage(
+  records: readonly PendingRecord[],
+  encoder: RecordEncoder,
+  writer: ProtoWriter,
+): PreparedPage {
+  const n = records.length;
+  const ends = new Uint32Array(n);
+  const occurrences = new Uint32Array(n);
+  const times = new Float64Array(n);
+  const fingerprints = new Array<string>(n);
+  const countKeys = encoder.countKey ? new Array<string>(n) : undefined;
+  writer.reset();
+  for (let i = 0; i < n; i++) {
+    const r = records[i] as PendingRecord;
+    encoder.encode(writer, r);
+    ends[i] = writer.pos;
+    occurrences[i] = r.occurrence;
+    times[i] = r.timeMs;
+    fingerprints[i] = r.fingerprint;
+    if (countKeys) countKeys[i] = (encoder.countKey as (r: PendingRecord) => string)(r);
+  }
+  const page: PreparedPage = {
+    count: n,
+    bytes: Buffer.from(writer.view()),
+    ends,
+    fingerprints,
+    occurrences,
+    times,
+  };
+  if (countKeys) page.countKeys = countKeys;
+  return page;
+}
+
+/** Records `from` (inclusive) to `to` (exclusive) of a page, as a page of their own. */
+export function slicePage(page: PreparedPage, from: number, to: number): PreparedPage {
+  const start = from === 0 ? 0 : (page.ends[from - 1] as number);
+  const end = to === 0 ? 0 : (page.ends[to - 1] as number);
+  const ends = page.ends.slice(from, to);
+  for (let i = 0; i < ends.length; i++) ends[i] = (ends[i] as number) - start;
+  const slice: PreparedPage = {
+    count: to - from,
+    bytes: page.bytes.subarray(start, end),
+    ends,
+    fingerprints: page.fingerprints.slice(from, to),
+    occurrences: page.occurrences.slice(from, to),
+    times: page.times.slice(from, to),
+  };
+  if (page.countKeys) slice.countKeys = page.countKeys.slice(from, to);
+  return slice;
+}
+
+/** Byte range of record i. */
+export function recordBytes(page: PreparedPage, i: number): Buffer {
+  return page.bytes.subarray(i === 0 ? 0 : (page.ends[i - 1] as number), page.ends[i] as number);
+}
+
+// ------------------------------------------------------------------ spool frames
+
+/**
+ * A page as bytes for the spool: [u32 header length][header JSON][u32 ends length][ends][records].
+ * The header holds the fingerprints, occurrences, times and counter keys.
+ */
+export function serializePage(page: PreparedPage): Buffer {
+  const header = Buffer.from(
+    JSON.stringify([
+      page.fingerprints,
+      Array.from(page.occurrences),
+      Array.from(page.times),
+      page.countKeys ?? null,
+    ]),
+    "utf8",
+  );
+  const ends = Buffer.from(page.ends.buffer, page.ends.byteOffset, page.ends.byteLength);
+  const out = Buffer.allocUnsafe(8 + header.length + ends.length + page.bytes.length);
+  let at = out.writeUInt32LE(header.length, 0);
+  at += header.copy(out, at);
+  at = out.writeUInt32LE(ends.length, at);
+  at += ends.copy(out, at);
+  page.bytes.copy(out, at);
+  return out;
+}
+
+export function deserializePage(frame: Buffer): PreparedPage {
+  const headerLength = frame.readUInt32LE(0);
+  const [fingerprints, occurrences, times, countKeys] = JSON.parse(
+    frame.subarray(4, 4 + headerLength).toString("utf8"),
+  ) as [string[], number[], number[], string[] | null];
+  const endsLength = frame.readUInt32LE(4 + headerLength);
+  const endsAt = 8 + headerLength;
+  // Copied: the frame's offset need not be 4-byte aligned.
+  const ends = new Uint32Array(
+    frame.buffer.slice(frame.byteOffset + endsAt, frame.byteOffset + endsAt + endsLength),
+  );
+  const page: PreparedPage = {
+    count: fingerprints.length,
+    bytes: frame.subarray(endsAt + endsLength),
+    ends,
+    fingerprints,
+    occurrences: Uint32Array.from(occurrences),
+    times: Float64Array.from(times),
+  };
+  if (countKeys) page.countKeys = countKeys;
+  return page;
+}
