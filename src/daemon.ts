@@ -117,7 +117,7 @@ export async function runOnce({
   }
   const { registry, api, store, runner } = createCore(config, logger);
   try {
-    const result = await runner.run("inventory");
+    const result = await runner.run(runner.discoveryName);
     if (!runner.discovered) {
       // Re-run the discovery call once more to surface its error as one line.
       const err = await api.allSites().then(
@@ -130,7 +130,7 @@ export async function runOnce({
     }
     const wanted = (collectors && collectors.length > 0 ? collectors : COLLECTOR_NAMES) as CollectorName[];
     await Promise.all(
-      wanted.filter((n) => n !== "inventory" && runner.isEnabled(n)).map((n) => runner.run(n)),
+      wanted.filter((n) => n !== runner.discoveryName && runner.isEnabled(n)).map((n) => runner.run(n)),
     );
     return store.render() + (await registry.metrics());
   } finally {
