@@ -72,6 +72,9 @@ describe("alert rules", () => {
     expect(alerts.map((a) => a.alert).sort()).toEqual(
       [
         "SitehostAccountSiteCapacityNearlyUsed",
+        "SitehostCertificateBrokenRecord",
+        "SitehostCertificateExpiringSoon",
+        "SitehostCertificateExpiringSoonCritical",
         "SitehostExporterAbsent",
         "SitehostExporterApiAuthFailing",
         "SitehostExporterApiRateLimited",
@@ -83,10 +86,13 @@ describe("alert rules", () => {
         "SitehostSiteBackupStale",
         "SitehostSiteDisabled",
         "SitehostSiteDomainUnhealthy",
+        "SitehostSiteGitDeployFailed",
+        "SitehostSiteOnDemandBackupSlotsFull",
         "SitehostSiteHighHttp5xxRate",
         "SitehostSitePerformanceScoreDropped",
         "SitehostSitePerformanceScoreLow",
         "SitehostSitePhpFatalErrors",
+        "SitehostSiteRestoreFailed",
         "SitehostSiteStorageNearLimit",
         "SitehostSiteVulnerableExtension",
         "SitehostSiteVulnerableExtensionCritical",
