@@ -428,15 +428,22 @@ export const ZoneWithRecordsSchema = ZoneSchema.extend({
   records: z.array(z.unknown()).nullable(),
 });
 
+/** An id the spec calls an integer, tolerated as a string of digits. */
+const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
+
+/** A record; a missing or null `name` is the zone apex, like `@`. */
 export const DnsRecordSchema = z.object({
   id: int(),
   zoneId: int().optional(),
   primary: z.boolean().optional(),
   type: z.string().min(1),
-  name: z.string(),
+  name: z
+    .string()
+    .nullish()
+    .transform((n) => n ?? ""),
   value: z.string().nullable().optional(),
   ttl: int().nullable().optional(),
-  siteId: int().nullable().optional(),
+  siteId: IdSchema.nullable().optional(),
   created: z.string().nullable().optional(),
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;

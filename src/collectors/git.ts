@@ -10,21 +10,15 @@ import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 
 export const SUCCESS_STATES: ReadonlySet<string> = new Set(["deployed", "completed", "succeeded", "success"]);
-export const FAILURE_STATES: ReadonlySet<string> = new Set([
-  "failed",
-  "failure",
-  "error",
-  "errored",
-  "cancelled",
-  "canceled",
-]);
-
 export type DeployOutcome = "success" | "failure" | "pending";
+
+/** Words that mark a failed deploy however the state is spelled (`failed`, `error`, `deploy_failed`, `cancelled`). */
+const FAILURE_WORDS = /fail|error|cancel/;
 
 export function deployOutcome(state: string): DeployOutcome {
   const s = state.trim().toLowerCase();
   if (SUCCESS_STATES.has(s)) return "success";
-  if (FAILURE_STATES.has(s)) return "failure";
+  if (FAILURE_WORDS.test(s)) return "failure";
   return "pending";
 }
 

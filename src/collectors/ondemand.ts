@@ -8,6 +8,8 @@ import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 
 export const ONDEMAND_TYPES = ["fs", "db"] as const;
+/** The types spelled out, as the automatic backups' labels are. */
+const ALIASES: Readonly<Record<string, string>> = { filesystem: "fs", database: "db" };
 /** Backups of one type a site may hold. */
 export const ONDEMAND_SLOTS = 3;
 
@@ -19,7 +21,8 @@ export const ONDEMAND_SLOTS = 3;
 export function collectOndemandBackups(site: SiteRef, backups: readonly OndemandBackup[]): Sample[] {
   const counts = new Map<string, number>(ONDEMAND_TYPES.map((t) => [t, 0]));
   for (const b of backups) {
-    const type = b.type.trim().toLowerCase();
+    const spelled = b.type.trim().toLowerCase();
+    const type = ALIASES[spelled] ?? spelled;
     counts.set(type, (counts.get(type) ?? 0) + 1);
   }
   return [...counts].map(([type, n]) => sampleFor(site, "sitehost_site_ondemand_backups", { type }, n));

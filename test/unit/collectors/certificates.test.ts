@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { SslDetails } from "../../../src/api/schemas.js";
+import { DnsRecordSchema, type SslDetails } from "../../../src/api/schemas.js";
 import {
   certificateDomain,
   collectCertificate,
@@ -41,6 +41,18 @@ describe("certificateDomain", () => {
     ["xacme.example", "acme.example", "xacme.example.acme.example"],
   ])("record %j in zone %j is %s", (name, zone, expected) => {
     expect(certificateDomain(name, zone)).toBe(expected);
+  });
+});
+
+describe("DNS record shape", () => {
+  it("reads a missing or null name as the apex and a site id given as digits", () => {
+    const base = { id: 5, zoneId: 1, type: "A", ttl: 3600, value: "198.51.100.1" };
+    expect(DnsRecordSchema.parse({ ...base, name: null, siteId: "42" })).toMatchObject({
+      name: "",
+      siteId: 42,
+    });
+    expect(DnsRecordSchema.parse({ ...base, siteId: null })).toMatchObject({ name: "", siteId: null });
+    expect(DnsRecordSchema.safeParse({ ...base, name: "www", siteId: "4x" }).success).toBe(false);
   });
 });
 

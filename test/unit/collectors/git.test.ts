@@ -32,6 +32,8 @@ describe("deployOutcome", () => {
     ["failed", "failure"],
     ["error", "failure"],
     ["cancelled", "failure"],
+    ["deploy_failed", "failure"],
+    ["build-error", "failure"],
     ["processing", "pending"],
     ["queued", "pending"],
     ["something new", "pending"],

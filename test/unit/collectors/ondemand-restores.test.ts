@@ -39,6 +39,7 @@ describe("on-demand backups", () => {
       db: 2,
     },
     { what: "type spelled in capitals", list: [backup("DB")], fs: 0, db: 1 },
+    { what: "types spelled out", list: [backup("filesystem"), backup("database")], fs: 1, db: 1 },
   ])("$what", ({ list, fs, db }) => {
     const s = collectOndemandBackups(site, list);
     expect(one(s, "sitehost_site_ondemand_backups", { type: "fs", site_id: "9", site: "site-9" })).toBe(fs);
