@@ -15,7 +15,7 @@ import { Agent, request } from "undici";
 import { gzipSync } from "node:zlib";
 import { stringify } from "yaml";
 import { ROUTES, type RouteSpec } from "../src/api/routes.js";
-import { SITE_COLLECTORS } from "../src/collectors/index.js";
+import { createCollectors } from "../src/collectors/index.js";
 import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
 import { startSimulator } from "../src/simulator/index.js";
 
@@ -156,19 +156,24 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     performance: [ROUTES.performanceReport],
     security: [ROUTES.pluginAlerts, ROUTES.themeAlerts],
     domains: [ROUTES.domains],
-    backups: [ROUTES.backups, ROUTES.ondemandBackups],
+    backups: [ROUTES.backups, ROUTES.ondemandBackups, ROUTES.restores],
     certificates: [ROUTES.zones, ROUTES.zoneRecords, ROUTES.recordSsl],
     git: [ROUTES.gitHistory],
     inventory: [ROUTES.sites, ROUTES.account],
   };
   let measuredPerHour = 0;
   let minimumPerHour = 0;
+  const collectors = createCollectors({ now: Date.now, concurrency: 1 });
   for (const name of COLLECTOR_NAMES) {
     const perRun = (routes[name] ?? []).reduce((a, t) => a + perRoute(t), 0) / sites;
+    const collector = collectors.find((c) => c.name === name);
+    // Account-level collectors' requests follow their own resources: their measured count is the minimum.
     const minPerRun =
       name === "inventory"
         ? (Math.ceil(sites / 100) + 1) / sites
-        : (SITE_COLLECTORS.find((c) => c.name === name)?.requestsPerSite ?? 1);
+        : collector?.scope === "site"
+          ? collector.requestsPerSite
+          : perRun;
     const rph = runsPerHour(DEFAULT_SCHEDULES[name]);
     measuredPerHour += perRun * rph;
     minimumPerHour += minPerRun * rph;

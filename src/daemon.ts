@@ -8,7 +8,6 @@ import { LogPipeline } from "./logs/pipeline.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
 import { MetricStore } from "./metrics/store.js";
-import { SITE_COLLECTORS } from "./collectors/index.js";
 import { BudgetPlanner } from "./scheduling/budgetPlanner.js";
 import { collectorSources } from "./scheduling/plan.js";
 import { CollectorRunner, type RunnerDeps } from "./scheduling/runner.js";
@@ -65,18 +64,6 @@ function createCore(config: Config, logger: Logger, hooks: RunnerHooks = {}): Co
   return { registry, api, store, runner };
 }
 
-/** Each enabled collector's requests per run for a number of sites, with its schedule. */
-function plannedCollectors(config: Config, runner: CollectorRunner) {
-  return COLLECTOR_NAMES.filter((name) => runner.isEnabled(name)).map((name) => ({
-    name,
-    schedule: config.collectors[name].schedule,
-    requestsPerRun: (sites: number) =>
-      name === "inventory"
-        ? Math.ceil(sites / 100) + 1
-        : (SITE_COLLECTORS.find((c) => c.name === name)?.requestsPerSite ?? 1) * sites,
-  }));
-}
-
 export async function runDaemon({ config, logger }: DaemonOptions): Promise<DaemonHandle> {
   let logs: LogPipeline | undefined;
   // Created once the API client exists; discovery (which needs the client) updates it.
@@ -100,7 +87,7 @@ export async function runDaemon({ config, logger }: DaemonOptions): Promise<Daem
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
   const planner = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
-      ...collectorSources(plannedCollectors(config, runner), runner.sites.length),
+      ...collectorSources(runner.costs().filter((c) => c.enabled)),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
     ],
   });
@@ -157,7 +144,7 @@ export async function runOnce({
   }
   const { registry, api, store, runner } = createCore(config, logger);
   try {
-    const result = await runner.run("inventory");
+    const result = await runner.run(runner.discoveryName);
     if (!runner.discovered) {
       // Re-run the discovery call once more to surface its error as one line.
       const err = await api.allSites().then(
@@ -170,7 +157,7 @@ export async function runOnce({
     }
     const wanted = (collectors && collectors.length > 0 ? collectors : COLLECTOR_NAMES) as CollectorName[];
     await Promise.all(
-      wanted.filter((n) => n !== "inventory" && runner.isEnabled(n)).map((n) => runner.run(n)),
+      wanted.filter((n) => n !== runner.discoveryName && runner.isEnabled(n)).map((n) => runner.run(n)),
     );
     return store.render() + (await registry.metrics());
   } finally {

@@ -166,6 +166,8 @@ export function finalize(d: Dashboard): Dashboard {
   // The SDK marks every link "inControlsMenu", which hides dashboard links in newer Grafana; the default
   // placement (above the panels) is what we want.
   for (const l of d.links ?? []) delete l.placement;
+  // The same for annotation toggles: shown above the panels, next to the variables.
+  for (const a of d.annotations?.list ?? []) delete a.placement;
   let id = 1;
   const panels = (d.panels ?? []) as Array<Panel | RowPanel>;
   for (const p of panels) {

@@ -249,6 +249,27 @@ export function exporterDashboard(): Dashboard {
     }),
   );
 
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Certificate records by result",
+      description:
+        "A records of the DNS zones in the last certificates run: SSL details read, no certificate data yet, request failed (last samples kept), or skipped (no site, or a site this instance does not select).",
+      unit: "none",
+      targets: [q(`sum by (result) (sitehost_exporter_certificate_records${S})`, { legend: "{{result}}" })],
+    })
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Sites not enrolled in git",
+      description:
+        "Selected sites whose git deploy history answers 422: not enrolled in the platform's git integration (support enrolls them). Each is asked again once a day.",
+      unit: "none",
+      targets: [q(`sum(sitehost_exporter_git_sites_not_enrolled${S})`, { legend: "not enrolled" })],
+    }).reduceOptions(lastValue()),
+  );
+
   d.withRow(new RowBuilder("Log shipping"));
   d.withPanel(
     panel(new TimeSeries(), {

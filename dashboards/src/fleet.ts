@@ -31,7 +31,7 @@ export function fleetDashboard(): Dashboard {
     title: "Sitehost / Fleet overview",
     uid: FLEET_UID,
     description:
-      "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains and backups.",
+      "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys and restores.",
     from: "now-6h",
     refresh: "1m",
   });
@@ -291,6 +291,116 @@ export function fleetDashboard(): Dashboard {
       .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
+  );
+
+  d.withRow(new RowBuilder("Certificates, git deploys, on-demand backups and restores"));
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Certificates expiring soonest",
+      description:
+        "The ten certificates (A records of the DNS zones) with the least time left before they expire; orange within 14 days, red within 3.",
+      unit: "s",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`bottomk(10, sitehost_certificate_expiry_timestamp_seconds${S} - time())`, {
+          legend: "{{domain}} ({{site}})",
+          instant: true,
+        }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .thresholds(
+        thresholds([
+          { value: null, color: "red" },
+          { value: 3 * 86400, color: "orange" },
+          { value: 14 * 86400, color: "green" },
+        ]),
+      )
+      .reduceOptions(lastValue())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Broken certificate records",
+      description:
+        "A records the platform flags as broken (no longer pointing at the platform, so their certificates cannot be renewed).",
+      unit: "none",
+      w: 4,
+      h: 10,
+      targets: [q(`count(sitehost_certificate_broken${S} == 1) or vector(0)`, { legend: "broken" })],
+    })
+      .reduceOptions(lastValue())
+      .thresholds(upThresholds(1, 1)),
+  );
+  d.withPanel(
+    panel(new Table(), {
+      title: "Git deploys (failed first)",
+      description:
+        "The newest finished git deploy of every site enrolled in the git integration; failed deploys sort to the top.",
+      unit: "none",
+      w: 8,
+      h: 10,
+      targets: [q(`sort(sitehost_site_git_last_deploy_success${S})`, { table: true })],
+    })
+      .dataLinks([siteDetailLink("column")])
+      .mappings([
+        {
+          type: MappingType.ValueToText,
+          options: {
+            "0": { text: "Failed", color: "red", index: 0 },
+            "1": { text: "Deployed", color: "green", index: 1 },
+          },
+        },
+      ])
+      .withTransformation(organize("Last deploy", ["site_id"])),
+  );
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "On-demand backup slots used",
+      description:
+        "The ten sites and types (fs file system, db database) with the most on-demand backups, out of the 3 the platform allows per type; a full type refuses new on-demand backups and data transfers.",
+      unit: "none",
+      w: 12,
+      h: 10,
+      targets: [
+        q(`topk(10, sitehost_site_ondemand_backups${S})`, { legend: "{{site}} {{type}}", instant: true }),
+      ],
+    })
+      .dataLinks([siteDetailLink("label")])
+      .min(0)
+      .max(3)
+      .thresholds(upThresholds(2, 3))
+      .reduceOptions(lastValue())
+      .displayMode(BarGaugeDisplayMode.Gradient)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Failed restores",
+      description: "Failed restores across the newest page of every site's restore listing.",
+      unit: "none",
+      w: 4,
+      h: 10,
+      targets: [
+        q(`sum(sitehost_site_restores${sel('state="failed"')}) or vector(0)`, { legend: "failed restores" }),
+      ],
+    })
+      .reduceOptions(lastValue())
+      .thresholds(upThresholds(1, 1)),
+  );
+  d.withPanel(
+    panel(new Table(), {
+      title: "Latest restore per site",
+      description: "The state of each site's latest restore (in_progress, completed, failed, ...).",
+      unit: "none",
+      w: 8,
+      h: 10,
+      targets: [q(`sitehost_site_restore_last_state${S} == 1`, { table: true })],
+    })
+      .dataLinks([siteDetailLink("column")])
+      .withTransformation(organize("Value", ["Value", "site_id"])),
   );
   return finalize(d.build());
 }

@@ -6,6 +6,7 @@ import {
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
 import {
+  AnnotationQueryBuilder,
   MappingType,
   QueryVariableBuilder,
   RowBuilder,
@@ -40,6 +41,47 @@ const onOff = [
   },
 ];
 
+/** 0/1 as no/yes words in the given colours. */
+function yesNo(zero: string, one: string, zeroColor: string, oneColor: string) {
+  return [
+    {
+      type: MappingType.ValueToText as const,
+      options: {
+        "0": { text: zero, color: zeroColor, index: 0 },
+        "1": { text: one, color: oneColor, index: 1 },
+      },
+    },
+  ];
+}
+
+/** Time left before expiry: red within 3 days, orange within 14. */
+const expiryThresholds = () =>
+  thresholds([
+    { value: null, color: "red" },
+    { value: 3 * 86400, color: "orange" },
+    { value: 14 * 86400, color: "green" },
+  ]);
+
+/**
+ * Git deploys as annotations: each newest finished deploy at its own time (the metric's value), green
+ * when it succeeded and red when it failed. A deploy overtaken between two collector runs is not shown.
+ */
+function deployAnnotation(name: string, success: 0 | 1, color: string): AnnotationQueryBuilder {
+  const site = sel('site="$site"');
+  const expr = `sitehost_site_git_last_deploy_timestamp_seconds${site} * 1000 and on (job, instance, site_id) sitehost_site_git_last_deploy_success${site} == ${success}`;
+  return new AnnotationQueryBuilder()
+    .name(name)
+    .datasource(DS)
+    .enable(true)
+    .iconColor(color)
+    .target(q(expr).refId("Anno"))
+    .expr(expr)
+    .useValueForTime(true)
+    .step("60s")
+    .titleFormat(name)
+    .textFormat("{{site}}");
+}
+
 function siteVariable(): QueryVariableBuilder {
   const query = 'label_values(sitehost_site_info{job="$job", instance=~"$instance"}, site)';
   return new QueryVariableBuilder("site")
@@ -59,10 +101,13 @@ export function siteDashboard(): Dashboard {
     title: "Sitehost / Site detail",
     uid: SITE_UID,
     description:
-      "One site: state, traffic, storage, performance audits, security, domains, backups and log-derived HTTP and PHP error rates.",
+      "One site: state, traffic, storage, performance audits, security, domains, backups, restores, certificates, git deploys and log-derived HTTP and PHP error rates.",
     from: "now-6h",
     refresh: "1m",
-  }).withVariable(siteVariable());
+  })
+    .withVariable(siteVariable())
+    .annotation(deployAnnotation("Git deploy", 1, "green"))
+    .annotation(deployAnnotation("Failed git deploy", 0, "red"));
 
   d.withRow(new RowBuilder("Overview"));
   d.withPanel(
@@ -308,7 +353,7 @@ export function siteDashboard(): Dashboard {
     }).withTransformation(organize("Value", ["Value", "site", "site_id"])),
   );
 
-  d.withRow(new RowBuilder("Domains and backups"));
+  d.withRow(new RowBuilder("Domains, backups and restores"));
   d.withPanel(
     panel(new Table(), {
       title: "Domains",
@@ -357,6 +402,110 @@ export function siteDashboard(): Dashboard {
       )
       .reduceOptions(lastValue())
       .textMode(BigValueTextMode.ValueAndName),
+  );
+
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "On-demand backup slots used",
+      description:
+        "On-demand backups the site holds per type (fs file system, db database) out of the 3 the platform allows; a full type refuses new on-demand backups and data transfers that move it.",
+      unit: "none",
+      w: 8,
+      targets: [q(`sitehost_site_ondemand_backups${S}`, { legend: "{{type}}", instant: true })],
+    })
+      .min(0)
+      .max(3)
+      .thresholds(upThresholds(2, 3))
+      .reduceOptions(lastValue())
+      .displayMode(BarGaugeDisplayMode.Basic)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Latest restore",
+      description:
+        "State of the site's latest restore (in_progress, completed, failed, or another status as the platform gives it).",
+      unit: "none",
+      w: 5,
+      targets: [q(`sitehost_site_restore_last_state${S} == 1`, { legend: "{{state}}" })],
+    })
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.Name),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Time since latest restore",
+      description: "Time since the site's latest restore was requested.",
+      unit: "s",
+      w: 5,
+      targets: [q(`time() - sitehost_site_restore_last_timestamp_seconds${S}`, { legend: "latest restore" })],
+    }).reduceOptions(lastValue()),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Restores by state",
+      description: "Restores in the newest page of the site's restore listing, by state.",
+      unit: "none",
+      w: 6,
+      targets: [q(`sitehost_site_restores${S}`, { legend: "{{state}}" })],
+    })
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+
+  d.withRow(new RowBuilder("Certificates and git deploys"));
+  d.withPanel(
+    panel(new BarGauge(), {
+      title: "Certificate expiry",
+      description:
+        "Time left before the certificate of each domain of the site expires (A records of the DNS zones); orange within 14 days, red within 3.",
+      unit: "s",
+      w: 10,
+      targets: [
+        q(`sitehost_certificate_expiry_timestamp_seconds${S} - time()`, {
+          legend: "{{domain}}",
+          instant: true,
+        }),
+      ],
+    })
+      .thresholds(expiryThresholds())
+      .reduceOptions(lastValue())
+      .displayMode(BarGaugeDisplayMode.Basic)
+      .orientation(VizOrientation.Horizontal),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Broken certificate records",
+      description:
+        "Per domain, whether the platform flags its A record as broken (no longer pointing at the platform, so its certificate cannot be renewed).",
+      unit: "none",
+      w: 6,
+      targets: [q(`sitehost_certificate_broken${S}`, { legend: "{{domain}}" })],
+    })
+      .mappings(yesNo("OK", "Broken", "green", "red"))
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Last git deploy",
+      description:
+        "Whether the site's newest finished git deploy succeeded; empty when the site is not enrolled in the git integration or never deployed. Deploys are also annotations on the graphs.",
+      unit: "none",
+      w: 4,
+      targets: [q(`sitehost_site_git_last_deploy_success${S}`, { legend: "last deploy" })],
+    })
+      .mappings(yesNo("Failed", "Deployed", "red", "green"))
+      .reduceOptions(lastValue()),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Time since last git deploy",
+      description: "Time since the site's newest finished git deploy (successful or failed) was created.",
+      unit: "s",
+      w: 4,
+      targets: [q(`time() - sitehost_site_git_last_deploy_timestamp_seconds${S}`, { legend: "last deploy" })],
+    }).reduceOptions(lastValue()),
   );
 
   d.withRow(new RowBuilder("Logs"));

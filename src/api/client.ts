@@ -36,7 +36,7 @@ export { apiClientOptionsFromConfig, type ApiClientOptions } from "./options.js"
 /** 429 answers one call tolerates before it fails (each one holds every request for its Retry-After). */
 const MAX_RATE_LIMITED = 20;
 /** Sites per page when listing them. */
-const SITES_PER_PAGE = 100;
+export const SITES_PER_PAGE = 100;
 
 function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, "") + path;

@@ -428,20 +428,34 @@ export const ZoneWithRecordsSchema = ZoneSchema.extend({
   records: z.array(z.unknown()).nullable(),
 });
 
+/** An id the spec calls an integer, tolerated as a string of digits. */
+const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
+
+/** A record; a missing or null `name` is the zone apex, like `@`. */
 export const DnsRecordSchema = z.object({
   id: int(),
   zoneId: int().optional(),
   primary: z.boolean().optional(),
   type: z.string().min(1),
-  name: z.string(),
+  name: z
+    .string()
+    .nullish()
+    .transform((n) => n ?? ""),
   value: z.string().nullable().optional(),
   ttl: int().nullable().optional(),
-  siteId: int().nullable().optional(),
+  siteId: IdSchema.nullable().optional(),
   created: z.string().nullable().optional(),
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;
 
-/** SSL details of an A record. `broken_record` arrives as a boolean; 0/1 are read too. */
+/** A flag whose type the spec leaves open: a boolean, 0/1, or the same spelled as text. */
+const FlagSchema = z.union([z.boolean(), z.literal(0), z.literal(1), z.enum(["true", "false", "0", "1"])]);
+export type Flag = z.infer<typeof FlagSchema>;
+
+/**
+ * SSL details of an A record. Times may come in any of the API's forms (src/api/times.ts);
+ * `broken_record` as a boolean, 0/1 or their text.
+ */
 export const SslDetailsSchema = z.object({
   force_ssl: z.union([z.boolean(), num()]).nullable().optional(),
   acme_certificate_id: z.union([int(), z.string()]).nullable().optional(),
@@ -449,10 +463,7 @@ export const SslDetailsSchema = z.object({
   authz_uri: z.string().nullable().optional(),
   options: z.array(z.string()).nullable().optional(),
   certificate_expiration_date: EpochOrText.nullable().optional(),
-  broken_record: z
-    .union([z.boolean(), z.literal(0), z.literal(1)])
-    .nullable()
-    .optional(),
+  broken_record: FlagSchema.nullable().optional(),
   broken_check: z.unknown().optional(),
 });
 export type SslDetails = z.infer<typeof SslDetailsSchema>;

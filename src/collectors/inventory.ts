@@ -1,6 +1,7 @@
 import type { Account, Site } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, siteKind } from "./labels.js";
+import { siteKind } from "../discovery/kind.js";
+import { sampleFor } from "./labels.js";
 
 /** States the spec lists; any other value seen is kept as its own series. */
 export const KNOWN_STATES = ["live", "deploying", "cloning", "disabled"] as const;

@@ -1,4 +1,3 @@
-import type { Site } from "../api/schemas.js";
 import type { Labels, Sample } from "../metrics/sample.js";
 
 /** The two labels every per-site series carries. */
@@ -13,15 +12,6 @@ export function siteLabels(site: SiteRef): { site_id: string; site: string } {
 
 export function sampleFor(site: SiteRef, name: string, labels: Labels, value: number): Sample {
   return { name, labels: { ...siteLabels(site), ...labels }, value };
-}
-
-export function siteKind(
-  site: Pick<Site, "staging" | "sandbox" | "kit">,
-): "live" | "staging" | "sandbox" | "kit" {
-  if (site.kit) return "kit";
-  if (site.sandbox) return "sandbox";
-  if (site.staging) return "staging";
-  return "live";
 }
 
 export const GIB = 1024 ** 3;

@@ -23,6 +23,8 @@ export const COLLECTOR_NAMES = [
   "security",
   "domains",
   "backups",
+  "certificates",
+  "git",
 ] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
@@ -42,6 +44,8 @@ export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
   security: "*/30 * * * *", // plugin/theme vulnerabilities and updates
   domains: "*/10 * * * *", // domain health and DNS confirmation
   backups: "7 * * * *", // automatic backups are daily; an hour is ample to flag a stale one
+  certificates: "13 * * * *", // certificates last months; an hour is ample to warn 14 and 3 days ahead
+  git: "4,19,34,49 * * * *", // deploys happen during the day; a failed one shows within 15 minutes
 };
 
 const durationString = (_path: string) =>

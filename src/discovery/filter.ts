@@ -1,7 +1,7 @@
 /** `sites` filters: include/exclude by id, name, tag or name pattern; kinds; shard. */
 import type { Site } from "../api/schemas.js";
 import type { Config, SiteMatch } from "../config/schema.js";
-import { siteKind } from "../collectors/labels.js";
+import { siteKind } from "./kind.js";
 import { globToRegExp } from "../config/glob.js";
 
 function matcher(match: SiteMatch): (site: Site) => boolean {

@@ -60,13 +60,12 @@ export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollI
   );
 }
 
-/** Requests one run of each enabled collector makes for `sites` sites, times its runs per second. */
+/** Each collector's requests per run (for the current sites) times its runs per second. */
 export function collectorSources(
-  collectors: ReadonlyArray<{ name: string; requestsPerRun: (sites: number) => number; schedule: string }>,
-  sites: number,
+  collectors: ReadonlyArray<{ name: string; requestsPerRun: number; schedule: string }>,
 ): PlannedSource[] {
   return collectors.map((c) => ({
     source: c.name,
-    requestsPerSecond: c.requestsPerRun(sites) * runsPerSecond(c.schedule),
+    requestsPerSecond: c.requestsPerRun * runsPerSecond(c.schedule),
   }));
 }

@@ -1,22 +1,22 @@
 /**
- * Runs collectors: discovery (inventory) and the per-site collectors, with no
- * overlapping runs, a bounded number of sites in flight, per-site failure
- * isolation and the collector self-metrics.
+ * Runs collectors by scope: discovery (src/discovery), per-site collectors with a bounded number of
+ * sites in flight and per-site failure isolation, and account-level collectors; no overlapping runs
+ * of one collector; the collector self-metrics; and what each collector's next run will cost.
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ApiHttpError, errorReason } from "../api/errors.js";
 import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
-import { collectAccount, collectSite } from "../collectors/inventory.js";
-import { SITE_COLLECTORS, type SiteCollector } from "../collectors/index.js";
+import { createCollectors } from "../collectors/index.js";
+import type { AccountCollector, Collector, RunResult, SiteCollector } from "../collectors/types.js";
 import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/schema.js";
-import { filterSites } from "../discovery/filter.js";
+import { SiteDiscovery, type SitesListener } from "../discovery/discovery.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
 
-export type RunResult = "success" | "partial" | "failure";
+export type { RunResult } from "../collectors/types.js";
 
 export interface CollectorStatus {
   name: CollectorName;
@@ -27,6 +27,14 @@ export interface CollectorStatus {
   lastRun?: { startedAt: Date; durationSeconds: number; result: RunResult };
 }
 
+/** What one run of a collector is expected to cost, for planning the request budget. */
+export interface CollectorCostInfo {
+  name: CollectorName;
+  enabled: boolean;
+  schedule: string;
+  requestsPerRun: number;
+}
+
 export interface RunnerDeps {
   config: Config;
   api: SitehostApi;
@@ -34,15 +42,16 @@ export interface RunnerDeps {
   registry: Registry;
   logger: Logger;
   /** Called with the selected sites after every discovery and when a site is found gone. */
-  onSites?: (sites: readonly Site[]) => void;
+  onSites?: SitesListener;
   /** Called with what a per-site collector published for a site (the traffic hints the log tailers). */
   onSiteCollected?: (collector: string, site: Site, samples: readonly Sample[]) => void;
   now?: () => number;
 }
 
 export class CollectorRunner {
-  private currentSites: Site[] = [];
-  private discoveredOnce = false;
+  /** The site list every collector works on; subscribe with `discovery.onSites`. */
+  readonly discovery: SiteDiscovery;
+  private readonly collectors = new Map<CollectorName, Collector>();
   private readonly running = new Set<CollectorName>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly statuses = new Map<CollectorName, CollectorStatus>();
@@ -58,31 +67,63 @@ export class CollectorRunner {
     this.log = deps.logger.child({ component: "collectors" });
     this.now = deps.now ?? Date.now;
     this.siteConcurrency = Math.max(1, Math.min(deps.config.api.maxConcurrency * 2, 64));
+    this.discovery = new SiteDiscovery({ ...deps, now: this.now });
+    if (deps.onSites) this.discovery.onSites(deps.onSites);
+    const all: Collector[] = [
+      this.discovery,
+      ...createCollectors({ now: this.now, concurrency: this.siteConcurrency }),
+    ];
+    for (const c of all) this.collectors.set(c.name, c);
     for (const name of COLLECTOR_NAMES) {
-      const c = deps.config.collectors[name];
+      if (!this.collectors.has(name)) throw new Error(`no collector named ${name}`);
       this.statuses.set(name, {
         name,
         enabled: this.isEnabled(name),
-        schedule: c.schedule,
+        schedule: deps.config.collectors[name].schedule,
         running: false,
         completedRuns: 0,
       });
     }
-    this.metrics.up.set(0);
   }
 
-  /** Enabled in config, and not every metric it would publish excluded. */
+  private collector(name: CollectorName): Collector {
+    const c = this.collectors.get(name);
+    if (!c) throw new Error(`unknown collector ${name}`);
+    return c;
+  }
+
+  /** Enabled in config, and (discovery aside) not every metric it would publish excluded. */
   isEnabled(name: CollectorName): boolean {
     if (!this.deps.config.collectors[name].enabled) return false;
-    return name === "inventory" || !this.deps.store.collectorFullyExcluded(name);
+    return this.collector(name).scope === "discovery" || !this.deps.store.collectorFullyExcluded(name);
+  }
+
+  /** The collector that discovers the sites: it runs first, the others wait for its first success. */
+  get discoveryName(): CollectorName {
+    return this.discovery.name;
   }
 
   get sites(): readonly Site[] {
-    return this.currentSites;
+    return this.discovery.sites;
   }
 
   get discovered(): boolean {
-    return this.discoveredOnce;
+    return this.discovery.discovered;
+  }
+
+  /** API requests the collector's next run is expected to make over the current sites. */
+  requestsPerRun(name: CollectorName): number {
+    return this.collector(name).requestsPerRun(this.sites);
+  }
+
+  /** Every collector's expected cost per run, with its schedule. */
+  costs(): CollectorCostInfo[] {
+    return COLLECTOR_NAMES.map((name) => ({
+      name,
+      enabled: this.isEnabled(name),
+      schedule: this.deps.config.collectors[name].schedule,
+      requestsPerRun: this.requestsPerRun(name),
+    }));
   }
 
   status(): CollectorStatus[] {
@@ -91,7 +132,7 @@ export class CollectorRunner {
 
   /** Ready once discovery worked and every enabled collector finished a first run. */
   readiness(): { ready: boolean; reason?: string } {
-    if (!this.discoveredOnce) return { ready: false, reason: "site discovery has not succeeded yet" };
+    if (!this.discovered) return { ready: false, reason: "site discovery has not succeeded yet" };
     const waiting = this.status().filter((s) => s.enabled && s.completedRuns === 0);
     return waiting.length === 0
       ? { ready: true }
@@ -101,6 +142,7 @@ export class CollectorRunner {
   /** Run a collector unless its previous run is still going (then the tick is skipped and counted). */
   async run(name: CollectorName): Promise<RunResult | "skipped"> {
     if (this.abort.signal.aborted) return "skipped";
+    const collector = this.collector(name);
     if (this.running.has(name)) {
       this.metrics.skipped.inc({ collector: name });
       this.log.warn({ collector: name }, "previous run still going; skipping this tick");
@@ -108,12 +150,7 @@ export class CollectorRunner {
     }
     this.running.add(name);
     const started = this.now();
-    const promise = (async (): Promise<RunResult> => {
-      if (name === "inventory") return this.runInventory();
-      const collector = SITE_COLLECTORS.find((c) => c.name === name);
-      if (!collector) throw new Error(`unknown collector ${name}`);
-      return this.runSiteCollector(collector);
-    })()
+    const promise = this.dispatch(collector)
       .catch((err: unknown): RunResult => {
         if (!this.abort.signal.aborted) {
           this.log.error({ collector: name, err: (err as Error).message }, "collector run failed");
@@ -139,49 +176,19 @@ export class CollectorRunner {
     }
   }
 
-  private async runInventory(): Promise<RunResult> {
-    const signal = this.abort.signal;
-    let listed;
-    let account;
-    try {
-      [listed, account] = await Promise.all([
-        this.deps.api.allSites({ signal, source: "inventory" }),
-        this.deps.api.account(undefined, { signal, source: "inventory" }).catch((err: unknown) => {
-          // The account view is nice to have; discovery stands without it.
-          this.metrics.siteErrors.inc({ collector: "inventory", reason: errorReason(err) });
-          this.log.warn({ err: (err as Error).message }, "could not read the account");
-          return undefined;
-        }),
-      ]);
-    } catch (err) {
-      this.metrics.up.set(0);
-      throw err;
+  private async dispatch(collector: Collector): Promise<RunResult> {
+    switch (collector.scope) {
+      case "discovery":
+        return collector.refresh(this.abort.signal);
+      case "site":
+        return this.runSiteCollector(collector);
+      case "account":
+        return this.runAccountCollector(collector);
     }
-    this.metrics.up.set(1);
-    const selected = filterSites(listed.items, this.deps.config.sites);
-    const now = this.now();
-    if (account) this.deps.store.replaceGlobal("inventory", collectAccount(account));
-    const keep = new Set<string>();
-    for (const site of selected) {
-      keep.add(String(site.id));
-      this.deps.store.replaceSite("inventory", String(site.id), collectSite(site, now));
-    }
-    // Sites gone (or filtered out) lose every series of every collector at once.
-    this.deps.store.retainSites(keep);
-    const before = new Set(this.currentSites.map((s) => s.id));
-    const added = selected.filter((s) => !before.has(s.id)).length;
-    const removed = this.currentSites.filter((s) => !keep.has(String(s.id))).length;
-    this.currentSites = selected;
-    this.discoveredOnce = true;
-    this.metrics.sitesDiscovered.set(selected.length);
-    if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
-    this.deps.onSites?.(selected);
-    return listed.rejected > 0 || !account ? "partial" : "success";
   }
 
   private async runSiteCollector(collector: SiteCollector): Promise<RunResult> {
-    const sites = [...this.currentSites];
-    if (sites.length === 0) return "success";
+    const sites = [...this.sites];
     const signal = this.abort.signal;
     let failures = 0;
     let next = 0;
@@ -190,19 +197,16 @@ export class CollectorRunner {
         const site = sites[next++] as Site;
         try {
           const input = await collector.fetch(this.deps.api, site, signal);
-          if (!this.currentSites.some((s) => s.id === site.id)) continue; // removed meanwhile
+          if (!this.discovery.has(site.id)) continue; // removed meanwhile
           const samples = collector.collect(site, input, this.now());
           this.deps.store.replaceSite(collector.name, String(site.id), samples);
           this.deps.onSiteCollected?.(collector.name, site, samples);
         } catch (err) {
           if (signal.aborted) return;
           if (err instanceof ApiHttpError && err.status === 404) {
-            if (await this.siteIsGone(site.id, signal)) {
-              // Deleted since discovery: drop all of its series now.
-              this.log.info({ site: site.name, siteId: site.id }, "site is gone (404); dropping its series");
-              this.forgetSite(site.id);
-            } else {
-              // The site is there; it has none of this data (no audit run yet, say): nothing to publish.
+            // Deleted since discovery: discovery drops all of its series. Else the site has none of this
+            // data (no audit run yet, say): nothing to publish.
+            if (!(await this.discovery.confirmGone(site, signal))) {
               this.log.debug({ collector: collector.name, site: site.name }, "no data for this site (404)");
               this.deps.store.replaceSite(collector.name, String(site.id), []);
             }
@@ -218,28 +222,30 @@ export class CollectorRunner {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.siteConcurrency, sites.length) }, worker));
+    if (collector.summary && !signal.aborted) {
+      this.deps.store.replaceGlobal(collector.name, collector.summary(this.sites, this.now()));
+    }
     if (failures === 0) return "success";
     return failures >= sites.length ? "failure" : "partial";
   }
 
-  /**
-   * A 404 on a per-site endpoint means the site was deleted only if the site itself is 404 too: the
-   * platform also answers 404 for data a site does not have. Any other answer keeps the site.
-   */
-  private async siteIsGone(siteId: number, signal: AbortSignal): Promise<boolean> {
-    try {
-      await this.deps.api.site({ id: siteId }, { signal, source: "inventory" });
-      return false;
-    } catch (err) {
-      return err instanceof ApiHttpError && err.status === 404;
+  private async runAccountCollector(collector: AccountCollector): Promise<RunResult> {
+    const sites = [...this.sites];
+    const out = await collector.run(this.deps.api, sites, this.abort.signal, this.now());
+    for (const site of sites) {
+      if (!this.discovery.has(site.id)) continue; // removed meanwhile
+      this.deps.store.replaceSite(collector.name, String(site.id), out.bySite.get(site.id) ?? []);
     }
-  }
-
-  private forgetSite(siteId: number): void {
-    this.deps.store.removeSite(String(siteId));
-    this.currentSites = this.currentSites.filter((s) => s.id !== siteId);
-    this.metrics.sitesDiscovered.set(this.currentSites.length);
-    this.deps.onSites?.(this.currentSites);
+    this.deps.store.replaceGlobal(collector.name, out.global);
+    for (const reason of out.failures) this.metrics.siteErrors.inc({ collector: collector.name, reason });
+    if (out.failures.length > 0) {
+      this.log.warn(
+        { collector: collector.name, failed: out.failures.length, parts: out.parts },
+        "parts of the run failed; keeping their last samples",
+      );
+    }
+    if (out.failures.length === 0) return "success";
+    return out.failures.length >= out.parts ? "failure" : "partial";
   }
 
   /** Abort runs in flight and wait for them (bounded). */

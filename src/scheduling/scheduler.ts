@@ -1,7 +1,7 @@
 /**
  * One node-cron task per enabled collector. Every collector runs once at
- * start-up: inventory first (retried with backoff until discovery works), then
- * the others. Overlapping ticks are skipped by the runner.
+ * start-up: discovery first (retried with backoff until it works), then the
+ * others. Overlapping ticks are skipped by the runner.
  */
 import cron, { type ScheduledTask } from "node-cron";
 import type { Logger } from "pino";
@@ -20,13 +20,14 @@ export class Scheduler {
   ) {}
 
   start(): void {
+    const discovery = this.runner.discoveryName;
     for (const name of COLLECTOR_NAMES) {
       if (!this.runner.isEnabled(name)) continue;
       const task = cron.schedule(
         this.config.collectors[name].schedule,
         async () => {
-          // Site collectors wait for a first discovery.
-          if (name !== "inventory" && !this.runner.discovered) return;
+          // The other collectors wait for a first discovery.
+          if (name !== discovery && !this.runner.discovered) return;
           await this.runner.run(name);
         },
         { name: `collector-${name}` },
@@ -37,9 +38,10 @@ export class Scheduler {
   }
 
   private async startup(): Promise<void> {
+    const discovery = this.runner.discoveryName;
     let delay = 2000;
     while (!this.stopped) {
-      const result = await this.runner.run("inventory");
+      const result = await this.runner.run(discovery);
       if (this.runner.discovered) break;
       if (result !== "skipped") {
         this.logger.warn({ retryInSeconds: delay / 1000 }, "site discovery failed at start-up; retrying");
@@ -51,7 +53,7 @@ export class Scheduler {
     }
     if (this.stopped) return;
     await Promise.all(
-      COLLECTOR_NAMES.filter((n) => n !== "inventory" && this.runner.isEnabled(n)).map((n) =>
+      COLLECTOR_NAMES.filter((n) => n !== discovery && this.runner.isEnabled(n)).map((n) =>
         this.runner.run(n),
       ),
     );

@@ -64,7 +64,7 @@ export function collectorSelfMetrics(registry: Registry) {
       () =>
         new Counter({
           name: "sitehost_exporter_collector_site_errors_total",
-          help: "Per-site collection failures (that site keeps its last good samples), by collector and reason.",
+          help: "Collection failures of one site, or of one part of an account-level run (a zone, a record), which keeps its last good samples; by collector and reason.",
           labelNames: ["collector", "reason"] as const,
           registers,
         }),

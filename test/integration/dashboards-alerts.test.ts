@@ -1,7 +1,7 @@
 /**
  * End to end: simulator → daemon (child process) → real Prometheus (scraping every second, alert rules
- * loaded) → real Alertmanager → webhook. Checks that every query of every shipped dashboard returns data
- * against a live exporter, and that disabling a site makes SitehostSiteDisabled reach the receiver.
+ * loaded) → real Alertmanager → webhook. Checks that every query of every shipped dashboard (panels,
+ * variables, annotations) returns data against a live exporter, and that disabling a site makes SitehostSiteDisabled reach the receiver.
  * Needs the build (`npm run build`: dist/src/cli/main.js) and /usr/bin/prometheus, /usr/bin/prometheus-alertmanager.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -35,6 +35,8 @@ const COLLECTORS = [
   "security",
   "domains",
   "backups",
+  "certificates",
+  "git",
 ];
 
 interface Target {
@@ -50,6 +52,7 @@ interface DashboardJson {
   uid: string;
   panels: PanelJson[];
   templating: { list: Array<{ name: string; type: string; query?: unknown }> };
+  annotations?: { list?: Array<{ name: string; expr?: string }> };
 }
 interface RuleFile {
   groups: Array<{ name: string; rules: Array<{ alert?: string; for?: string }> }>;
@@ -177,6 +180,14 @@ describe("dashboards and alert rules against a live exporter", () => {
         for (const t of p.targets ?? []) {
           queries.push({ where: `${d.uid} / ${p.title}`, expr: t.expr, perSite: t.expr.includes("$site") });
         }
+      }
+      for (const a of d.annotations?.list ?? []) {
+        if (a.expr)
+          queries.push({
+            where: `${d.uid} annotation ${a.name}`,
+            expr: a.expr,
+            perSite: a.expr.includes("$site"),
+          });
       }
     }
     expect(queries.length).toBeGreaterThan(50);

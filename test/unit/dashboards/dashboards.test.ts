@@ -28,11 +28,19 @@ interface VariableJson {
   query?: unknown;
   datasource?: { type?: string; uid?: string };
 }
+interface AnnotationJson {
+  name: string;
+  datasource?: { type?: string; uid?: string };
+  expr?: string;
+  target?: { expr?: string };
+  useValueForTime?: boolean;
+}
 interface DashboardJson {
   uid: string;
   title: string;
   panels: PanelJson[];
   templating: { list: VariableJson[] };
+  annotations?: { list?: AnnotationJson[] };
 }
 
 const committed = new Map<string, { text: string; json: DashboardJson }>();
@@ -45,8 +53,12 @@ const all = [...committed.entries()];
 function panelsOf(d: DashboardJson): PanelJson[] {
   return d.panels.flatMap((p) => (p.type === "row" ? (p.panels ?? []) : [p]));
 }
+function annotationExprsOf(d: DashboardJson): string[] {
+  return (d.annotations?.list ?? []).flatMap((a) => [a.expr, a.target?.expr].filter((e) => e !== undefined));
+}
+/** Every query: panel targets and annotations. */
 function exprsOf(d: DashboardJson): string[] {
-  return panelsOf(d).flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+  return [...panelsOf(d).flatMap((p) => (p.targets ?? []).map((t) => t.expr)), ...annotationExprsOf(d)];
 }
 describe("generated dashboards", () => {
   it("ships the three dashboards with stable, unique uids", () => {
@@ -146,6 +158,21 @@ describe("generated dashboards", () => {
       (n) => n.startsWith("sitehost_") && !n.endsWith("_sum") && !n.endsWith("_count") && !everywhere.has(n),
     );
     expect(notCharted).toEqual([]);
+  });
+
+  it("the site dashboard marks git deploys (successful and failed) as annotations at the deploy's own time", () => {
+    const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
+    const annotations = site.annotations?.list ?? [];
+    expect(annotations.map((a) => a.name)).toEqual(["Git deploy", "Failed git deploy"]);
+    for (const a of annotations) {
+      expect(a.datasource).toEqual({ type: "prometheus", uid: "${datasource}" });
+      expect(a.useValueForTime).toBe(true);
+      // Grafana reads the value as milliseconds.
+      expect(a.expr).toMatch(/^sitehost_site_git_last_deploy_timestamp_seconds\{[^}]*\} \* 1000 /);
+      expect(a.target?.expr).toBe(a.expr);
+    }
+    expect(annotationExprsOf(site).filter((e) => e.endsWith("== 1"))).toHaveLength(2);
+    expect(annotationExprsOf(site).filter((e) => e.endsWith("== 0"))).toHaveLength(2);
   });
 
   it("log-derived counters are charted on the site dashboard as rates by status class and severity", () => {

@@ -81,7 +81,12 @@ describe("MetricStore", () => {
     store.replaceSite("domains", "1", collectDomains(site, [domain("a.example")]));
     expect(store.render()).toBe("");
     expect(store.collectorFullyExcluded("domains")).toBe(true);
-    expect(store.collectorFullyExcluded("backups")).toBe(true);
+    // backups publishes automatic and on-demand backups and restores: excluding one family is not enough
+    expect(store.collectorFullyExcluded("backups")).toBe(false);
+    const all = new MetricStore(METRIC_FAMILIES, {
+      exclude: ["sitehost_site_backup_*", "sitehost_site_ondemand_*", "sitehost_site_restore*"],
+    });
+    expect(all.collectorFullyExcluded("backups")).toBe(true);
     // statistics also has sitehost_site_unique_visits
     expect(store.collectorFullyExcluded("statistics")).toBe(false);
     expect(store.collectorFullyExcluded("inventory")).toBe(false);

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { BudgetPlanner } from "../../../src/scheduling/budgetPlanner.js";
 import { collectorSources, runsPerSecond } from "../../../src/scheduling/plan.js";
+import { makeSite } from "../collectors/fixtures.js";
 
 describe("runsPerSecond", () => {
   it.each([
@@ -24,19 +25,26 @@ describe("runsPerSecond", () => {
 });
 
 describe("the default schedules at 1,000 sites", () => {
-  it("plan about 20 requests per second for the metric collectors", () => {
+  it("plan about 20 requests per second for traffic, domains and security, and name every collector", async () => {
+    const { createCollectors } = await import("../../../src/collectors/index.js");
     const config = ConfigSchema.parse({});
-    const perSite: Record<string, number> = { security: 2 };
-    const collectors = Object.entries(config.collectors).map(([name, c]) => ({
-      name,
-      schedule: c.schedule,
-      requestsPerRun: (sites: number) =>
-        name === "inventory" ? Math.ceil(sites / 100) + 1 : (perSite[name] ?? 1) * sites,
-    }));
-    const total = collectorSources(collectors, 1000).reduce((s, x) => s + x.requestsPerSecond, 0);
-    // traffic 16.67 + domains 1.67 + security 1.11 + backups 0.28 + statistics 0.09 + usage, performance 0.05 each + inventory 0.04
-    expect(total).toBeGreaterThan(19);
-    expect(total).toBeLessThan(21);
+    const sites = Array.from({ length: 1000 }, (_, i) => makeSite(i + 1));
+    const byName = new Map(
+      createCollectors({ now: Date.now, concurrency: 4 }).map((c) => [c.name as string, c]),
+    );
+    const costs = Object.entries(config.collectors)
+      .filter(([name]) => byName.has(name))
+      .map(([name, c]) => ({
+        name,
+        schedule: c.schedule,
+        requestsPerRun: byName.get(name)?.requestsPerRun(sites) ?? 0,
+      }));
+    const plan = Object.fromEntries(collectorSources(costs).map((s) => [s.source, s.requestsPerSecond]));
+    // One request per site a minute, every 10 minutes, and two every 30 minutes.
+    expect(plan.traffic).toBeCloseTo(1000 / 60, 6);
+    expect(plan.domains).toBeCloseTo(1000 / 600, 6);
+    expect(plan.security).toBeCloseTo(2000 / 1800, 6);
+    expect(Object.keys(plan).sort()).toEqual([...byName.keys()].sort());
   });
 });
 

@@ -61,6 +61,10 @@ class FakeApi {
     pluginAlerts: async () => list([]),
     themeAlerts: async () => list([]),
     backups: async () => list([]),
+    ondemandBackups: async () => list([]),
+    restores: async () => list([]),
+    gitHistory: async () => list([]),
+    zones: async () => list([]),
     site: async ({ id: siteId }) => {
       const site = this.sites.find((x) => x.id === siteId);
       if (!site)
@@ -205,12 +209,66 @@ describe("CollectorRunner", () => {
     expect(waiting.ready).toBe(false);
     expect(waiting.reason).toContain("domains");
     expect(waiting.reason).not.toContain("performance");
-    for (const name of ["traffic", "statistics", "usage", "security", "domains"] as const) {
+    for (const name of [
+      "traffic",
+      "statistics",
+      "usage",
+      "security",
+      "domains",
+      "certificates",
+      "git",
+    ] as const) {
       await runner.run(name);
       expect(runner.readiness().ready).toBe(false);
     }
     await runner.run("backups");
     expect(runner.readiness()).toEqual({ ready: true });
+  });
+
+  it("backups: on-demand backups and restores answered 404 are empty listings, not a deleted site", async () => {
+    const { fake, store, runner } = setup(2);
+    const notFound = () => Promise.reject(new ApiHttpError("GET /sites/{id}/restores", 404, "Not found", []));
+    const api = fake.api as unknown as Record<string, unknown>;
+    api.backups = async () =>
+      list([{ timestamp: "2026-03-15-04-30", databaseBackupId: 1, filesystemBackupId: 2 }]);
+    api.ondemandBackups = notFound;
+    api.restores = notFound;
+    await runner.run("inventory");
+    expect(await runner.run("backups")).toBe("success");
+    const text = store.render();
+    expect(text).toContain(
+      'sitehost_site_backup_last_timestamp_seconds{site_id="1",site="site-1",type="database"}',
+    );
+    expect(text).toContain('sitehost_site_ondemand_backups{site_id="1",site="site-1",type="fs"} 0');
+    expect(text).toContain('sitehost_site_restores{site_id="2",site="site-2",state="failed"} 0');
+    expect(runner.sites.map((s) => s.id)).toEqual([1, 2]);
+  });
+
+  it("discovery tells its listeners about every selection and about a site found gone", async () => {
+    const { fake, runner } = setup(2);
+    const seen: number[][] = [];
+    runner.discovery.onSites((sites) => seen.push(sites.map((s) => s.id)));
+    await runner.run("inventory");
+    fake.sites = [makeSite(2)];
+    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
+    await runner.run("domains");
+    expect(seen).toEqual([[1, 2], [2]]);
+  });
+
+  it("says what each collector's next run costs: per-site collectors per selected site", async () => {
+    const { runner } = setup(3, { collectors: { usage: { enabled: false } } });
+    await runner.run("inventory");
+    const costs = Object.fromEntries(runner.costs().map((c) => [c.name, c]));
+    expect(costs.traffic).toEqual({
+      name: "traffic",
+      enabled: true,
+      schedule: "0 * * * * *",
+      requestsPerRun: 3,
+    });
+    expect(costs.security?.requestsPerRun).toBe(6); // plugins and themes
+    expect(costs.backups?.requestsPerRun).toBe(9); // automatic, on-demand, restores
+    expect(costs.inventory?.requestsPerRun).toBe(2); // the account and one page of sites
+    expect(costs.usage?.enabled).toBe(false);
   });
 
   it("bounds the sites fetched at once by siteConcurrency", async () => {

@@ -43,6 +43,8 @@ describe("Scheduler start-up", () => {
       pluginAlerts: async () => (calls.push("security"), list([])),
       themeAlerts: async () => (calls.push("security"), list([])),
       backups: async () => (calls.push("backups"), list([])),
+      gitHistory: async () => (calls.push("git"), list([])),
+      zones: async () => (calls.push("certificates"), list([])),
     });
     const config = ConfigSchema.parse({ collectors: { backups: { enabled: false } } });
     const runner = new CollectorRunner({
@@ -66,9 +68,20 @@ describe("Scheduler start-up", () => {
       expect(listCalls).toBe(2);
       await vi.advanceTimersByTimeAsync(1);
       expect(listCalls).toBe(3);
-      // one site: security asks twice (plugins, themes), the others once; backups is disabled
+      // one site: security asks twice (plugins, themes), the others once; certificates lists the
+      // zones (none); backups is disabled
       expect([...calls].sort()).toEqual(
-        ["domains", "performance", "security", "security", "statistics", "traffic", "usage"].sort(),
+        [
+          "certificates",
+          "domains",
+          "git",
+          "performance",
+          "security",
+          "security",
+          "statistics",
+          "traffic",
+          "usage",
+        ].sort(),
       );
       expect(runner.readiness()).toEqual({ ready: true });
     } finally {

@@ -1,0 +1,170 @@
+/**
+ * The `certificates` collector: DNS zones → each zone's records → SSL details of the A records that
+ * belong to a selected site. An account-level walk: its requests follow the zones and records, not
+ * the site list. A part that fails (a zone's records, one record's details) keeps its last samples.
+ */
+import { ApiHttpError, errorReason } from "../api/errors.js";
+import type { Site } from "../api/schemas.js";
+import type { SitehostApi } from "../api/types.js";
+import type { Sample } from "../metrics/sample.js";
+import { forEachLimited } from "../util/pool.js";
+import { certificateDomain, collectCertificate, isARecord, mergeCertificates } from "./certificates.js";
+import type { AccountCollector, AccountRun, CollectorEnv } from "./types.js";
+
+export const CERTIFICATE_RECORDS = "sitehost_exporter_certificate_records";
+
+/** What became of each A record in a run (the `result` label of CERTIFICATE_RECORDS). */
+export const RECORD_RESULTS = ["read", "no_data", "failed", "skipped"] as const;
+type RecordResult = (typeof RECORD_RESULTS)[number];
+
+interface Target {
+  key: string;
+  zoneId: number;
+  recordId: number;
+  zone: string;
+  domain: string;
+  site: Site;
+}
+
+interface Known {
+  siteId: number;
+  samples: Sample[];
+}
+
+const keyOf = (zoneId: number, recordId: number) => `${zoneId}/${recordId}`;
+const zoneOf = (key: string) => Number(key.slice(0, key.indexOf("/")));
+
+function status(err: unknown): number | undefined {
+  return err instanceof ApiHttpError ? err.status : undefined;
+}
+
+/** A 400 "Only A records are supported": the record is not an A record after all. */
+function notARecord(err: unknown): boolean {
+  if (!(err instanceof ApiHttpError)) return false;
+  return [err.apiMessage ?? "", ...err.apiErrors].some((t) => /only a records/i.test(t));
+}
+
+export class CertificateCollector implements AccountCollector {
+  readonly scope = "account";
+  readonly name = "certificates";
+  private lastRequests: number | undefined;
+  /** Samples of each A record as last known, by `zoneId/recordId`. */
+  private known = new Map<string, Known>();
+
+  constructor(private readonly env: CollectorEnv) {}
+
+  /** The last run's count; before a first run, a guess of one zone and one A record per site. */
+  requestsPerRun(sites: readonly Site[]): number {
+    return this.lastRequests ?? 1 + 2 * sites.length;
+  }
+
+  async run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal): Promise<AccountRun> {
+    const opts = { signal, source: this.name };
+    const selected = new Map(sites.map((s) => [s.id, s]));
+    const zones = await api.zones(undefined, opts);
+    let requests = 1;
+    const failures: string[] = [];
+    const counts: Record<RecordResult, number> = { read: 0, no_data: 0, failed: 0, skipped: 0 };
+    /** Zones whose records were not all read: their known records are kept. */
+    const unsure = new Set<number>();
+    const targets: Target[] = [];
+
+    await forEachLimited(
+      zones.items,
+      this.env.concurrency,
+      async (zone) => {
+        requests += 1;
+        let listing;
+        try {
+          listing = await api.zoneRecords({ zoneId: zone.id }, opts);
+        } catch (err) {
+          if (signal.aborted) throw err;
+          if (status(err) === 404) return; // deleted since the zone list
+          failures.push(errorReason(err));
+          unsure.add(zone.id);
+          return;
+        }
+        if (listing.rejected > 0) {
+          failures.push("schema");
+          unsure.add(zone.id);
+        }
+        const zoneName = listing.zone.name;
+        for (const record of listing.items) {
+          if (!isARecord(record)) continue;
+          const site =
+            record.siteId === null || record.siteId === undefined ? undefined : selected.get(record.siteId);
+          // No site, or one this exporter does not watch (filters, another shard): not asked.
+          if (!site) {
+            counts.skipped += 1;
+            continue;
+          }
+          targets.push({
+            key: keyOf(zone.id, record.id),
+            zoneId: zone.id,
+            recordId: record.id,
+            zone: zoneName,
+            domain: certificateDomain(record.name, zoneName),
+            site,
+          });
+        }
+      },
+      signal,
+    );
+
+    const fresh = new Map<string, Known>();
+    await forEachLimited(
+      targets,
+      this.env.concurrency,
+      async (t) => {
+        requests += 1;
+        try {
+          const ssl = await api.recordSsl({ zoneId: t.zoneId, recordId: t.recordId }, opts);
+          counts.read += 1;
+          fresh.set(t.key, { siteId: t.site.id, samples: collectCertificate(t.site, t.zone, t.domain, ssl) });
+        } catch (err) {
+          if (signal.aborted) throw err;
+          const code = status(err);
+          if (code === 400 || code === 404) {
+            // 400: no certificate information yet (the documented answer); 404: record deleted meanwhile.
+            counts[notARecord(err) ? "skipped" : "no_data"] += 1;
+            fresh.set(t.key, { siteId: t.site.id, samples: [] });
+            return;
+          }
+          counts.failed += 1;
+          failures.push(errorReason(err));
+          const last = this.known.get(t.key);
+          if (last) fresh.set(t.key, last);
+        }
+      },
+      signal,
+    );
+    if (signal.aborted) throw signal.reason;
+
+    // Records not seen again are gone, unless their zone (or the zone list) was not read whole.
+    const listed = new Set(zones.items.map((z) => z.id));
+    if (zones.rejected > 0) failures.push("schema");
+    for (const [key, last] of this.known) {
+      if (fresh.has(key)) continue;
+      const zoneId = zoneOf(key);
+      if (unsure.has(zoneId) || (!listed.has(zoneId) && zones.rejected > 0)) fresh.set(key, last);
+    }
+    this.known = fresh;
+    this.lastRequests = requests;
+
+    const grouped = new Map<number, Sample[]>();
+    for (const { siteId, samples } of fresh.values()) {
+      if (!selected.has(siteId) || samples.length === 0) continue;
+      const list = grouped.get(siteId);
+      if (list) list.push(...samples);
+      else grouped.set(siteId, [...samples]);
+    }
+    const bySite = new Map<number, Sample[]>();
+    for (const [siteId, samples] of grouped) bySite.set(siteId, mergeCertificates(samples));
+    const global = RECORD_RESULTS.map((result) => ({
+      name: CERTIFICATE_RECORDS,
+      labels: { result },
+      value: counts[result],
+    }));
+    return { bySite, global, requests, parts: zones.items.length + targets.length, failures };
+  }
+}

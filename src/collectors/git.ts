@@ -1,0 +1,43 @@
+/**
+ * Git deploys: the newest final deploy of a site's history. The platform documents the states
+ * `processing` (right after a trigger) and `deployed` (in history), and reports failed deploys by an
+ * event without naming their state, so failure is recognised by the usual words for it. Any other
+ * state (processing, queued, ...) is not final: the deploy before it counts until it ends.
+ */
+import type { GitDeploy } from "../api/schemas.js";
+import { parseApiTime } from "../api/times.js";
+import type { Sample } from "../metrics/sample.js";
+import { sampleFor, type SiteRef } from "./labels.js";
+
+export const SUCCESS_STATES: ReadonlySet<string> = new Set(["deployed", "completed", "succeeded", "success"]);
+export type DeployOutcome = "success" | "failure" | "pending";
+
+/** Words that mark a failed deploy however the state is spelled (`failed`, `error`, `deploy_failed`, `cancelled`). */
+const FAILURE_WORDS = /fail|error|cancel/;
+
+export function deployOutcome(state: string): DeployOutcome {
+  const s = state.trim().toLowerCase();
+  if (SUCCESS_STATES.has(s)) return "success";
+  if (FAILURE_WORDS.test(s)) return "failure";
+  return "pending";
+}
+
+/**
+ * The newest final deploy by `created`, whatever order the page came in; a deploy whose time cannot
+ * be read is passed over. No final deploy (never deployed, or only one in progress): no samples.
+ */
+export function collectGit(site: SiteRef, deploys: readonly GitDeploy[]): Sample[] {
+  let newest: { at: number; success: boolean } | undefined;
+  for (const d of deploys) {
+    const outcome = deployOutcome(d.state);
+    if (outcome === "pending") continue;
+    const at = parseApiTime(d.created);
+    if (at === undefined) continue;
+    if (!newest || at > newest.at) newest = { at, success: outcome === "success" };
+  }
+  if (!newest) return [];
+  return [
+    sampleFor(site, "sitehost_site_git_last_deploy_timestamp_seconds", {}, newest.at),
+    sampleFor(site, "sitehost_site_git_last_deploy_success", {}, newest.success ? 1 : 0),
+  ];
+}

@@ -1,0 +1,66 @@
+/**
+ * What a collector is, for the runner and the request budget. Three scopes:
+ * - `discovery`: lists the sites (src/discovery); runs first, the others wait for it;
+ * - `site`: asks the same endpoints about each selected site; the runner drives the sites;
+ * - `account`: walks account-level resources (DNS zones, say) whose requests do not follow the site list.
+ * Every collector says what its next run will cost in API requests (`requestsPerRun`), so the
+ * request budget can be planned from the schedules.
+ */
+import type { Site } from "../api/schemas.js";
+import type { SitehostApi } from "../api/types.js";
+import type { CollectorName } from "../config/schema.js";
+import type { Sample } from "../metrics/sample.js";
+
+export type RunResult = "success" | "partial" | "failure";
+
+export interface CollectorCost {
+  readonly name: CollectorName;
+  /** API requests the next run is expected to make over these selected sites. */
+  requestsPerRun(sites: readonly Site[]): number;
+}
+
+/** Asks about each selected site; the runner handles concurrency, per-site failures and 404s. */
+export interface SiteCollector<Input = unknown> extends CollectorCost {
+  readonly scope: "site";
+  /** Requests one run makes per site it asks about. */
+  readonly requestsPerSite: number;
+  fetch(api: SitehostApi, site: Site, signal: AbortSignal): Promise<Input>;
+  /** Pure: the fetched input to the site's samples. */
+  collect(site: Site, input: Input, nowMs: number): Sample[];
+  /** Samples without site labels after each run, from what the collector remembers (optional). */
+  summary?(sites: readonly Site[], nowMs: number): Sample[];
+}
+
+/** What one run of an account-level collector produced. */
+export interface AccountRun {
+  /** Samples by site id; a selected site absent here publishes nothing of this collector. */
+  bySite: ReadonlyMap<number, Sample[]>;
+  /** Samples without site labels. */
+  global: Sample[];
+  /** Requests this run made (the next run's estimate). */
+  requests: number;
+  /** Independent parts of the run (a zone, a record) ... */
+  parts: number;
+  /** ... and the reasons (`errorReason`) of those that failed and kept their last samples. */
+  failures: string[];
+}
+
+export interface AccountCollector extends CollectorCost {
+  readonly scope: "account";
+  run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
+}
+
+/** Discovery's face as a collector: scheduled and counted like the others. */
+export interface DiscoveryCollector extends CollectorCost {
+  readonly scope: "discovery";
+  refresh(signal: AbortSignal): Promise<RunResult>;
+}
+
+export type Collector = SiteCollector | AccountCollector | DiscoveryCollector;
+
+/** What collectors get from the runner when they are created (one set per runner). */
+export interface CollectorEnv {
+  now: () => number;
+  /** Requests an account-level collector keeps in flight at once (the API budget paces them). */
+  concurrency: number;
+}

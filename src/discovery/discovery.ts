@@ -1,0 +1,140 @@
+/**
+ * Site discovery: lists every site of the account (and reads the account), keeps those the `sites`
+ * filters and the shard select, publishes the inventory series, and tells its listeners whenever the
+ * selection changes, including when a collector finds a site deleted between two discoveries.
+ * Scheduled like a collector (the `inventory` collector).
+ */
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import { SITES_PER_PAGE } from "../api/client.js";
+import { ApiHttpError, errorReason } from "../api/errors.js";
+import type { Account, Site } from "../api/schemas.js";
+import type { SitehostApi } from "../api/types.js";
+import { collectAccount, collectSite } from "../collectors/inventory.js";
+import type { DiscoveryCollector, RunResult } from "../collectors/types.js";
+import type { Config } from "../config/schema.js";
+import type { MetricStore } from "../metrics/store.js";
+import { collectorSelfMetrics, type CollectorSelfMetrics } from "../scheduling/selfMetrics.js";
+import { filterSites } from "./filter.js";
+
+export type SitesListener = (sites: readonly Site[]) => void;
+
+export interface DiscoveryDeps {
+  config: Config;
+  api: SitehostApi;
+  store: MetricStore;
+  registry: Registry;
+  logger: Logger;
+  now?: () => number;
+}
+
+export class SiteDiscovery implements DiscoveryCollector {
+  readonly scope = "discovery";
+  readonly name = "inventory";
+  private current: Site[] = [];
+  private ids = new Set<number>();
+  private done = false;
+  private readonly listeners: SitesListener[] = [];
+  private readonly metrics: CollectorSelfMetrics;
+  private readonly log: Logger;
+  private readonly now: () => number;
+
+  constructor(private readonly deps: DiscoveryDeps) {
+    this.metrics = collectorSelfMetrics(deps.registry);
+    this.log = deps.logger.child({ component: "discovery" });
+    this.now = deps.now ?? Date.now;
+    this.metrics.up.set(0);
+  }
+
+  /** The selected sites of the last discovery, less those found deleted since. */
+  get sites(): readonly Site[] {
+    return this.current;
+  }
+
+  /** Whether a discovery has succeeded yet. */
+  get discovered(): boolean {
+    return this.done;
+  }
+
+  /** Called with the selected sites after every discovery and whenever a site is found gone. */
+  onSites(listener: SitesListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** One GET /account and one GET /sites per page of sites. */
+  requestsPerRun(sites: readonly Site[]): number {
+    return 1 + Math.max(1, Math.ceil(sites.length / SITES_PER_PAGE));
+  }
+
+  async refresh(signal: AbortSignal): Promise<RunResult> {
+    const opts = { signal, source: this.name };
+    let listed;
+    let account: Account | undefined;
+    try {
+      [listed, account] = await Promise.all([
+        this.deps.api.allSites(opts),
+        this.deps.api.account(undefined, opts).catch((err: unknown) => {
+          // The account view is nice to have; discovery stands without it.
+          this.metrics.siteErrors.inc({ collector: this.name, reason: errorReason(err) });
+          this.log.warn({ err: (err as Error).message }, "could not read the account");
+          return undefined;
+        }),
+      ]);
+    } catch (err) {
+      this.metrics.up.set(0);
+      throw err;
+    }
+    this.metrics.up.set(1);
+    const selected = filterSites(listed.items, this.deps.config.sites);
+    const now = this.now();
+    if (account) this.deps.store.replaceGlobal(this.name, collectAccount(account));
+    const keep = new Set<string>();
+    for (const site of selected) {
+      keep.add(String(site.id));
+      this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, now));
+    }
+    // Sites gone (or filtered out) lose every series of every collector at once.
+    this.deps.store.retainSites(keep);
+    const before = new Set(this.current.map((s) => s.id));
+    const added = selected.filter((s) => !before.has(s.id)).length;
+    const removed = this.current.filter((s) => !keep.has(String(s.id))).length;
+    this.current = selected;
+    this.ids = new Set(selected.map((s) => s.id));
+    this.done = true;
+    this.metrics.sitesDiscovered.set(selected.length);
+    if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
+    this.notify();
+    return listed.rejected > 0 || !account ? "partial" : "success";
+  }
+
+  /**
+   * After a 404 from a per-site endpoint: the site was deleted only if the site itself is 404 too (the
+   * platform also answers 404 for data a site does not have). A deleted site is forgotten at once:
+   * all its series dropped and the listeners told. Any other answer keeps the site.
+   */
+  async confirmGone(site: Site, signal: AbortSignal): Promise<boolean> {
+    try {
+      await this.deps.api.site({ id: site.id }, { signal, source: this.name });
+      return false;
+    } catch (err) {
+      if (!(err instanceof ApiHttpError && err.status === 404)) return false;
+    }
+    if (!this.ids.has(site.id)) return true;
+    this.log.info({ site: site.name, siteId: site.id }, "site is gone (404); dropping its series");
+    this.deps.store.removeSite(String(site.id));
+    this.current = this.current.filter((s) => s.id !== site.id);
+    this.ids.delete(site.id);
+    this.metrics.sitesDiscovered.set(this.current.length);
+    this.notify();
+    return true;
+  }
+
+  /** Whether the site is still selected (a run may outlast a discovery that dropped it). */
+  has(siteId: number): boolean {
+    return this.ids.has(siteId);
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener(this.current);
+  }
+}
