@@ -9,8 +9,14 @@ import { entryTimeMs } from "./entry.js";
 export type Order = "unknown" | "newest-first" | "oldest-first";
 
 export interface ReadBounds {
-  /** Entries older than this were delivered (or precede the start point). */
+  /** A newest-first read stops once it has passed this. */
   lowerMs: number;
+  /**
+   * Entries older than this were delivered (or precede the start point). Between it and `lowerMs`
+   * (pages that were fetched anyway) entries are still checked against the fingerprints, so a late
+   * arrival there is shipped rather than skipped.
+   */
+  dedupeFloorMs: number;
   /** The high-water mark when the read began. */
   highWaterMs: number;
   /** When the read began. */
@@ -83,7 +89,7 @@ export class PageReader {
   }
 
   accept(entries: readonly StreamEntry[]): PageVerdict {
-    const { lowerMs, highWaterMs, nowMs, futureToleranceMs } = this.bounds;
+    const { lowerMs, dedupeFloorMs, highWaterMs, nowMs, futureToleranceMs } = this.bounds;
     const verdict: PageVerdict = {
       kept: [],
       deduplicated: 0,
@@ -107,7 +113,7 @@ export class PageReader {
       if (t < this.oldestSeen) this.oldestSeen = t;
       if (t < lowerMs) {
         this.reachedLower = true;
-        continue;
+        if (t < dedupeFloorMs) continue;
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);

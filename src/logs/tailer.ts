@@ -159,6 +159,7 @@ export class Tailer {
         state.highWaterMs - (deep ? this.opts.overlapMs : this.lateWindowMs(now)),
         state.floorMs,
       ),
+      dedupeFloorMs: Math.max(state.highWaterMs - this.opts.overlapMs, state.floorMs),
       highWaterMs: state.highWaterMs,
       nowMs: now,
       futureToleranceMs: FUTURE_TOLERANCE_MS,

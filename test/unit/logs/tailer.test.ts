@@ -91,10 +91,11 @@ describe("paging order", () => {
     let now = Date.now();
     const clock = { now: () => now, sleep: async () => undefined };
     const rig = makeTailer(dir, { clock });
-    rig.api.pageSize = 50;
+    rig.api.pageSize = 10;
     for (let i = 0; i < 100; i++) rig.api.append(line(i * 2));
     await rig.tailer.read(signal());
-    // An entry appears 30 s behind the newest one: later than the short window.
+    // An entry appears 30 s behind the newest one: later than the short window, and beyond the one
+    // page a read of the short window fetches.
     rig.api.log.splice(85, 0, line(169, "/late"));
     now += 1_000;
     await rig.tailer.read(signal());
@@ -109,6 +110,22 @@ describe("paging order", () => {
     now += 1_000;
     await rig.tailer.read(signal());
     expect(rig.sink.paths().filter((p) => p === "/late2")).toHaveLength(1);
+  });
+
+  it("a late entry on a page the read fetched anyway is shipped, not skipped", async () => {
+    let now = Date.now();
+    const clock = { now: () => now, sleep: async () => undefined };
+    const rig = makeTailer(dir, { clock });
+    rig.api.pageSize = 50;
+    for (let i = 0; i < 100; i++) rig.api.append(line(i * 2));
+    await rig.tailer.read(signal());
+    // 30 s behind the newest entry: below the short window, but on the first page.
+    rig.api.log.splice(85, 0, line(169, "/late"));
+    now += 1_000;
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths().filter((p) => p === "/late")).toHaveLength(1);
+    expect(rig.api.requests.slice(-1)).toEqual([null]);
+    expect(rig.tailer.lateWindowMs(now)).toBeGreaterThanOrEqual(30_000);
   });
 
   it("oldest-first snapshot: a fresh scroll reads from the start and only new entries ship", async () => {
