@@ -81,6 +81,11 @@ export class PageReader {
     /** Occurrences delivered per fingerprint (the checkpoint's window). */
     private readonly delivered: ReadonlyMap<string, { n: number }>,
     private readonly fingerprint: (entry: StreamEntry) => string,
+    /**
+     * Entries are unique (they carry an id): one seen twice in a read is the same entry met again
+     * (numbered pages shift when entries arrive during the read), not a second identical line.
+     */
+    private readonly unique = false,
   ) {}
 
   /** Newest-first and past the lower bound: nothing further can be new. */
@@ -117,7 +122,7 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= (this.delivered.get(fp)?.n ?? 0)) {
+      if (n <= (this.delivered.get(fp)?.n ?? 0) || (this.unique && n > 1)) {
         verdict.deduplicated += 1;
         continue;
       }

@@ -248,7 +248,8 @@ class ReadRun {
   private newReader(): PageReader {
     const bounds = this.bounds();
     this.lowerMs = bounds.lowerMs;
-    return new PageReader(bounds, this.stored.state.recent, this.tailer.context.opts.fingerprint);
+    const { opts, stream } = this.tailer.context;
+    return new PageReader(bounds, this.stored.state.recent, opts.fingerprint, stream === "activity");
   }
 
   /** Start over from the checkpoint (the dedupe absorbs what is read again). */
