@@ -23,6 +23,9 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_log_export_failures_total",
   "sitehost_exporter_log_lag_seconds",
   "sitehost_exporter_log_gaps_total",
+  "sitehost_exporter_shard_info",
+  "sitehost_exporter_checkpoint_lock_held",
+  "sitehost_exporter_checkpoint_lock_holder_info",
 ];
 
 /** Prometheus's own `up` and the prom-client process metrics the exporter health dashboard charts. */

@@ -79,6 +79,7 @@ describe("alert rules", () => {
         "SitehostExporterDown",
         "SitehostExporterLogExportFailing",
         "SitehostExporterLogLagging",
+        "SitehostExporterShardServedTwice",
         "SitehostExporterTokenRequestsFailing",
         "SitehostSiteBackupStale",
         "SitehostSiteDisabled",

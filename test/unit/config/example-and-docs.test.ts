@@ -152,7 +152,7 @@ describe("docs/configuration.md", () => {
       expect(code(row?.[1]), name).toBe(at(`collectors.${name}.schedule`));
       compared += 1;
     }
-    // Scalar defaults: api 7 + sites.shard 2 + logs 9 + web 2 = 20, plus 8 collector schedules = 28.
-    expect(compared).toBe(28);
+    // Scalar defaults: api 7 + sites.shard 2 + logs 10 + web 2 = 21, plus 8 collector schedules = 29.
+    expect(compared).toBe(29);
   });
 });
