@@ -244,7 +244,12 @@ run_case() {
   local ms=$(((stopped - started) / 1000000))
   [ "$code" = 0 ] || { podman logs "$cid" 2>&1 | tail -n 20 >&2; fail "exit code $code after SIGTERM ($name)"; }
   [ "$ms" -lt $((STOP_TIMEOUT * 1000)) ] || fail "stopping took ${ms} ms, the grace period is ${STOP_TIMEOUT}s ($name)"
-  podman logs "$cid" 2>&1 | grep -q '"released the checkpoint lock"' || fail "the checkpoint lock was not released ($name)"
+  local logs
+  logs="$(podman logs "$cid" 2>&1)"
+  grep -q '"released the checkpoint lock"' <<<"$logs" || {
+    tail -n 15 <<<"$logs" >&2
+    fail "the checkpoint lock was not released ($name)"
+  }
   echo "    SIGTERM: exit 0 after $((ms / 1000)).$(((ms % 1000) / 100)) s (grace ${STOP_TIMEOUT}s), checkpoint lock released"
   podman rm "$cid" >/dev/null
 }
