@@ -111,7 +111,7 @@ export async function runDaemon({
         timeoutMs: durationMs(config.logs.lockTimeout),
         logger,
         registry: core.registry,
-        onLost: () => void stop().finally(() => exit(1)),
+        onLost: () => stopAndExit(),
       })
     : undefined;
   const server = await startHttpServer({
@@ -140,14 +140,17 @@ export async function runDaemon({
     });
     activating.catch((err: unknown) => {
       logger.error({ err: (err as Error).message }, "could not start after taking over the checkpoint lock");
-      void stop().finally(() => exit(1));
+      stopAndExit();
     });
   }
   logger.info({ version: VERSION, url: server.url, standby: !active }, "sitehost-exporter started");
 
   return { url: server.url, stop };
 
-  // Hoisted: the lock's onLost calls it (only ever after the server started).
+  // Hoisted: the lock's onLost calls these (only ever after the server started).
+  function stopAndExit(): void {
+    void stop().finally(() => exit(1));
+  }
   function stop(): Promise<void> {
     return (stopping ??= (async () => {
       logger.info("shutting down");

@@ -21,6 +21,7 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
 import { Gauge, type Registry } from "prom-client";
 import { getOrCreate } from "../metrics/registry.js";
@@ -88,19 +89,6 @@ function isAlive(pid: number): boolean {
     // EPERM: it exists, it is someone else's.
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 function parseHolder(raw: string): LockHolder | undefined {
@@ -228,7 +216,7 @@ export class CheckpointLock {
           "the checkpoint directory is locked by another exporter; standing by (no collectors, no log tailing) until it stops or its heartbeat is older than logs.lockTimeout",
         );
       }
-      await sleep(poll, signal);
+      await delay(poll, undefined, { signal }).catch(() => undefined); // aborted: the loop ends
     }
     return false;
   }

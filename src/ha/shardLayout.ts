@@ -64,14 +64,17 @@ async function checkpointFiles(dir: string): Promise<Array<{ name: string; siteI
 }
 
 /**
- * Whether this run's shard differs from the one the directory's checkpoints were written under.
  * Without a record, existing checkpoints count as written under another layout (an older release
  * assigned shards differently); an empty directory is a first run, not a change.
  */
-export async function shardLayoutChanged(dir: string, shard: Shard): Promise<boolean> {
-  const previous = await readShardLayout(dir);
-  if (!previous) return (await checkpointFiles(dir)).length > 0;
+function differs(previous: ShardLayout | undefined, shard: Shard, checkpoints: number): boolean {
+  if (!previous) return checkpoints > 0;
   return previous.index !== shard.index || previous.count !== shard.count || previous.hash !== SHARD_HASH;
+}
+
+/** Whether this run's shard differs from the one the directory's checkpoints were written under. */
+export async function shardLayoutChanged(dir: string, shard: Shard): Promise<boolean> {
+  return differs(await readShardLayout(dir), shard, (await checkpointFiles(dir)).length);
 }
 
 /**
@@ -87,8 +90,9 @@ export async function reconcileShardLayout(
 ): Promise<ShardLayoutChange> {
   await mkdir(dir, { recursive: true });
   const previous = await readShardLayout(dir);
-  const changed = await shardLayoutChanged(dir, shard);
-  const leaving = (await checkpointFiles(dir)).filter((f) => shardOf(f.siteId, shard.count) !== shard.index);
+  const files = await checkpointFiles(dir);
+  const changed = differs(previous, shard, files.length);
+  const leaving = files.filter((f) => shardOf(f.siteId, shard.count) !== shard.index);
   const archivedSites = [...new Set(leaving.map((f) => f.siteId))];
   if (leaving.length > 0) {
     const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
