@@ -183,6 +183,7 @@ export class CheckpointLock {
 
   /** One line for /-/ready and logs while standing by. */
   standbyReason(): string {
+    if (this.held) return "starting: the checkpoint lock is held, collectors and log tailers are starting";
     const h = this.current;
     if (!h) return `standby: waiting for the checkpoint lock on ${this.opts.dir}`;
     return `standby: the checkpoint lock on ${this.opts.dir} is held by exporter ${h.owner} (host ${h.host}, pid ${h.pid}, last heartbeat ${h.heartbeatAt})`;

@@ -156,6 +156,7 @@ describe("checkpoint lock", () => {
     expect(took).toBeLessThan(3000);
     await waiting;
     expect(standby.held).toBe(true);
+    expect(standby.standbyReason()).toMatch(/^starting/);
     expect((await readHolder(dir)).owner).toBe(standby.owner);
     expect(await lockFiles(dir)).toEqual(["2.json"]); // the released generation is cleaned up
   });
