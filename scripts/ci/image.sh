@@ -191,7 +191,8 @@ run_case() {
   cid="sitehost-exporter-ci-$name-$$"
   CONTAINERS+=("$cid")
   echo "--- run ($name): --read-only --cap-drop ALL, OTLP endpoint $endpoint"
-  # No systemd here to time health checks: the HEALTHCHECK is run by hand below.
+  # No systemd here to time health checks (podman complains on stderr, kept in engine.log): the
+  # HEALTHCHECK is run by hand below.
   podman run -d --name "$cid" "${ENGINE_ARGS[@]}" "${LIMITS[@]}" --network host --health-interval disable \
     --read-only --cap-drop ALL --security-opt no-new-privileges \
     -v "$ckpt:/var/lib/sitehost-exporter" \
@@ -202,7 +203,8 @@ run_case() {
     -e SITEHOST_CLIENT_SECRET_FILE=/run/secrets/sitehost-client-secret \
     -e "SITEHOST_LISTEN_ADDRESS=127.0.0.1:$port" \
     -e "OTEL_EXPORTER_OTLP_ENDPOINT=$endpoint" \
-    "$IMAGE" run --config /etc/sitehost-exporter/config.yaml >/dev/null || fail "podman run ($name)"
+    "$IMAGE" run --config /etc/sitehost-exporter/config.yaml >/dev/null 2>>"$WORK/engine.log" ||
+    { tail -n 5 "$WORK/engine.log" >&2; fail "podman run ($name)"; }
   for _ in $(seq 1 120); do
     [ "$(podman inspect --format '{{.State.Running}}' "$cid")" = true ] || {
       podman logs "$cid" 2>&1 | tail -n 20 >&2
@@ -238,7 +240,7 @@ run_case() {
   fi
   echo "    ready as uid 65532 without capabilities on a read-only root; /metrics, HEALTHCHECK and checkpoints fine"
   started="$(date +%s%N)"
-  podman stop --time "$STOP_TIMEOUT" "$cid" >/dev/null
+  podman stop --time "$STOP_TIMEOUT" "$cid" >/dev/null 2>>"$WORK/engine.log"
   stopped="$(date +%s%N)"
   code="$(podman inspect --format '{{.State.ExitCode}}' "$cid")"
   local ms=$(((stopped - started) / 1000000))
@@ -251,7 +253,7 @@ run_case() {
     fail "the checkpoint lock was not released ($name)"
   }
   echo "    SIGTERM: exit 0 after $((ms / 1000)).$(((ms % 1000) / 100)) s (grace ${STOP_TIMEOUT}s), checkpoint lock released"
-  podman rm "$cid" >/dev/null
+  podman rm "$cid" >/dev/null 2>>"$WORK/engine.log"
 }
 
 run_case otlp-closed "http://127.0.0.1:$(free_port)"
