@@ -6,10 +6,23 @@
 #     -v "$PWD/secret:/run/secrets/sitehost-client-secret:ro" \
 #     -e SITEHOST_CLIENT_SECRET_FILE=/run/secrets/sitehost-client-secret sitehost-exporter
 #
-# scripts/ci/package-smoke.sh proves the same steps (npm pack, production-only
-# install, start, scrape, SIGTERM) without a Docker engine.
+# Stop it with room for the log flush: `docker run --stop-timeout 30` (compose:
+# `stop_grace_period: 30s`). SIGTERM lets an unacknowledged log export run for up to
+# logs.shutdownTimeout (default 10s) plus a few seconds for collectors and the OTLP client;
+# Docker's default of 10s would SIGKILL it first. Size it as logs.shutdownTimeout + 20s.
+#
+# scripts/ci/image.sh builds this file with podman on a base image made from Debian
+# packages (mmdebstrap) and the pinned Node binary (NODE_IMAGE below), runs the image
+# read-only, non-root, without capabilities against the simulator, and stops it.
+# scripts/ci/package-smoke.sh proves the same steps without any container engine.
+#
+# npm registry settings (a private registry, its CA, a token) go in as build secrets and
+# never into a layer:
+#   docker build --secret id=npmrc,src=$HOME/.npmrc [--secret id=npm_ca,src=ca.pem] .
+# with `cafile=/run/secrets/npm_ca` in that npmrc when the registry needs its own CA.
 
-# Same Node release as the pinned "node" devDependency.
+# Same Node release as the pinned "node" devDependency. Any image with node and npm on
+# PATH and a shell works (scripts/ci/image.sh passes its own).
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # ---- build: every dependency, compile TypeScript -------------------------------
@@ -19,7 +32,11 @@ ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=fals
 COPY package.json package-lock.json ./
 # The "node" devDependency pins Node 24 for npm scripts; the base image is Node 24 already,
 # so --ignore-scripts skips its binary download (and tsc below runs on the image's node).
-RUN npm ci --ignore-scripts
+# The npm cache is a build cache, not a layer.
+RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
+    --mount=type=secret,id=npm_ca,target=/run/secrets/npm_ca \
+    --mount=type=cache,id=sitehost-exporter-npm,target=/root/.npm,sharing=locked \
+    npm ci --ignore-scripts
 COPY tsconfig.json ./
 COPY src ./src
 COPY dashboards ./dashboards
@@ -32,7 +49,10 @@ FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 ENV npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
+    --mount=type=secret,id=npm_ca,target=/run/secrets/npm_ca \
+    --mount=type=cache,id=sitehost-exporter-npm,target=/root/.npm,sharing=locked \
+    npm ci --omit=dev --ignore-scripts
 
 # ---- runtime -------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -70,13 +90,16 @@ VOLUME ["/var/lib/sitehost-exporter"]
 USER 65532:65532
 EXPOSE 10987
 
-# No shell in the health check: node's own fetch. It assumes the default port; when you
-# change SITEHOST_LISTEN_ADDRESS, override it (docker run --health-cmd / compose healthcheck).
+# No shell in the health check: node's own fetch, on the address of SITEHOST_LISTEN_ADDRESS
+# (loopback when it names no host). With --web.listen-address or a TLS web config, override
+# it (docker run --health-cmd / compose healthcheck).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:10987/-/healthy').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
+  CMD ["node", "-e", "const a=process.env.SITEHOST_LISTEN_ADDRESS||':10987',i=a.lastIndexOf(':'),h=a.slice(0,i).replace('[','').replace(']',''),host=h===''||h==='0.0.0.0'||h==='::'?'127.0.0.1':h.includes(':')?'['+h+']':h;fetch('http://'+host+':'+a.slice(i+1)+'/-/healthy').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"]
 
 # Exec form: node is PID 1 and gets SIGTERM itself; the daemon's handler flushes
-# logs and checkpoints, then exits 0. Add `--config /etc/sitehost-exporter/config.yaml`
-# when you mount a config file; environment variables alone are enough otherwise.
+# logs and checkpoints, releases the checkpoint lock, then exits 0 (see --stop-timeout
+# above). Add `--config /etc/sitehost-exporter/config.yaml` when you mount a config file;
+# environment variables alone are enough otherwise.
+STOPSIGNAL SIGTERM
 ENTRYPOINT ["node", "dist/src/cli/main.js"]
 CMD ["run"]

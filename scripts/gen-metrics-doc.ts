@@ -16,6 +16,8 @@ import { Registry } from "prom-client";
 import { apiSelfMetrics } from "../src/api/selfMetrics.js";
 import type { SitehostApi } from "../src/api/types.js";
 import { ConfigSchema } from "../src/config/schema.js";
+import { CheckpointLock } from "../src/ha/lock.js";
+import { publishShardInfo } from "../src/ha/shardLayout.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
@@ -106,6 +108,19 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
             logger: pino({ level: "silent" }),
           }),
       ),
+    },
+    {
+      title: "Checkpoint lock and shard",
+      rows: await read((registry) => {
+        // The constructor only registers the metrics; nothing is written to the directory.
+        void new CheckpointLock({
+          dir: "checkpoints",
+          timeoutMs: 60_000,
+          logger: pino({ level: "silent" }),
+          registry,
+        });
+        publishShardInfo(registry, { index: 0, count: 1 });
+      }),
     },
   ];
 }

@@ -3,15 +3,18 @@ import type { Logger } from "pino";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { apiClientOptionsFromConfig, createApiClient, type ApiClient } from "./api/client.js";
 import { ApiAuthError, ApiNetworkError } from "./api/errors.js";
+import { durationMs } from "./config/duration.js";
 import type { Config } from "./config/schema.js";
+import { CheckpointLock } from "./ha/lock.js";
+import { publishShardInfo, reconcileShardLayout } from "./ha/shardLayout.js";
 import { LogPipeline } from "./logs/pipeline.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
 import { MetricStore } from "./metrics/store.js";
+import { CollectorRunner } from "./scheduling/runner.js";
+import { Scheduler } from "./scheduling/scheduler.js";
 import { BudgetPlanner } from "./scheduling/budgetPlanner.js";
 import { collectorSources } from "./scheduling/plan.js";
-import { CollectorRunner, type RunnerDeps } from "./scheduling/runner.js";
-import { Scheduler } from "./scheduling/scheduler.js";
 import { startHttpServer } from "./server/http.js";
 import { REVISION, VERSION } from "./version.js";
 import { COLLECTOR_NAMES, type CollectorName } from "./config/schema.js";
@@ -24,6 +27,8 @@ export interface DaemonHandle {
 export interface DaemonOptions {
   config: Config;
   logger: Logger;
+  /** Ends the process after the checkpoint lock was lost; tests replace it. */
+  exit?: (code: number) => void;
 }
 
 function createRegistry(): Registry {
@@ -51,24 +56,34 @@ interface Core {
   registry: Registry;
   api: ApiClient;
   store: MetricStore;
-  runner: CollectorRunner;
 }
 
-type RunnerHooks = Pick<RunnerDeps, "onSites" | "onSiteCollected">;
-
-function createCore(config: Config, logger: Logger, hooks: RunnerHooks = {}): Core {
+function createCore(config: Config, logger: Logger): Core {
   const registry = createRegistry();
   const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
-  const runner = new CollectorRunner({ config, api, store, registry, logger, ...hooks });
-  return { registry, api, store, runner };
+  return { registry, api, store };
 }
 
-export async function runDaemon({ config, logger }: DaemonOptions): Promise<DaemonHandle> {
+/** What only the exporter holding the checkpoint lock runs: collectors, log tailers, the request plan. */
+interface Active {
+  runner: CollectorRunner;
+  planner: BudgetPlanner;
+  stop(): Promise<void>;
+}
+
+async function activate(config: Config, logger: Logger, core: Core): Promise<Active> {
+  const { registry, api, store } = core;
+  if (config.logs.enabled) await reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger);
   let logs: LogPipeline | undefined;
-  // Created once the API client exists; discovery (which needs the client) updates it.
+  // Set below, once the runner exists; discovery (which runs later) updates it.
   const planning: { planner?: BudgetPlanner } = {};
-  const core = createCore(config, logger, {
+  const runner = new CollectorRunner({
+    config,
+    api,
+    store,
+    registry,
+    logger,
     onSites: (sites) => {
       logs?.updateSites(sites);
       planning.planner?.update();
@@ -83,50 +98,98 @@ export async function runDaemon({ config, logger }: DaemonOptions): Promise<Daem
       }
     },
   });
-  const { registry, api, store, runner } = core;
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
-  const planner = new BudgetPlanner(config, registry, logger, api.budget, {
+  const plan = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
       ...collectorSources(runner.costs().filter((c) => c.enabled)),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
     ],
   });
-  planning.planner = planner;
-  planner.update();
-  const exposition = new Exposition(store, registry);
+  planning.planner = plan;
+  plan.update();
+  await logs?.start();
+  const scheduler = new Scheduler(runner, config, logger);
+  scheduler.start();
+  publishShardInfo(registry, config.sites.shard);
+  return {
+    runner,
+    planner: plan,
+    stop: async () => {
+      await scheduler.stop();
+      await logs?.stop();
+    },
+  };
+}
+
+export async function runDaemon({
+  config,
+  logger,
+  exit = process.exit,
+}: DaemonOptions): Promise<DaemonHandle> {
+  const core = createCore(config, logger);
+  let active: Active | undefined;
+  let stopping: Promise<void> | undefined;
+  // One writer per checkpoint directory: another exporter on it stands by (src/ha/lock.ts). Like a
+  // lost leader election, a lost lock ends the process; it comes back as a standby.
+  const lock = config.logs.enabled
+    ? new CheckpointLock({
+        dir: config.logs.checkpointDir,
+        timeoutMs: durationMs(config.logs.lockTimeout),
+        logger,
+        registry: core.registry,
+        onLost: () => stopAndExit(),
+      })
+    : undefined;
   const server = await startHttpServer({
     listenAddress: config.web.listenAddress,
     telemetryPath: config.web.telemetryPath,
     webConfigFile: config.web.configFile,
-    exposition,
-    readiness: () => runner.readiness(),
+    exposition: new Exposition(core.store, core.registry),
+    readiness: () =>
+      active?.runner.readiness() ?? { ready: false, reason: lock?.standbyReason() ?? "starting" },
     landing: () => ({
       version: VERSION,
-      sitesDiscovered: runner.sites.length,
+      sitesDiscovered: active?.runner.sites.length ?? 0,
       telemetryPath: config.web.telemetryPath,
-      collectors: runner.status(),
-      plan: planner.current(),
+      collectors: active?.runner.status() ?? [],
+      plan: active?.planner.current(),
     }),
     logger,
   });
-  await logs?.start();
-  const scheduler = new Scheduler(runner, config, logger);
-  scheduler.start();
-  logger.info({ version: VERSION, url: server.url }, "sitehost-exporter started");
+  // The first attempt fails the start when the directory cannot be written; standing by does not.
+  const standby = new AbortController();
+  let activating: Promise<void> = Promise.resolve();
+  if (!lock || (await lock.tryAcquire())) {
+    active = await activate(config, logger, core);
+  } else {
+    activating = lock.acquire(standby.signal).then(async (acquired) => {
+      if (acquired) active = await activate(config, logger, core);
+    });
+    activating.catch((err: unknown) => {
+      logger.error({ err: (err as Error).message }, "could not start after taking over the checkpoint lock");
+      stopAndExit();
+    });
+  }
+  logger.info({ version: VERSION, url: server.url, standby: !active }, "sitehost-exporter started");
 
-  let stopping: Promise<void> | undefined;
-  return {
-    url: server.url,
-    stop: () =>
-      (stopping ??= (async () => {
-        logger.info("shutting down");
-        await scheduler.stop();
-        await logs?.stop();
-        await server.close();
-        await api.close();
-        logger.info("stopped");
-      })()),
-  };
+  return { url: server.url, stop };
+
+  // Hoisted: the lock's onLost calls these (only ever after the server started).
+  function stopAndExit(): void {
+    void stop().finally(() => exit(1));
+  }
+  function stop(): Promise<void> {
+    return (stopping ??= (async () => {
+      logger.info("shutting down");
+      standby.abort();
+      await activating.catch(() => undefined);
+      await active?.stop();
+      await lock?.release();
+      await server.close();
+      await core.api.close();
+      logger.info("stopped");
+    })());
+  }
 }
 
 /** Discovery plus one run of each enabled (or named) collector; returns the exposition text. */
@@ -142,7 +205,8 @@ export async function runOnce({
       );
     }
   }
-  const { registry, api, store, runner } = createCore(config, logger);
+  const { registry, api, store } = createCore(config, logger);
+  const runner = new CollectorRunner({ config, api, store, registry, logger });
   try {
     const result = await runner.run(runner.discoveryName);
     if (!runner.discovered) {

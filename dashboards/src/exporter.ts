@@ -20,9 +20,20 @@ import {
   sel,
   lastValue,
   sitehostDashboard,
+  upThresholds,
 } from "./common.js";
 
 export const EXPORTER_UID = "sitehost-exporter-health";
+
+const lockState = [
+  {
+    type: MappingType.ValueToText as const,
+    options: {
+      "0": { text: "Standby", color: "orange", index: 0 },
+      "1": { text: "Holds", color: "green", index: 1 },
+    },
+  },
+];
 
 const upDown = [
   {
@@ -89,6 +100,50 @@ export function exporterDashboard(): Dashboard {
       w: 12,
       h: 5,
       targets: [q(`sitehost_exporter_build_info${S}`, { table: true })],
+    }).withTransformation({
+      id: "organize",
+      options: { excludeByName: { Time: true, __name__: true, job: true, Value: true }, renameByName: {} },
+    }),
+  );
+
+  d.withRow(new RowBuilder("Shards and checkpoint lock"));
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Exporters per shard",
+      description:
+        "Exporters collecting and shipping each shard (index/count). More than one ships every log record of the shard more than once: SitehostExporterShardServedTwice.",
+      unit: "none",
+      w: 8,
+      h: 5,
+      targets: [q(`count by (shard) (sitehost_exporter_shard_info${S})`, { legend: "shard {{shard}}" })],
+    })
+      .thresholds(upThresholds(2, 2))
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new Stat(), {
+      title: "Checkpoint lock",
+      description:
+        "Per instance: Holds = it collects and ships; Standby = another exporter holds the lock on its checkpoint directory.",
+      unit: "none",
+      w: 8,
+      h: 5,
+      targets: [q(`sitehost_exporter_checkpoint_lock_held${S}`, { legend: "{{instance}}" })],
+    })
+      .mappings(lockState)
+      .reduceOptions(lastValue())
+      .textMode(BigValueTextMode.ValueAndName),
+  );
+  d.withPanel(
+    panel(new Table(), {
+      title: "Lock holders",
+      description:
+        "For each instance, the exporter (owner id, host, pid) holding its checkpoint directory's lock.",
+      unit: "none",
+      w: 8,
+      h: 5,
+      targets: [q(`sitehost_exporter_checkpoint_lock_holder_info${S}`, { table: true })],
     }).withTransformation({
       id: "organize",
       options: { excludeByName: { Time: true, __name__: true, job: true, Value: true }, renameByName: {} },

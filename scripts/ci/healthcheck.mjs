@@ -1,6 +1,7 @@
 /* global process, console */
-// Runs the Dockerfile's HEALTHCHECK command exactly as written (with this node and,
-// optionally, another port) so the smoke test proves it without a Docker engine.
+// Runs the Dockerfile's HEALTHCHECK command exactly as written, with this node and
+// SITEHOST_LISTEN_ADDRESS=127.0.0.1:PORT (the image sets that variable), so the smoke test
+// proves it without a Docker engine.
 //
 //   node scripts/ci/healthcheck.mjs Dockerfile PORT   exit code = the health check's
 import { execFileSync } from "node:child_process";
@@ -23,9 +24,12 @@ if (argv[0] !== "node") {
   console.error(`HEALTHCHECK must run node directly (no shell tools in the image), got ${argv[0]}`);
   process.exit(2);
 }
-const args = argv.slice(1).map((a) => a.replaceAll(":10987/", `:${port}/`));
 try {
-  execFileSync(process.execPath, args, { stdio: "inherit", timeout: 10_000 });
+  execFileSync(process.execPath, argv.slice(1), {
+    stdio: "inherit",
+    timeout: 10_000,
+    env: { ...process.env, SITEHOST_LISTEN_ADDRESS: `127.0.0.1:${port}` },
+  });
   process.exit(0);
 } catch (err) {
   const status = typeof err === "object" && err !== null && "status" in err ? err.status : null;

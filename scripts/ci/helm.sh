@@ -70,6 +70,27 @@ sync_check "$ROOT/dashboards" "*.json" "$CHART/files/dashboards"
 n_dashboards="$(find "$CHART/files/dashboards" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')"
 echo "--- chart copies match config/alerts and dashboards/ ($n_dashboards dashboards)"
 
+# ---- every value documented --------------------------------------------------------
+# A value is documented when the chart README names it, one of its parents, or `parent.*`.
+node_run -e '
+  const fs = require("fs"), yaml = require("yaml");
+  const [values, readme] = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
+  const missing = [];
+  const named = (p) => p.some((_, i) => ["`", ".*`"].some((end) =>
+    readme.includes("`" + p.slice(0, i + 1).join(".") + end)));
+  const walk = (node, path) => {
+    for (const [k, v] of Object.entries(node ?? {})) {
+      const p = [...path, k];
+      if (named(p)) continue;
+      if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length) walk(v, p);
+      else missing.push(p.join("."));
+    }
+  };
+  walk(yaml.parse(values), []);
+  if (missing.length) { console.error("not in the chart README: " + missing.join(", ")); process.exit(1); }
+' "$CHART/values.yaml" "$CHART/README.md" || fail "document every value in helm/sitehost-exporter/README.md"
+echo "--- every value is documented in the chart README"
+
 # ---- lint, render, validate --------------------------------------------------------
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
@@ -91,13 +112,13 @@ for values in "${value_sets[@]}"; do
   }
   "$HELM" template sitehost-exporter "$CHART" --namespace monitoring "${args[@]}" >"$OUT/$name.yaml" ||
     fail "helm template ($name)"
-  checks=()
+  # What each values file promises (see its comments): shards, persistence, grace period (the
+  # default logs.shutdownTimeout 10s + 20 s, + 15 s with the collector sidecar), TLS, sidecar.
   case "$name" in
-    full-values)
-      # ci/full-values.yaml sets shards.count: 3.
-      checks=(--shards 3 --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml")
-      ;;
-    *) checks=(--shards 1) ;;
+    full-values) checks=(--shards 3 --persistence --grace 60 --tls --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
+    sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar) ;;
+    podmonitor-values) checks=(--shards 1 --grace 30) ;;
+    *) checks=(--shards 1 --persistence --grace 30) ;;
   esac
   node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" ||
     fail "rendered manifests ($name) are not valid"
@@ -110,6 +131,36 @@ for values in "${value_sets[@]}"; do
     echo "    PrometheusRule spec: promtool check rules OK"
   fi
 done
+
+# ---- behaviour across renders ---------------------------------------------------------------
+echo "--- across renders"
+render() { "$HELM" template x "$CHART" --namespace monitoring "$@"; }
+field() { # yaml-file js-expression-on-the-StatefulSet
+  node_run -e 'const y=require("yaml");const d=y.parseAllDocuments(require("fs").readFileSync(process.argv[1],"utf8")).map(x=>x.toJS()).find(o=>o&&o.kind==="StatefulSet");console.log(JSON.stringify((new Function("s","return "+process.argv[2]))(d)))' "$1" "$2"
+}
+render --set shards.count=2 >"$OUT/two.yaml"
+render --set shards.count=5 >"$OUT/five.yaml"
+for expr in 's.metadata.name' 's.spec.volumeClaimTemplates.map(t=>t.metadata.name)'; do
+  [ "$(field "$OUT/two.yaml" "$expr")" = "$(field "$OUT/five.yaml" "$expr")" ] ||
+    fail "a new shards.count changes $expr: the checkpoint claims (checkpoints-<statefulset>-<ordinal>) would be new"
+done
+echo "    shards.count 2 -> 5 keeps the StatefulSet and its claim names (existing shards keep their checkpoints)"
+render --set credentials.clientSecret=one >"$OUT/s1.yaml"
+render --set credentials.clientSecret=two >"$OUT/s2.yaml"
+a="$(field "$OUT/s1.yaml" 's.spec.template.metadata.annotations["checksum/secret"]')"
+b="$(field "$OUT/s2.yaml" 's.spec.template.metadata.annotations["checksum/secret"]')"
+[ "$a" != null ] && [ "$a" != "$b" ] || fail "a new chart-managed client secret does not change checksum/secret"
+echo "    a new client secret changes checksum/secret (the pods roll)"
+[ "$(field "$OUT/two.yaml" 's.spec.template.spec.terminationGracePeriodSeconds')" = 30 ] || fail "default grace period is not 30"
+render --set config.logs.shutdownTimeout=1m >"$OUT/g.yaml"
+[ "$(field "$OUT/g.yaml" 's.spec.template.spec.terminationGracePeriodSeconds')" = 80 ] ||
+  fail "logs.shutdownTimeout 1m does not give a grace period of 80 s"
+echo "    grace period follows logs.shutdownTimeout (10s -> 30 s, 1m -> 80 s)"
+notes() { "$HELM" install x "$CHART" --namespace monitoring --dry-run=client "$@" 2>&1; }
+notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
+  fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"
+notes | grep -q "are NOT shipped" && fail "NOTES warn about lost logs although persistence is on"
+echo "    NOTES say plainly that logs are lost without persistence (and only then)"
 
 # ---- values the chart must refuse ------------------------------------------------------
 expect_rejected() { # description expected-message helm-args...
@@ -132,5 +183,14 @@ expect_rejected "an unknown top-level value" "additional properties" --set repli
 expect_rejected "otlp.protocol=udp" "/otlp/protocol" --set otlp.protocol=udp
 expect_rejected "existingClaim with 2 shards" "existingClaim works with shards.count=1 only" \
   --set shards.count=2 --set persistence.enabled=true --set persistence.existingClaim=pvc
+expect_rejected "a grace period shorter than the flush" "shorter than the 30 s" --set terminationGracePeriodSeconds=20
+expect_rejected "a ServiceMonitor and a PodMonitor" "choose one" \
+  --set serviceMonitor.enabled=true --set podMonitor.enabled=true
+expect_rejected "sites.shard in config" "set by the chart from the pod index" --set config.sites.shard.index=1
+expect_rejected "the sidecar before Kubernetes 1.29" "needs Kubernetes 1.29" \
+  --set otelCollector.enabled=true --kube-version 1.28.0
+expect_rejected "the Deployment-era strategy value" "additional properties" --set strategy.type=Recreate
+expect_rejected "both minAvailable and maxUnavailable" "not both" \
+  --set podDisruptionBudget.enabled=true --set podDisruptionBudget.minAvailable=1
 
 echo "--- helm chart OK"

@@ -1,18 +1,26 @@
 /* global process, console */
 // Validates `helm template` output offline against the Kubernetes and Prometheus
 // Operator schemas shipped by kubernetes-models / @kubernetes-models/prometheus-operator,
-// then checks the chart's own promises (non-root, read-only root fs, secret as a file,
-// dashboards labelled for the Grafana sidecar, one shard config per Deployment).
+// then checks the chart's own promises: non-root, read-only root fs, secret as a file; one
+// StatefulSet whose pods take their shard from the pod index; checkpoints on a volume claim
+// template; a grace period sized against logs.shutdownTimeout; HTTPS probes with TLS; the
+// collector as a native sidecar with health probes and a file_storage sending queue;
+// checksum annotations; dashboards labelled for the Grafana sidecar.
 //
-//   node scripts/ci/validate-manifests.mjs rendered.yaml [--dashboards N] [--shards N] [--rules-out FILE]
+//   node scripts/ci/validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S]
+//     [--tls] [--sidecar] [--dashboards N] [--rules-out FILE]
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments, stringify } from "yaml";
 import * as appsV1 from "kubernetes-models/apps/v1";
+import * as networkingV1 from "kubernetes-models/networking.k8s.io/v1";
+import * as policyV1 from "kubernetes-models/policy/v1";
 import * as coreV1 from "kubernetes-models/v1";
 import * as monitoringV1 from "@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1";
 
 const MODELS = {
   "apps/v1": appsV1,
+  "networking.k8s.io/v1": networkingV1,
+  "policy/v1": policyV1,
   v1: coreV1,
   "monitoring.coreos.com/v1": monitoringV1,
 };
@@ -23,9 +31,10 @@ const opt = (name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
+const flag = (name) => args.includes(name);
 if (!file) {
   console.error(
-    "usage: validate-manifests.mjs rendered.yaml [--dashboards N] [--shards N] [--rules-out FILE]",
+    "usage: validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S] [--tls] [--sidecar] [--dashboards N] [--rules-out FILE]",
   );
   process.exit(2);
 }
@@ -58,72 +67,175 @@ for (const o of docs) {
 }
 
 // 2. The chart's promises.
-const deployments = docs.filter((o) => o.kind === "Deployment");
-if (deployments.length === 0) problems.push("no Deployment rendered");
-for (const d of deployments) {
-  const pod = d.spec?.template?.spec ?? {};
-  const psc = pod.securityContext ?? {};
-  if (psc.runAsNonRoot !== true) problems.push(`${where(d)}: pod securityContext.runAsNonRoot is not true`);
+const workloads = docs.filter((o) => o.kind === "StatefulSet" || o.kind === "Deployment");
+const sts = workloads.find((o) => o.kind === "StatefulSet");
+if (workloads.length !== 1 || !sts)
+  problems.push(`expected exactly one StatefulSet, got ${workloads.map(where)}`);
+const pod = sts?.spec?.template?.spec ?? {};
+const exporter = (pod.containers ?? []).find((c) => c.name === "exporter");
+const envOf = (c, name) => (c?.env ?? []).find((e) => e.name === name);
+const psc = pod.securityContext ?? {};
+if (sts) {
+  if (psc.runAsNonRoot !== true) problems.push(`${where(sts)}: pod securityContext.runAsNonRoot is not true`);
   if (!(Number.isInteger(psc.runAsUser) && psc.runAsUser > 0)) {
-    problems.push(`${where(d)}: pod securityContext.runAsUser is not a non-zero uid`);
+    problems.push(`${where(sts)}: pod securityContext.runAsUser is not a non-zero uid`);
   }
   if (psc.seccompProfile?.type !== "RuntimeDefault")
-    problems.push(`${where(d)}: seccompProfile is not RuntimeDefault`);
+    problems.push(`${where(sts)}: seccompProfile is not RuntimeDefault`);
   if (pod.automountServiceAccountToken !== false) {
-    problems.push(`${where(d)}: automountServiceAccountToken is not false`);
+    problems.push(`${where(sts)}: automountServiceAccountToken is not false`);
   }
-  for (const c of pod.containers ?? []) {
+  for (const c of [...(pod.initContainers ?? []), ...(pod.containers ?? [])]) {
     const sc = c.securityContext ?? {};
     if (sc.readOnlyRootFilesystem !== true)
-      problems.push(`${where(d)} ${c.name}: readOnlyRootFilesystem is not true`);
+      problems.push(`${where(sts)} ${c.name}: readOnlyRootFilesystem is not true`);
     if (sc.allowPrivilegeEscalation !== false) {
-      problems.push(`${where(d)} ${c.name}: allowPrivilegeEscalation is not false`);
+      problems.push(`${where(sts)} ${c.name}: allowPrivilegeEscalation is not false`);
     }
     if (!(sc.capabilities?.drop ?? []).includes("ALL"))
-      problems.push(`${where(d)} ${c.name}: capabilities do not drop ALL`);
-    for (const e of c.env ?? []) {
-      if (e.name === "SITEHOST_CLIENT_SECRET") {
-        problems.push(`${where(d)} ${c.name}: the client secret is passed as an environment variable`);
-      }
+      problems.push(`${where(sts)} ${c.name}: capabilities do not drop ALL`);
+    if (envOf(c, "SITEHOST_CLIENT_SECRET")) {
+      problems.push(`${where(sts)} ${c.name}: the client secret is passed as an environment variable`);
     }
   }
-  const exporter = (pod.containers ?? []).find((c) => c.name === "exporter");
-  if (!exporter) {
-    problems.push(`${where(d)}: no exporter container`);
-    continue;
+  if (!exporter) problems.push(`${where(sts)}: no exporter container`);
+  if (!sts.spec.template.metadata?.annotations?.["checksum/config"]) {
+    problems.push(`${where(sts)}: no checksum/config annotation (a config change would not roll the pods)`);
   }
-  const secretFile = (exporter.env ?? []).find((e) => e.name === "SITEHOST_CLIENT_SECRET_FILE");
+}
+if (exporter) {
+  const secretFile = envOf(exporter, "SITEHOST_CLIENT_SECRET_FILE");
   if (secretFile) {
     const mounts = exporter.volumeMounts ?? [];
     if (!mounts.some((m) => secretFile.value.startsWith(`${m.mountPath}/`) && m.name === "credentials")) {
-      problems.push(`${where(d)}: SITEHOST_CLIENT_SECRET_FILE is not inside the mounted credentials volume`);
+      problems.push(
+        `${where(sts)}: SITEHOST_CLIENT_SECRET_FILE is not inside the mounted credentials volume`,
+      );
     }
   }
   if (exporter.livenessProbe?.httpGet?.path !== "/-/healthy")
-    problems.push(`${where(d)}: liveness is not /-/healthy`);
+    problems.push(`${where(sts)}: liveness is not /-/healthy`);
   if (exporter.readinessProbe?.httpGet?.path !== "/-/ready")
-    problems.push(`${where(d)}: readiness is not /-/ready`);
+    problems.push(`${where(sts)}: readiness is not /-/ready`);
+  const scheme = flag("--tls") ? "HTTPS" : undefined;
+  for (const kind of ["startupProbe", "livenessProbe", "readinessProbe"]) {
+    const got = exporter[kind]?.httpGet?.scheme;
+    if (exporter[kind]?.httpGet && got !== scheme && !(scheme === undefined && got === "HTTP")) {
+      problems.push(`${where(sts)}: ${kind} scheme is ${got ?? "HTTP"}, want ${scheme ?? "HTTP"}`);
+    }
+  }
+}
+
+// A chart-managed Secret the pod mounts rolls the pods when it changes.
+const checksumOf = { credentials: "checksum/secret", "web-config": "checksum/web-config" };
+for (const v of pod.volumes ?? []) {
+  const own = docs.find((o) => o.kind === "Secret" && o.metadata.name === v.secret?.secretName);
+  if (!own) continue;
+  const key = checksumOf[v.name] ?? "checksum/?";
+  if (!/^[0-9a-f]{64}$/.test(sts.spec.template.metadata?.annotations?.[key] ?? "")) {
+    problems.push(
+      `${where(sts)}: the chart's Secret ${own.metadata.name} (volume ${v.name}) has no ${key} annotation`,
+    );
+  }
 }
 
 const shards = opt("--shards");
-if (shards !== undefined) {
+if (shards !== undefined && sts && exporter) {
   const want = Number(shards);
-  if (deployments.length !== want)
-    problems.push(`expected ${want} Deployments (shards), got ${deployments.length}`);
-  const seen = new Set();
-  for (const d of deployments) {
-    const cmName = d.spec.template.spec.volumes.find((v) => v.name === "config")?.configMap?.name;
-    const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name === cmName);
-    if (!cm) {
-      problems.push(`${where(d)}: its ConfigMap ${cmName} is not rendered`);
-      continue;
-    }
-    const shard = parseAllDocuments(cm.data["config.yaml"])[0].toJS()?.sites?.shard;
-    if (shard?.count !== want)
-      problems.push(`${where(cm)}: sites.shard.count is ${shard?.count}, want ${want}`);
-    seen.add(shard?.index);
+  if (sts.spec.replicas !== want)
+    problems.push(`${where(sts)}: replicas ${sts.spec.replicas}, want ${want} (shards)`);
+  const index = envOf(exporter, "SITEHOST_SHARD");
+  if (index?.valueFrom?.fieldRef?.fieldPath !== "metadata.labels['apps.kubernetes.io/pod-index']") {
+    problems.push(`${where(sts)}: SITEHOST_SHARD does not come from the apps.kubernetes.io/pod-index label`);
   }
-  for (let i = 0; i < want; i++) if (!seen.has(i)) problems.push(`no Deployment watches shard ${i}`);
+  if (envOf(exporter, "SITEHOST_SHARD_COUNT")?.value !== String(want)) {
+    problems.push(`${where(sts)}: SITEHOST_SHARD_COUNT is not "${want}"`);
+  }
+  const cmName = pod.volumes?.find((v) => v.name === "config")?.configMap?.name;
+  const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name === cmName);
+  if (!cm) problems.push(`${where(sts)}: its ConfigMap ${cmName} is not rendered`);
+  else if (parseAllDocuments(cm.data["config.yaml"])[0].toJS()?.sites?.shard !== undefined) {
+    problems.push(`${where(cm)}: sites.shard is set in the config; the pod index decides`);
+  }
+}
+
+if (sts && exporter) {
+  const dir = envOf(exporter, "SITEHOST_CHECKPOINT_DIR")?.value;
+  const mount = (exporter.volumeMounts ?? []).find((m) => m.mountPath === dir);
+  if (!mount) problems.push(`${where(sts)}: nothing is mounted at SITEHOST_CHECKPOINT_DIR ${dir}`);
+  const claim = (sts.spec.volumeClaimTemplates ?? []).find((t) => t.metadata.name === mount?.name);
+  const volume = (pod.volumes ?? []).find((v) => v.name === mount?.name);
+  if (flag("--persistence")) {
+    if (!claim && !volume?.persistentVolumeClaim) {
+      problems.push(`${where(sts)}: the checkpoint directory is not on a persistent volume claim`);
+    }
+    if (claim && volume)
+      problems.push(`${where(sts)}: checkpoints is both a pod volume and a claim template`);
+  } else if (!volume?.emptyDir) {
+    problems.push(`${where(sts)}: without persistence the checkpoints should be an emptyDir`);
+  }
+}
+
+const grace = opt("--grace");
+if (grace !== undefined && sts && pod.terminationGracePeriodSeconds !== Number(grace)) {
+  problems.push(
+    `${where(sts)}: terminationGracePeriodSeconds ${pod.terminationGracePeriodSeconds}, want ${grace}`,
+  );
+}
+
+if (flag("--sidecar") && sts && exporter) {
+  const oc = (pod.initContainers ?? []).find((c) => c.name === "otel-collector");
+  if (!oc) problems.push(`${where(sts)}: no otel-collector init container`);
+  else {
+    if (oc.restartPolicy !== "Always") {
+      problems.push(`${where(sts)}: otel-collector is not a native sidecar (restartPolicy Always)`);
+    }
+    const health = (oc.ports ?? []).find((p) => p.name === "otelcol-health")?.containerPort;
+    for (const kind of ["startupProbe", "livenessProbe", "readinessProbe"]) {
+      const port = oc[kind]?.httpGet?.port;
+      if (port !== "otelcol-health" && port !== health)
+        problems.push(`${where(sts)}: otel-collector ${kind} is not on the health_check port`);
+    }
+    const cmName = (pod.volumes ?? []).find(
+      (v) => v.name === (oc.volumeMounts ?? []).find((m) => m.mountPath === "/etc/otelcol")?.name,
+    )?.configMap?.name;
+    const cm = docs.find((o) => o.kind === "ConfigMap" && o.metadata.name === cmName);
+    const cfg = cm ? parseAllDocuments(cm.data["config.yaml"])[0].toJS() : undefined;
+    if (!cfg) problems.push(`${where(sts)}: the collector's ConfigMap is not rendered`);
+    else {
+      const healthEndpoint = cfg.extensions?.health_check?.endpoint ?? "";
+      if (!healthEndpoint.endsWith(`:${health}`))
+        problems.push(`collector: health_check does not listen on ${health}`);
+      const storage = cfg.extensions?.["file_storage/queue"];
+      if (!storage?.directory) problems.push("collector: no file_storage/queue extension");
+      const mounted = (oc.volumeMounts ?? []).find((m) => storage?.directory?.startsWith(`${m.mountPath}/`));
+      const exporterMount = (exporter.volumeMounts ?? []).find(
+        (m) => m.mountPath === envOf(exporter, "SITEHOST_CHECKPOINT_DIR")?.value,
+      );
+      if (!mounted || mounted.name !== exporterMount?.name) {
+        problems.push("collector: the file_storage directory is not on the checkpoint volume");
+      }
+      for (const ext of ["health_check", "file_storage/queue"]) {
+        if (!(cfg.service?.extensions ?? []).includes(ext))
+          problems.push(`collector: service.extensions lacks ${ext}`);
+      }
+      for (const [name, pipeline] of Object.entries(cfg.service?.pipelines ?? {})) {
+        for (const p of pipeline.processors ?? []) {
+          if (/^batch(\/|$)/.test(p))
+            problems.push(`collector: pipeline ${name} acknowledges early (processor ${p})`);
+        }
+        for (const e of pipeline.exporters ?? []) {
+          if (/^(debug|nop)(\/|$)/.test(e)) continue;
+          if (cfg.exporters?.[e]?.sending_queue?.storage !== "file_storage/queue") {
+            problems.push(`collector: exporter ${e} does not queue on file_storage/queue`);
+          }
+        }
+      }
+    }
+  }
+  if (envOf(exporter, "OTEL_EXPORTER_OTLP_ENDPOINT")?.value !== "http://127.0.0.1:4318") {
+    problems.push(`${where(sts)}: the exporter does not send to the sidecar on 127.0.0.1:4318`);
+  }
 }
 
 const dashboards = opt("--dashboards");

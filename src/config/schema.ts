@@ -197,6 +197,8 @@ export const ConfigSchema = z.strictObject({
       shutdownTimeout: durationString("logs.shutdownTimeout").default("10s"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: durationString("logs.maxExportBackoff").default("30s"),
+      /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */
+      lockTimeout: durationString("logs.lockTimeout").default("60s"),
     })
     .prefault({}),
   web: z

@@ -3,6 +3,9 @@ import type { Site } from "../api/schemas.js";
 import type { Config, SiteMatch } from "../config/schema.js";
 import { siteKind } from "./kind.js";
 import { globToRegExp } from "../config/glob.js";
+import { shardOf } from "./shard.js";
+
+export { shardOf } from "./shard.js";
 
 function matcher(match: SiteMatch): (site: Site) => boolean {
   const ids = new Set(match.ids);
@@ -18,16 +21,6 @@ function matcher(match: SiteMatch): (site: Site) => boolean {
 
 function isEmpty(match: SiteMatch): boolean {
   return match.ids.length + match.names.length + match.tags.length + match.namePatterns.length === 0;
-}
-
-/** Stable shard of a site id: FNV-1a of the decimal id, so consecutive or even ids still spread. */
-export function shardOf(siteId: number, count: number): number {
-  let h = 0x811c9dc5;
-  for (const ch of String(siteId)) {
-    h ^= ch.charCodeAt(0);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h % count;
 }
 
 export function filterSites(sites: readonly Site[], filters: Config["sites"]): Site[] {

@@ -120,7 +120,7 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
     // Wait until every tailer has fixed its start point on disk, so a SIGKILL cannot move it.
     const deadline = Date.now() + 20_000;
     while (
-      (await readdir(checkpointDir)).filter((f) => f.endsWith(".json")).length < 6 &&
+      (await readdir(checkpointDir)).filter((f) => /^site-.*\.json$/.test(f)).length < 6 &&
       Date.now() < deadline
     )
       await sleep(100);

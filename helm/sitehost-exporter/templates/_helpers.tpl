@@ -6,17 +6,18 @@
 {{/*
 Fully qualified app name. A release name that already contains the chart name is used as is,
 so the Service (and the Prometheus job) keeps "sitehost-exporter" in its name: the alert
-rules select job=~".*sitehost-exporter.*".
+rules select job=~".*sitehost-exporter.*". At most 52 characters: the StatefulSet's pods add
+"-<ordinal>" and a controller-revision-hash label value of the name plus 11 characters.
 */}}
 {{- define "sitehost-exporter.fullname" -}}
 {{- if .Values.fullnameOverride }}
-{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- .Values.fullnameOverride | trunc 52 | trimSuffix "-" }}
 {{- else }}
 {{- $name := default .Chart.Name .Values.nameOverride }}
 {{- if contains $name .Release.Name }}
-{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- .Release.Name | trunc 52 | trimSuffix "-" }}
 {{- else }}
-{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- printf "%s-%s" .Release.Name $name | trunc 52 | trimSuffix "-" }}
 {{- end }}
 {{- end }}
 {{- end }}
@@ -49,13 +50,23 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 {{- end }}
 
-{{- define "sitehost-exporter.image" -}}
-{{- $tag := .Values.image.tag | default .Chart.AppVersion -}}
-{{- if .Values.image.digest -}}
-{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{/*
+An image reference: [registry/]repository(:tag|@digest). global.imageRegistry wins over the
+image's own registry. Call with (dict "image" .Values.image "global" .Values.global "tag" default-tag).
+*/}}
+{{- define "sitehost-exporter.imageRef" -}}
+{{- $registry := (.global | default dict).imageRegistry | default .image.registry -}}
+{{- $name := .image.repository -}}
+{{- if $registry }}{{ $name = printf "%s/%s" $registry .image.repository }}{{ end -}}
+{{- if .image.digest -}}
+{{- printf "%s@%s" $name .image.digest -}}
 {{- else -}}
-{{- printf "%s:%s" .Values.image.repository $tag -}}
+{{- printf "%s:%s" $name (.image.tag | default .tag) -}}
 {{- end -}}
+{{- end }}
+
+{{- define "sitehost-exporter.image" -}}
+{{- include "sitehost-exporter.imageRef" (dict "image" .Values.image "global" .Values.global "tag" .Chart.AppVersion) -}}
 {{- end }}
 
 {{/* Name of the Secret holding the client secret (and optionally the client id). */}}
@@ -63,25 +74,124 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- .Values.credentials.existingSecret | default (include "sitehost-exporter.fullname" .) }}
 {{- end }}
 
+{{- define "sitehost-exporter.hasClientSecret" -}}
+{{- if or .Values.credentials.existingSecret .Values.credentials.clientSecret }}true{{ end -}}
+{{- end }}
+
 {{/*
-Name of one shard's workload (and its ConfigMap / PVC). With one shard it is the fullname;
-with several, fullname-shard-<index>.
-Call with (dict "root" $ "index" $i).
+The exporter's config file: .Values.config as given. The shard comes from the pod
+(SITEHOST_SHARD, SITEHOST_SHARD_COUNT) and overrides sites.shard; a sites.shard in config would
+be misleading, so it is refused.
 */}}
-{{- define "sitehost-exporter.shardName" -}}
-{{- $full := include "sitehost-exporter.fullname" .root -}}
-{{- if gt (int .root.Values.shards.count) 1 -}}
-{{- printf "%s-shard-%d" ($full | trunc 55 | trimSuffix "-") (int .index) -}}
+{{- define "sitehost-exporter.config" -}}
+{{- $cfg := .Values.config | default dict -}}
+{{- if hasKey ($cfg.sites | default dict) "shard" }}
+{{- fail "config.sites.shard is set by the chart from the pod index and shards.count; remove it and set shards.count" }}
+{{- end }}
+{{- toYaml $cfg -}}
+{{- end }}
+
+{{/* Seconds of a Go/Prometheus-style duration such as 10s, 1m30s or 500ms, rounded up. */}}
+{{- define "sitehost-exporter.durationSeconds" -}}
+{{- $units := dict "ms" 0.001 "s" 1.0 "m" 60.0 "h" 3600.0 "d" 86400.0 "w" 604800.0 -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ms|s|m|h|d|w)" (toString .) -1 }}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" . | float64 -}}
+{{- $unit := regexReplaceAll "^[0-9]+(\\.[0-9]+)?" . "" -}}
+{{- $total = addf $total (mulf $number (get $units $unit)) -}}
+{{- end -}}
+{{- ceil $total | int -}}
+{{- end }}
+
+{{/*
+The pod's grace period. On SIGTERM the exporter stops its collectors (up to 5 s), gives the
+export in flight logs.shutdownTimeout, shuts its OTLP client down (up to 2 s) and releases the
+checkpoint lock: logs.shutdownTimeout + 20 s leaves room. A native sidecar collector gets
+SIGTERM only after the exporter exited, within the same grace period.
+*/}}
+{{- define "sitehost-exporter.gracePeriodNeeded" -}}
+{{- $shutdown := dig "logs" "shutdownTimeout" "10s" (.Values.config | default dict) -}}
+{{- $need := add (include "sitehost-exporter.durationSeconds" $shutdown | int) 20 -}}
+{{- if .Values.otelCollector.enabled }}{{ $need = add $need (int .Values.otelCollector.shutdownSeconds) }}{{ end -}}
+{{- $need -}}
+{{- end }}
+
+{{- define "sitehost-exporter.gracePeriod" -}}
+{{- $need := include "sitehost-exporter.gracePeriodNeeded" . | int -}}
+{{- $set := .Values.terminationGracePeriodSeconds -}}
+{{- if kindIs "invalid" $set -}}
+{{- $need -}}
+{{- else if lt (int $set) $need -}}
+{{- fail (printf "terminationGracePeriodSeconds %d is shorter than the %d s the pod needs to stop cleanly (logs.shutdownTimeout + 20 s%s); raise it or leave it empty" (int $set) $need (ternary " + otelCollector.shutdownSeconds" "" .Values.otelCollector.enabled)) -}}
 {{- else -}}
-{{- $full -}}
+{{- int $set -}}
 {{- end -}}
 {{- end }}
 
-{{/* The config file of one shard: .Values.config with sites.shard set and checkpointDir fixed. */}}
-{{- define "sitehost-exporter.config" -}}
-{{- $cfg := deepCopy (.root.Values.config | default dict) -}}
-{{- $sites := get $cfg "sites" | default dict -}}
-{{- $_ := set $sites "shard" (dict "index" (int .index) "count" (int .root.Values.shards.count)) -}}
-{{- $_ := set $cfg "sites" $sites -}}
+{{/* "true" when the exporter serves HTTPS (its web config has tls_server_config). */}}
+{{- define "sitehost-exporter.tls" -}}
+{{- if or .Values.webConfig.tls (hasKey (.Values.webConfig.config | default dict) "tls_server_config") }}true{{ end -}}
+{{- end }}
+
+{{- define "sitehost-exporter.webConfigSecretName" -}}
+{{- .Values.webConfig.existingSecret | default (printf "%s-web-config" (include "sitehost-exporter.fullname" .)) }}
+{{- end }}
+
+{{- define "sitehost-exporter.hasWebConfig" -}}
+{{- if or .Values.webConfig.existingSecret .Values.webConfig.config }}true{{ end -}}
+{{- end }}
+
+{{/*
+A probe with httpGet.scheme HTTPS when the exporter serves TLS and the probe names no scheme.
+Call with (dict "probe" .Values.livenessProbe "root" $).
+*/}}
+{{- define "sitehost-exporter.probe" -}}
+{{- $probe := deepCopy .probe -}}
+{{- if and $probe.httpGet (include "sitehost-exporter.tls" .root) (not $probe.httpGet.scheme) }}
+{{- $_ := set $probe.httpGet "scheme" "HTTPS" }}
+{{- end }}
+{{- toYaml $probe -}}
+{{- end }}
+
+{{/* Scrape scheme of the ServiceMonitor / PodMonitor: the value, or https with TLS. */}}
+{{- define "sitehost-exporter.scrapeScheme" -}}
+{{- .monitor.scheme | default (ternary "https" "http" (eq (include "sitehost-exporter.tls" .root) "true")) -}}
+{{- end }}
+
+{{/*
+The collector's configuration: otelCollector.config plus the health_check extension the probes
+use and, with persistentQueue.enabled, a file_storage extension on the checkpoint volume that
+every exporter but debug and nop uses as its sending queue, retrying without a time limit
+(values the exporter's own config sets win).
+*/}}
+{{- define "sitehost-exporter.otelCollectorConfig" -}}
+{{- $oc := .Values.otelCollector -}}
+{{- $cfg := deepCopy ($oc.config | default dict) -}}
+{{- $extensions := $cfg.extensions | default dict -}}
+{{- $names := list -}}
+{{- if not (hasKey $extensions "health_check") }}
+{{- $_ := set $extensions "health_check" (dict "endpoint" (printf "${env:POD_IP}:%d" (int $oc.healthCheckPort))) }}
+{{- end }}
+{{- $names = append $names "health_check" -}}
+{{- if $oc.persistentQueue.enabled }}
+{{- $_ := set $extensions "file_storage/queue" (dict "directory" $oc.persistentQueue.directory "create_directory" true "fsync" true) }}
+{{- $names = append $names "file_storage/queue" -}}
+{{- range $name, $exporter := ($cfg.exporters | default dict) }}
+{{- $type := first (splitList "/" $name) }}
+{{- if not (has $type (list "debug" "nop")) }}
+{{- $exp := $exporter | default dict }}
+{{- $queue := mergeOverwrite (dict "enabled" true "storage" "file_storage/queue") ($exp.sending_queue | default dict) }}
+{{- $_ := set $exp "sending_queue" $queue }}
+{{- /* Retry until the backend takes it: the default gives up (drops) after 5 minutes. */}}
+{{- $retry := mergeOverwrite (dict "enabled" true "max_elapsed_time" "0s") ($exp.retry_on_failure | default dict) }}
+{{- $_ := set $exp "retry_on_failure" $retry }}
+{{- $_ := set $cfg.exporters $name $exp }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $_ := set $cfg "extensions" $extensions -}}
+{{- $service := $cfg.service | default dict -}}
+{{- $_ := set $service "extensions" (concat ($service.extensions | default list) $names | uniq) -}}
+{{- $_ := set $cfg "service" $service -}}
 {{- toYaml $cfg -}}
 {{- end }}

@@ -25,6 +25,9 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_log_gaps_total",
   "sitehost_exporter_api_planned_requests_per_second",
   "sitehost_exporter_api_budget_requests_per_second",
+  "sitehost_exporter_shard_info",
+  "sitehost_exporter_checkpoint_lock_held",
+  "sitehost_exporter_checkpoint_lock_holder_info",
 ];
 
 /** Prometheus's own `up` and the prom-client process metrics the exporter health dashboard charts. */

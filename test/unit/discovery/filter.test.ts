@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { filterSites, shardOf } from "../../../src/discovery/filter.js";
+import { fnv1a32, jumpHash } from "../../../src/discovery/shard.js";
 import { makeSite } from "../collectors/fixtures.js";
 
 const sites: Site[] = [
@@ -55,6 +56,29 @@ describe("sharding", () => {
       expect(shard.length).toBeGreaterThanOrEqual(250);
       expect(shard.length).toBeLessThanOrEqual(420);
     }
+  });
+  it.each([1, 2, 3, 7])(
+    "going from %i to n + 1 shards moves only the sites of the new shard, about 1 in n + 1",
+    (n) => {
+      const ids = Array.from({ length: 10_000 }, (_, i) => 1000 + i);
+      const moved = ids.filter((id) => shardOf(id, n) !== shardOf(id, n + 1));
+      // Every moved site goes to the new shard; nothing moves between the old ones.
+      expect(moved.filter((id) => shardOf(id, n + 1) !== n)).toEqual([]);
+      // The minimum is 10,000 / (n + 1); a modulo would move about n / (n + 1) of them.
+      const minimum = 10_000 / (n + 1);
+      expect(moved.length).toBeGreaterThan(minimum * 0.9);
+      expect(moved.length).toBeLessThan(minimum * 1.1);
+    },
+  );
+  it("the assignment is fixed: FNV-1a and jump consistent hash, as published", () => {
+    // Reference values of both algorithms; a change here would reassign sites in every sharded
+    // deployment (their logs restart), so it must not happen by accident.
+    expect(fnv1a32("a")).toBe(0xe40c292c);
+    expect(fnv1a32("foobar")).toBe(0xbf9cf968);
+    expect([jumpHash(0n, 60), jumpHash(1n, 60), jumpHash(2n, 60), jumpHash(256n, 1024)]).toEqual([
+      0, 55, 46, 520,
+    ]);
+    expect(shardOf(1234, 5)).toBe(jumpHash(BigInt(fnv1a32("1234")), 5));
   });
   it("a site's shard is stable, and count 1 keeps everything", () => {
     expect(shardOf(123456, 3)).toBe(shardOf(123456, 3));

@@ -1,0 +1,71 @@
+/**
+ * Test helper: marked log lines written into the simulator, and the count of each marker that
+ * arrived at an OTLP receiver, to tell "nothing lost, nothing twice" across restarts and takeovers.
+ */
+import type { RunningSimulator } from "../../src/simulator/index.js";
+import type { OtlpReceiver } from "./otlp-receiver.js";
+
+/** Marked entries written so far: marker → times written. */
+export class Marks {
+  readonly written = new Map<string, number>();
+  private n = 0;
+  constructor(
+    private readonly sim: RunningSimulator,
+    readonly run: string,
+  ) {}
+
+  /** One marked web-server line and one PHP line per site (of the first three). */
+  write(): void {
+    const at = Date.now();
+    for (const s of this.sim.control.sites().slice(0, 3)) {
+      const marker = `/marker/${this.run}/${this.n}/${s.site.id}`;
+      this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at);
+      this.written.set(marker, (this.written.get(marker) ?? 0) + 1);
+      const php = `marker ${this.run} ${this.n} ${s.site.id}`;
+      this.sim.control.appendLog(s.site.id, "php", { message: php, severity: "Warning" }, at);
+      this.written.set(php, 1);
+    }
+    this.n += 1;
+  }
+
+  /** Arrivals per marker; with `byUid`, a record whose log.record.uid already arrived counts once. */
+  received(receiver: OtlpReceiver, byUid = false): Map<string, number> {
+    const counts = new Map<string, number>();
+    const uids = new Set<unknown>();
+    for (const r of receiver.records) {
+      if (byUid) {
+        const uid = r.attributes["log.record.uid"];
+        if (uids.has(uid)) continue;
+        uids.add(uid);
+      }
+      const path = r.attributes["url.path"];
+      const key =
+        typeof path === "string" && path.startsWith(`/marker/${this.run}/`)
+          ? path
+          : typeof r.body === "string" && r.body.startsWith(`marker ${this.run} `)
+            ? r.body
+            : undefined;
+      if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** Markers that did not arrive exactly as often as written, as readable lines. */
+  wrong(receiver: OtlpReceiver, byUid = false): string[] {
+    const got = this.received(receiver, byUid);
+    return [...this.written]
+      .filter(([k, n]) => got.get(k) !== n)
+      .map(([k, n]) => `${k}: written ${n}, received ${got.get(k) ?? 0}`);
+  }
+
+  /** Waits until every marker arrived at least as often as written. */
+  async allArrived(receiver: OtlpReceiver, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const got = this.received(receiver);
+      if ([...this.written].every(([k, n]) => (got.get(k) ?? 0) >= n)) return true;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    return false;
+  }
+}

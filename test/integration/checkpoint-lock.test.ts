@@ -1,0 +1,176 @@
+/**
+ * The built daemon on one checkpoint directory, against the simulator and a real OTLP receiver:
+ * a stop and a new process continue where the first left off; of two exporters on one directory
+ * exactly one collects and ships while the other stands by and says who holds the lock, and takes
+ * over when the holder is killed or stops. Marked log lines count what arrived.
+ */
+import { mkdtemp, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { startSimulator } from "../../src/simulator/index.js";
+import { startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
+import { Marks } from "../helpers/log-marks.js";
+import { startOtlpReceiver } from "../helpers/otlp-receiver.js";
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+async function scrape(d: DaemonProcess): Promise<string> {
+  return (await fetch(`${d.url}/metrics`)).text();
+}
+
+/** The value of the first series of `name` whose labels contain `labels`. */
+function value(text: string, name: string, labels = ""): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name) || !/[ {]/.test(line[name.length] ?? "")) continue;
+    if (labels && !line.includes(labels)) continue;
+    return Number(line.slice(line.lastIndexOf(" ") + 1));
+  }
+  return undefined;
+}
+
+const holds = async (d: DaemonProcess) =>
+  value(await scrape(d), "sitehost_exporter_checkpoint_lock_held") === 1;
+
+async function setup() {
+  const sim = await startSimulator({ sites: 3, seed: 23, logRatePerSite: 0.5 });
+  const receiver = await startOtlpReceiver();
+  const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-lock-it-"));
+  cleanups.push(
+    () => sim.close(),
+    () => receiver.close(),
+  );
+  const start = async (): Promise<DaemonProcess> => {
+    const d = await startDaemonProcess({
+      sim,
+      checkpointDir,
+      config: {
+        logs: { ship: true, pollInterval: "1s", startFrom: "now" },
+        collectors: { traffic: { enabled: false }, performance: { enabled: false } },
+      },
+      env: { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint },
+    });
+    cleanups.push(() => d.kill());
+    return d;
+  };
+  /** Every tailer has fixed its start point on disk (3 sites × 2 streams). */
+  const tailing = () =>
+    until(
+      "six checkpoints",
+      async () => (await readdir(checkpointDir)).filter((f) => /^site-.*\.json$/.test(f)).length >= 6,
+      30_000,
+    );
+  return { sim, receiver, checkpointDir, start, tailing };
+}
+
+describe("checkpoint directory across processes", () => {
+  it("a new process on the directory of a stopped one ships what was written meanwhile, nothing twice", async () => {
+    const { sim, receiver, start, tailing } = await setup();
+    const marks = new Marks(sim, "restart");
+    const first = await start();
+    await tailing();
+    for (let i = 0; i < 4; i++) {
+      marks.write();
+      await sleep(300);
+    }
+    expect(await first.stop("SIGTERM")).toBe(0);
+    // Written while no exporter runs: shipped by the next one, from the checkpoints.
+    for (let i = 0; i < 3; i++) marks.write();
+    const second = await start();
+    for (let i = 0; i < 3; i++) {
+      marks.write();
+      await sleep(300);
+    }
+    expect(await marks.allArrived(receiver, 30_000), second.logs()).toBe(true);
+    await sleep(2500); // a late duplicate would arrive by now
+    expect(marks.wrong(receiver), second.logs()).toEqual([]);
+    expect(await second.stop("SIGTERM")).toBe(0);
+  }, 90_000);
+
+  it("of two exporters on one directory one ships, the other stands by, names the holder, and takes over when it is killed", async () => {
+    const { sim, receiver, start, tailing } = await setup();
+    const marks = new Marks(sim, "pair");
+    const a = await start();
+    await until("the first exporter to hold the lock", () => holds(a), 20_000);
+    await tailing();
+    const b = await start();
+
+    // B stands by: it says who holds the lock, serves its own metrics, and neither collects nor ships.
+    await until("the standby's log line", () => b.logs().includes("standing by"), 10_000);
+    const said = b
+      .logs()
+      .split("\n")
+      .find((l) => l.includes("standing by")) as string;
+    expect(said).toContain(`"pid":${a.pid}`);
+    const standby = await scrape(b);
+    expect(value(standby, "sitehost_exporter_checkpoint_lock_held")).toBe(0);
+    expect(value(standby, "sitehost_exporter_checkpoint_lock_holder_info", `pid="${a.pid}"`)).toBe(1);
+    expect(standby).not.toContain("sitehost_exporter_shard_info");
+    expect(standby).not.toContain("sitehost_site_info");
+    expect(standby).not.toMatch(/^sitehost_up /m);
+    const ready = await fetch(`${b.url}/-/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toContain(`pid ${a.pid}`);
+    expect((await fetch(`${b.url}/-/healthy`)).status).toBe(200);
+    expect(value(await scrape(a), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
+
+    for (let i = 0; i < 4; i++) {
+      marks.write();
+      await sleep(400);
+    }
+    expect(await marks.allArrived(receiver, 20_000), a.logs()).toBe(true);
+    expect(value(await scrape(b), "sitehost_exporter_log_records_shipped_total")).toBeUndefined();
+
+    // The holder dies without releasing the lock; the standby takes over and ships the rest.
+    await a.kill();
+    for (let i = 0; i < 3; i++) {
+      marks.write();
+      await sleep(300);
+    }
+    await until("the standby to take over", () => holds(b), 30_000);
+    expect(b.logs()).toMatch(/acquired the checkpoint lock|took over the checkpoint lock/);
+    for (let i = 0; i < 3; i++) {
+      marks.write();
+      await sleep(300);
+    }
+    expect(await marks.allArrived(receiver, 30_000), b.logs()).toBe(true);
+    await sleep(2500);
+    // Exactly once each, counting a record whose log.record.uid already arrived once: a SIGKILL
+    // between the collector's acknowledgement and the checkpoint rename can replay one export.
+    expect(marks.wrong(receiver, true), b.logs()).toEqual([]);
+    const raw = marks.received(receiver);
+    const replayed =
+      [...raw.values()].reduce((s, n) => s + n, 0) - [...marks.written.values()].reduce((s, n) => s + n, 0);
+    expect(replayed).toBeLessThanOrEqual(2 * 3);
+    expect(value(await scrape(b), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
+    expect(await b.stop("SIGTERM")).toBe(0);
+  }, 120_000);
+
+  it("a standby takes over at once when the holder stops gracefully, long before lockTimeout", async () => {
+    const { start } = await setup();
+    const a = await start();
+    await until("the first exporter to hold the lock", () => holds(a), 20_000);
+    const b = await start();
+    await until("the standby's log line", () => b.logs().includes("standing by"), 10_000);
+    const stopped = Date.now();
+    expect(await a.stop("SIGTERM")).toBe(0);
+    await until("the standby to take over", () => holds(b), 10_000);
+    // The default logs.lockTimeout is a minute; a released lock is taken at the next look.
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect(b.logs()).toContain('"how":"released"');
+    expect(await b.stop("SIGTERM")).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,255 @@
+/**
+ * The checkpoint lock: one holder per directory, standbys that say who holds it, takeover when the
+ * holder releases, dies or stops heartbeating, and never two winners.
+ */
+import { spawnSync } from "node:child_process";
+import { readFileSync, readlinkSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { Registry } from "prom-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { CheckpointLock, type CheckpointLockOptions, type LockHolder } from "../../../src/ha/lock.js";
+
+const dirs: string[] = [];
+const locks: CheckpointLock[] = [];
+const stops: AbortController[] = [];
+afterEach(async () => {
+  for (const s of stops.splice(0)) s.abort();
+  for (const l of locks.splice(0)) await l.release();
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
+
+async function tempDir(): Promise<string> {
+  const d = await mkdtemp(join(tmpdir(), "sitehost-lock-"));
+  dirs.push(d);
+  return d;
+}
+
+/** A logger whose records the test can read. */
+function capture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const out = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const l of chunk.toString().split("\n")) if (l.trim()) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  return { logger: pino({ level: "info" }, out), lines };
+}
+
+function newLock(opts: Partial<CheckpointLockOptions> & { dir: string }): CheckpointLock {
+  const lock = new CheckpointLock({ timeoutMs: 400, logger: pino({ level: "silent" }), ...opts });
+  locks.push(lock);
+  return lock;
+}
+
+function standBy(lock: CheckpointLock): Promise<boolean> {
+  const stop = new AbortController();
+  stops.push(stop);
+  return lock.acquire(stop.signal);
+}
+
+async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<number> {
+  const start = performance.now();
+  while (!(await cond())) {
+    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return performance.now() - start;
+}
+
+async function lockFiles(dir: string): Promise<string[]> {
+  return (await readdir(join(dir, "lock"))).filter((f) => /^\d+\.json$/.test(f));
+}
+
+async function readHolder(dir: string): Promise<LockHolder> {
+  const files = (await lockFiles(dir)).sort((a, b) => parseInt(b) - parseInt(a));
+  return JSON.parse(await readFile(join(dir, "lock", files[0] as string), "utf8")) as LockHolder;
+}
+
+/** A lock file as another exporter would have left it. */
+async function foreignLock(dir: string, content: Partial<LockHolder> | string): Promise<void> {
+  await mkdir(join(dir, "lock"), { recursive: true });
+  const holder: LockHolder = {
+    version: 1,
+    owner: "other-exporter",
+    host: "node-b",
+    pid: 4242,
+    startedAt: "2026-01-01T00:00:00.000Z",
+    heartbeatAt: "2026-01-01T00:00:00.000Z",
+    generation: 1,
+  };
+  const text = typeof content === "string" ? content : JSON.stringify({ ...holder, ...content });
+  await writeFile(join(dir, "lock", "1.json"), text);
+}
+
+describe("checkpoint lock", () => {
+  it("the first exporter on a directory holds it; the lock file names owner, host, pid, start and heartbeat", async () => {
+    const dir = await tempDir();
+    const registry = new Registry();
+    const lock = newLock({ dir, registry });
+    expect(await lock.tryAcquire()).toBe("free");
+    expect(lock.held).toBe(true);
+    const h = await readHolder(dir);
+    expect(h).toMatchObject({ owner: lock.owner, pid: process.pid, generation: 1 });
+    expect(h.host.length).toBeGreaterThan(0);
+    expect(Date.parse(h.startedAt)).toBeLessThanOrEqual(Date.parse(h.heartbeatAt));
+    const text = await registry.metrics();
+    expect(text).toContain("sitehost_exporter_checkpoint_lock_held 1");
+    expect(text).toMatch(
+      new RegExp(
+        `sitehost_exporter_checkpoint_lock_holder_info\\{owner="${lock.owner}",host="[^"]+",pid="${process.pid}"\\} 1`,
+      ),
+    );
+  });
+
+  it("the holder refreshes its heartbeat", async () => {
+    const dir = await tempDir();
+    const lock = newLock({ dir, timeoutMs: 200 });
+    await lock.tryAcquire();
+    const first = (await readHolder(dir)).heartbeatAt;
+    await waitFor("a newer heartbeat", async () => (await readHolder(dir)).heartbeatAt !== first);
+    expect((await readHolder(dir)).owner).toBe(lock.owner);
+  });
+
+  it("a second exporter stands by, says who holds the lock, and takes over at once when the holder releases it", async () => {
+    const dir = await tempDir();
+    const holder = newLock({ dir, timeoutMs: 60_000, identity: { host: "node-a", bootId: "boot-a" } });
+    await holder.tryAcquire();
+    const registry = new Registry();
+    const { logger, lines } = capture();
+    const standby = newLock({
+      dir,
+      timeoutMs: 60_000,
+      identity: { host: "node-b", bootId: "boot-b" },
+      registry,
+      logger,
+    });
+    let acquired = false;
+    const waiting = standBy(standby).then((ok) => (acquired = ok));
+    await waitFor("the standby's log line", () => lines.some((l) => l.holder !== undefined));
+    const said = lines.find((l) => l.holder !== undefined) as {
+      holder: Record<string, unknown>;
+      msg: string;
+    };
+    expect(said.holder).toMatchObject({ owner: holder.owner, host: "node-a", pid: process.pid });
+    expect(said.msg).toMatch(/standing by/);
+    expect(standby.standbyReason()).toContain(
+      `held by exporter ${holder.owner} (host node-a, pid ${process.pid}`,
+    );
+    const text = await registry.metrics();
+    expect(text).toContain("sitehost_exporter_checkpoint_lock_held 0");
+    expect(text).toContain(`owner="${holder.owner}",host="node-a"`);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(acquired).toBe(false);
+
+    await holder.release();
+    // Released: no waiting for lockTimeout (a minute here), only for the standby's next look.
+    const took = await waitFor("the standby to take over", () => acquired, 3000);
+    expect(took).toBeLessThan(3000);
+    await waiting;
+    expect(standby.held).toBe(true);
+    expect(standby.standbyReason()).toMatch(/^starting/);
+    expect((await readHolder(dir)).owner).toBe(standby.owner);
+    expect(await lockFiles(dir)).toEqual(["2.json"]); // the released generation is cleaned up
+  });
+
+  it("a holder that stopped heartbeating is taken over after lockTimeout, not before", async () => {
+    const dir = await tempDir();
+    await foreignLock(dir, {}); // another host: its pid says nothing here
+    const standby = newLock({ dir, timeoutMs: 800 });
+    const started = performance.now();
+    let acquiredAt = 0;
+    const waiting = standBy(standby).then(() => (acquiredAt = performance.now()));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(standby.held).toBe(false);
+    await waiting;
+    expect(acquiredAt - started).toBeGreaterThanOrEqual(800);
+    expect(standby.held).toBe(true);
+    expect(await lockFiles(dir)).toEqual(["2.json"]);
+  });
+
+  it("a lock file that cannot be read counts as a holder: taken over after lockTimeout", async () => {
+    const dir = await tempDir();
+    await foreignLock(dir, ""); // e.g. a holder killed between creating and writing its file
+    const standby = newLock({ dir, timeoutMs: 500 });
+    const started = performance.now();
+    expect(await standby.tryAcquire()).toBeUndefined();
+    await standBy(standby);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(500);
+    expect(standby.held).toBe(true);
+  });
+
+  it.skipIf(process.platform !== "linux")(
+    "a holder process that is gone from this machine is taken over at once",
+    async () => {
+      const dir = await tempDir();
+      const child = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+      const deadPid = Number(child.stdout.toString());
+      await foreignLock(dir, {
+        host: "this-host",
+        pid: deadPid,
+        bootId: readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim(),
+        pidNamespace: readlinkSync("/proc/self/ns/pid"),
+      });
+      const standby = newLock({ dir, timeoutMs: 60_000 });
+      expect(await standby.tryAcquire()).toBe("dead");
+
+      // The same holder on another kernel (or PID namespace) could be alive: it waits for the timeout.
+      const other = await tempDir();
+      await foreignLock(other, {
+        host: "this-host",
+        pid: deadPid,
+        bootId: "another-boot",
+        pidNamespace: "pid:[1]",
+      });
+      const cautious = newLock({ dir: other, timeoutMs: 60_000 });
+      expect(await cautious.tryAcquire()).toBeUndefined();
+      expect(await cautious.tryAcquire()).toBeUndefined();
+    },
+  );
+
+  it("of several exporters contending for a stale lock, exactly one wins", async () => {
+    for (let round = 0; round < 5; round++) {
+      const dir = await tempDir();
+      await foreignLock(dir, {});
+      const contenders = Array.from({ length: 6 }, (_, i) =>
+        newLock({ dir, timeoutMs: 400, identity: { host: `node-${i}`, bootId: `boot-${i}` } }),
+      );
+      for (const c of contenders) void standBy(c);
+      await waitFor("a winner", () => contenders.some((c) => c.held));
+      // The winner heartbeats; nobody else may win meanwhile.
+      await new Promise((r) => setTimeout(r, 600));
+      expect(contenders.filter((c) => c.held)).toHaveLength(1);
+      expect(await lockFiles(dir)).toEqual(["2.json"]);
+      for (const s of stops.splice(0)) s.abort();
+    }
+  });
+
+  it("a holder whose lock was taken over notices at its next heartbeat and reports the loss", async () => {
+    const dir = await tempDir();
+    const registry = new Registry();
+    const lost: string[] = [];
+    const holder = newLock({ dir, timeoutMs: 400, registry, onLost: (reason) => lost.push(reason) });
+    await holder.tryAcquire();
+    // What a contender does after judging the holder stale (say it was frozen for lockTimeout).
+    await writeFile(
+      join(dir, "lock", "2.json"),
+      JSON.stringify({ owner: "newcomer", host: "node-c", pid: 1 }),
+    );
+    await waitFor("the loss", () => lost.length > 0, 2000);
+    expect(lost[0]).toMatch(/took over/);
+    expect(holder.held).toBe(false);
+    expect(await registry.metrics()).toContain("sitehost_exporter_checkpoint_lock_held 0");
+    // It does not write the lock any more, not even to release it.
+    await holder.release();
+    expect(JSON.parse(await readFile(join(dir, "lock", "2.json"), "utf8")).owner).toBe("newcomer");
+  });
+});
