@@ -8,21 +8,15 @@ import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
 import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { CompressionAlgorithm } from "@opentelemetry/otlp-exporter-base";
+import { otlpProtocol as resolveOtlpProtocol, type OtlpProtocol } from "../config/otelEnv.js";
 import { VERSION } from "../version.js";
 import type { MappedRecord } from "./mapper.js";
 
-export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
+export type { OtlpProtocol } from "../config/otelEnv.js";
 
+/** The protocol the OTLP variables choose; the configuration check rejects an unknown one at start already. */
 export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
-  const value = (
-    env.OTEL_EXPORTER_OTLP_LOGS_PROTOCOL ??
-    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-    "http/protobuf"
-  ).trim();
-  if (value === "http/protobuf" || value === "http/json" || value === "grpc") return value;
-  throw new Error(
-    `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: ${JSON.stringify(value)} is not one of http/protobuf, http/json, grpc`,
-  );
+  return resolveOtlpProtocol(env);
 }
 
 /**
