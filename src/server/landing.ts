@@ -10,6 +10,10 @@ export interface LandingInfo {
   }>;
 }
 
+/** The page's only style; the Content-Security-Policy allows exactly this text by its hash. */
+export const LANDING_STYLE =
+  "body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}";
+
 function esc(text: string): string {
   return text.replace(
     /[&<>"']/g,
@@ -28,7 +32,7 @@ export function renderLanding(info: LandingInfo): string {
     .join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sitehost-exporter</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}</style>
+<style>${LANDING_STYLE}</style>
 </head><body>
 <h1>sitehost-exporter</h1>
 <p>Version ${esc(info.version)} &middot; ${info.sitesDiscovered} sites discovered</p>
