@@ -21,7 +21,8 @@ export interface BasicAuthLimits {
   cacheSize: number;
 }
 
-export const DEFAULT_AUTH_LIMITS: BasicAuthLimits = { maxConcurrent: 2, maxQueued: 8, cacheSize: 256 };
+// One comparison at a time, as exporter-toolkit does: it leaves the other cores to serving requests.
+export const DEFAULT_AUTH_LIMITS: BasicAuthLimits = { maxConcurrent: 1, maxQueued: 8, cacheSize: 256 };
 
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
