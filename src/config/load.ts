@@ -1,15 +1,21 @@
 import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import { z } from "zod";
+import { checkpointDirProblem } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
+import { otlpEnvProblems } from "./otelEnv.js";
 import { valueAt } from "./path.js";
+import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
+import { parseShard, shardFromEnv } from "./shard.js";
 
-/** Command-line flags that map onto config keys (DESIGN.md "Command line"). */
+/** Command-line flags that map onto config keys. */
 export interface CliFlags {
   "web.listen-address"?: string;
   "web.telemetry-path"?: string;
   "web.config.file"?: string;
+  /** `i/n`: overrides `sites.shard` (and SITEHOST_SHARD). */
+  "sites.shard"?: string;
 }
 
 export interface LoadOptions {
@@ -18,6 +24,12 @@ export interface LoadOptions {
   flags?: CliFlags;
   /** `run` and `once` need credentials; `check-config` reports their absence without failing on it. */
   requireCredentials?: boolean;
+  /**
+   * Check what the daemon needs beyond the schema when logs are tailed: the OTLP variables and
+   * the checkpoint directory. `create` (run) creates the directory; `probe` (check-config) only
+   * proves it could. Absent (once): not checked.
+   */
+  checkRuntime?: "create" | "probe";
 }
 
 type Json = Record<string, unknown>;
@@ -51,7 +63,7 @@ export const ENV_KEYS: Record<string, string[]> = {
   SITEHOST_CHECKPOINT_DIR: ["logs", "checkpointDir"],
 };
 
-const FLAG_KEYS: Record<keyof CliFlags, string[]> = {
+const FLAG_KEYS: Record<Exclude<keyof CliFlags, "sites.shard">, string[]> = {
   "web.listen-address": ["web", "listenAddress"],
   "web.telemetry-path": ["web", "telemetryPath"],
   "web.config.file": ["web", "configFile"],
@@ -171,10 +183,14 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
     const value = env[name];
     if (value !== undefined && value !== "") setPath(raw, path, value);
   }
+  const envShard = shardFromEnv(env);
+  if (envShard) setPath(raw, ["sites", "shard"], envShard);
   for (const [flag, path] of Object.entries(FLAG_KEYS)) {
     const value = opts.flags?.[flag as keyof CliFlags];
     if (value !== undefined) setPath(raw, path, value);
   }
+  const flagShard = opts.flags?.["sites.shard"];
+  if (flagShard !== undefined) setPath(raw, ["sites", "shard"], parseShard(flagShard, "--sites.shard"));
   // The client secret comes from exactly one place: the highest layer (environment over YAML)
   // that sets either the secret or a secret file wins as a whole; both in one layer is ambiguous.
   const secretFromEnv = nonEmpty(env.SITEHOST_CLIENT_SECRET);
@@ -216,6 +232,15 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
     const problems = credentialProblems(config);
     if (problems.length > 0) throw new ConfigError(problems);
   }
+  if (opts.checkRuntime && config.logs.enabled) {
+    const problems = config.logs.ship ? otlpEnvProblems(env) : [];
+    const dirKey = nonEmpty(env.SITEHOST_CHECKPOINT_DIR)
+      ? "logs.checkpointDir (SITEHOST_CHECKPOINT_DIR)"
+      : "logs.checkpointDir";
+    const dir = await checkpointDirProblem(config.logs.checkpointDir, opts.checkRuntime, dirKey);
+    if (dir) problems.push(dir);
+    if (problems.length > 0) throw new ConfigError(problems);
+  }
   return config;
 }
 
@@ -231,9 +256,11 @@ export function credentialProblems(config: Config): string[] {
   return problems;
 }
 
-/** The effective config with every secret replaced (check-config, landing page, logs). */
+/** The effective config with every secret replaced (check-config, landing page, logs): the client secret and URL passwords. */
 export function redactConfig(config: Config): Config {
   const copy = structuredClone(config);
-  if (copy.api.clientSecret !== undefined) copy.api.clientSecret = "<redacted>";
+  if (copy.api.clientSecret !== undefined) copy.api.clientSecret = REDACTED;
+  copy.api.url = redactUrl(copy.api.url);
+  copy.api.authUrl = redactUrl(copy.api.authUrl);
   return copy;
 }

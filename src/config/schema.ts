@@ -1,11 +1,14 @@
 /**
- * The configuration contract (DESIGN.md "Config file"): one zod schema that
+ * The configuration contract: one zod schema that
  * validates the merged YAML + environment + flags. Unknown keys are errors.
  * Durations, cron expressions and URLs are checked here, at load time.
  */
 import cron from "node-cron";
 import { z } from "zod";
+import { cronRangeProblem } from "./cron.js";
 import { parseDuration } from "./duration.js";
+import { parseListenAddress } from "./listenAddress.js";
+import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
 
 /**
@@ -48,15 +51,33 @@ export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
   git: "4,19,34,49 * * * *", // deploys happen during the day; a failed one shows within 15 minutes
 };
 
-const durationString = (_path: string) =>
+/** The longest delay a Node.js timer takes (about 24.8 days); a longer one would fire at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A duration string. `positive`: a timeout or interval, where zero would mean "no timeout" or a
+ * busy loop. Durations used as timers are capped at what a timer can hold.
+ */
+const durationString = (opts: { positive: boolean }) =>
   z.string().superRefine((value, ctx) => {
-    if (parseDuration(value) === undefined) {
+    const ms = parseDuration(value);
+    if (ms === undefined) {
       ctx.addIssue({
         code: "custom",
         message: `${JSON.stringify(value)} is not a duration such as 30s or 5m`,
       });
+    } else if (opts.positive && ms <= 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(value)} must be longer than zero, such as 30s or 5m`,
+      });
+    } else if (ms > MAX_TIMER_MS) {
+      ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is longer than the maximum of 24d` });
     }
   });
+const positiveDuration = durationString({ positive: true });
+/** Zero allowed: a margin or window that may be empty. */
+const duration = durationString({ positive: false });
 
 const byteSizeValue = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
   if (parseByteSize(value) === undefined) {
@@ -68,7 +89,10 @@ const byteSizeValue = z.union([z.string(), z.number()]).superRefine((value, ctx)
 });
 
 const cronString = z.string().superRefine((value, ctx) => {
-  if (!cron.validate(value)) {
+  // The range check first: it names the field, where node-cron only says "invalid".
+  const problem = cronRangeProblem(value);
+  if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)}: ${problem}` });
+  else if (!cron.validate(value)) {
     ctx.addIssue({
       code: "custom",
       message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (optional leading seconds field)`,
@@ -84,17 +108,16 @@ const httpUrl = z.string().superRefine((value, ctx) => {
   } catch {
     ok = false;
   }
-  if (!ok) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)} is not an http(s) URL` });
+  if (!ok)
+    ctx.addIssue({ code: "custom", message: `${JSON.stringify(redactUrl(value))} is not an http(s) URL` });
 });
 
-/** `host:port` as the HTTP server parses it: `:10987`, `127.0.0.1:10987`, `[::1]:10987`. */
+/** `host:port`, read by the same parser as the HTTP server's. */
 const listenAddress = z.string().superRefine((value, ctx) => {
-  const m = /^(?:\[[^\]]+\]|[^:[\]]*):(\d{1,5})$/.exec(value);
-  if (!m || Number(m[1]) > 65535) {
-    ctx.addIssue({
-      code: "custom",
-      message: `${JSON.stringify(value)} is not host:port such as :10987, 127.0.0.1:10987 or [::1]:10987`,
-    });
+  try {
+    parseListenAddress(value);
+  } catch (err) {
+    ctx.addIssue({ code: "custom", message: (err as Error).message });
   }
 });
 
@@ -138,17 +161,17 @@ export const ConfigSchema = z.strictObject({
       clientId: z.string().min(1).optional(),
       clientSecret: z.string().min(1).optional(),
       clientSecretFile: z.string().min(1).optional(),
-      timeout: durationString("api.timeout").default("30s"),
+      timeout: positiveDuration.default("30s"),
       maxConcurrency: z.number().int().min(1).max(1000).default(8),
       maxRequestsPerSecond: z.number().positive().max(10_000).default(20),
       /** Retries of read requests on network errors and 5xx. */
       maxRetries: z.number().int().min(0).max(20).default(4),
       /** Refresh the token this long before it expires. */
-      tokenRefreshMargin: durationString("api.tokenRefreshMargin").default("5m"),
+      tokenRefreshMargin: duration.default("5m"),
       /** Largest response body read; a larger one fails the request (a log page is well under 1 MiB). */
       maxResponseSize: byteSizeValue.default("32MiB"),
       /** Longest Retry-After honoured; a longer one is cut to this. */
-      maxRetryAfter: durationString("api.maxRetryAfter").default("5m"),
+      maxRetryAfter: positiveDuration.default("5m"),
     })
     .prefault({}),
   sites: z
@@ -184,21 +207,21 @@ export const ConfigSchema = z.strictObject({
         .array(z.enum(["php", "server", "activity"]))
         .min(1)
         .default(["php", "server", "activity"]),
-      pollInterval: durationString("logs.pollInterval").default("30s"),
+      pollInterval: positiveDuration.default("30s"),
       /** An idle stream's poll interval doubles from pollInterval up to this. */
-      maxPollInterval: durationString("logs.maxPollInterval").default("5m"),
+      maxPollInterval: positiveDuration.default("5m"),
       startFrom: startFrom.default("now"),
       checkpointDir: z.string().min(1).default("./checkpoints"),
       /** Entries this close to the high-water mark are remembered by fingerprint. */
-      overlap: durationString("logs.overlap").default("2m"),
+      overlap: duration.default("2m"),
       /** Global limit on tailers polling at once. */
       maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
       /** Deadline for the in-flight export at shutdown. */
-      shutdownTimeout: durationString("logs.shutdownTimeout").default("10s"),
+      shutdownTimeout: positiveDuration.default("10s"),
       /** Cap on the export retry backoff while the collector is down. */
-      maxExportBackoff: durationString("logs.maxExportBackoff").default("30s"),
+      maxExportBackoff: positiveDuration.default("30s"),
       /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */
-      lockTimeout: durationString("logs.lockTimeout").default("60s"),
+      lockTimeout: positiveDuration.default("60s"),
     })
     .prefault({}),
   web: z

@@ -1,19 +1,47 @@
 /** The HTTP(S) server: /metrics, /-/healthy, /-/ready and the landing page. */
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createSecureServer, type Http2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
+import { parseListenAddress } from "../config/listenAddress.js";
 import type { Exposition } from "../metrics/exposition.js";
+import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
+import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
+import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
 import { renderLanding, type LandingInfo } from "./landing.js";
-import { BasicAuth, clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
+import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 
 export type { LandingInfo } from "./landing.js";
+
+/**
+ * Connection deadlines, as Go's http.Server has them (ReadHeaderTimeout, ReadTimeout,
+ * IdleTimeout, and the TLS handshake bounded by them): a client that connects and sends
+ * nothing, or sends slowly, cannot hold a connection open.
+ */
+export interface ServerTimeouts {
+  /** From accepting the connection to the end of the TLS handshake. */
+  tlsHandshakeMs: number;
+  /** From the start of a request (or of the connection) to the end of its headers. */
+  headersMs: number;
+  /** For the whole request, and the longest a socket may go without any traffic while a request is open. */
+  requestMs: number;
+  /** How long a kept-alive connection may wait for its next request. */
+  idleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  tlsHandshakeMs: 10_000,
+  headersMs: 10_000,
+  requestMs: 60_000,
+  // A little over a minute, so a one-minute scrape interval keeps reusing its connection.
+  idleMs: 65_000,
+};
+
+/** How long close() lets responses in flight finish before it drops their connections. */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface HttpServerOptions {
   listenAddress: string;
@@ -23,6 +51,10 @@ export interface HttpServerOptions {
   readiness: () => { ready: boolean; reason?: string };
   landing: () => LandingInfo;
   logger: Logger;
+  timeouts?: Partial<ServerTimeouts>;
+  authLimits?: Partial<BasicAuthLimits>;
+  /** Replaces the bcrypt worker pool (tests). */
+  verifyPassword?: PasswordVerifier;
 }
 
 export interface RunningHttpServer {
@@ -31,29 +63,58 @@ export interface RunningHttpServer {
   close(): Promise<void>;
 }
 
-/** `:10987`, `0.0.0.0:10987`, `127.0.0.1:0`, `[::1]:10987`. */
-export function parseListenAddress(address: string): { host: string | undefined; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(address.trim());
-  if (!m)
-    throw new Error(
-      `web.listenAddress: ${JSON.stringify(address)} is not host:port such as :10987 or 127.0.0.1:10987`,
-    );
-  const host = m[1] ?? (m[2] === "" ? undefined : m[2]);
-  const port = Number(m[3]);
-  if (port > 65535) throw new Error(`web.listenAddress: port ${port} is out of range`);
-  return { host, port };
+/** What the handler needs of a request and a response, HTTP/1.1 and HTTP/2 alike. */
+interface Req {
+  method?: string;
+  url?: string;
+  headers: IncomingHttpHeaders;
+}
+interface Res {
+  headersSent: boolean;
+  setHeader(name: string, value: string): unknown;
+  writeHead(status: number, headers?: Record<string, string>): unknown;
+  end(): unknown;
+  end(body: string | Uint8Array): unknown;
+}
+
+/** Ends the response, with `body` unless the request was HEAD. */
+function finish(req: Req, res: Res, body: string | Uint8Array): void {
+  if (req.method === "HEAD") res.end();
+  else res.end(body);
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
-  const web: WebConfig = opts.webConfigFile ? await loadWebConfig(opts.webConfigFile) : { headers: {} };
-  // An empty basic_auth_users mapping means no authentication, as in exporter-toolkit.
-  const auth = web.users && web.users.size > 0 ? new BasicAuth(web.users) : undefined;
+  const web: WebConfig = opts.webConfigFile
+    ? await loadWebConfig(opts.webConfigFile)
+    : { headers: {}, http2: false };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const limits = { ...DEFAULT_AUTH_LIMITS, ...opts.authLimits };
   const log = opts.logger.child({ component: "http" });
+  // An empty basic_auth_users mapping means no authentication, as in exporter-toolkit.
+  const users = web.users && web.users.size > 0 ? web.users : undefined;
+  const pool = users && !opts.verifyPassword ? new BcryptPool(limits.maxConcurrent) : undefined;
+  const auth = users
+    ? new BasicAuth(users, opts.verifyPassword ?? (pool as BcryptPool).verify, limits)
+    : undefined;
+  const everyResponse = mergeHeaders(SECURITY_HEADERS, web.headers);
+  const landingResponse = mergeHeaders(
+    { ...SECURITY_HEADERS, "Content-Security-Policy": LANDING_CSP },
+    web.headers,
+  );
+  const { host, port } = parseListenAddress(opts.listenAddress);
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    for (const [k, v] of Object.entries(web.headers)) res.setHeader(k, v);
+  async function handle(req: Req, res: Res): Promise<void> {
+    // The path as sent, without the query (new URL() would read `//x` as a host).
+    const path = (req.url ?? "/").split("?")[0] as string;
+    for (const [k, v] of path === "/" ? landingResponse : everyResponse) res.setHeader(k, v);
     // exporter-toolkit protects every path, health endpoints included.
-    if (auth && !(await auth.check(req.headers.authorization))) {
+    const verdict = auth ? await auth.check(req.headers.authorization) : "ok";
+    if (verdict === "busy") {
+      res.writeHead(429, { "retry-after": "1", "content-type": "text/plain" });
+      res.end("Too Many Requests: password checks are saturated\n");
+      return;
+    }
+    if (verdict === "denied") {
       res.writeHead(401, {
         "www-authenticate": 'Basic realm="sitehost-exporter"',
         "content-type": "text/plain",
@@ -61,8 +122,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       res.end("Unauthorized\n");
       return;
     }
-    // The path as sent, without the query (new URL() would read `//x` as a host).
-    const path = (req.url ?? "/").split("?")[0] as string;
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { allow: "GET, HEAD", "content-type": "text/plain" });
       res.end("Method Not Allowed\n");
@@ -78,7 +137,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         vary: "Accept-Encoding",
         ...(wantsGzip ? { "content-encoding": "gzip" } : {}),
       });
-      res.end(req.method === "HEAD" ? undefined : body);
+      finish(req, res, body);
       return;
     }
     if (path === "/-/healthy") {
@@ -95,34 +154,65 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (path === "/") {
       const html = renderLanding(opts.landing());
       res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(req.method === "HEAD" ? undefined : html);
+      finish(req, res, html);
       return;
     }
     res.writeHead(404, { "content-type": "text/plain" });
     res.end("Not Found\n");
   }
 
-  const listener = (req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: Req, res: Res) => {
     handle(req, res).catch((err: unknown) => {
       log.error({ err: (err as Error).message, path: req.url }, "request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end("Internal Server Error\n");
     });
   };
-  const server: Server = web.tls
-    ? createHttpsServer(
-        {
-          cert: web.tls.cert,
-          key: web.tls.key,
-          ca: web.tls.ca,
-          requestCert: web.tls.requestCert,
-          rejectUnauthorized: web.tls.rejectUnauthorized,
-          minVersion: web.tls.minVersion,
-          maxVersion: web.tls.maxVersion,
-        },
-        listener,
-      )
-    : createHttpServer(listener);
+  const http1Timeouts = {
+    headersTimeout: timeouts.headersMs,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.idleMs,
+    // Node checks the header and request deadlines on this interval (30 s by default).
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
+  };
+  const tlsOptions = web.tls && {
+    cert: web.tls.cert,
+    key: web.tls.key,
+    ca: web.tls.ca,
+    requestCert: web.tls.requestCert,
+    rejectUnauthorized: web.tls.rejectUnauthorized,
+    minVersion: web.tls.minVersion,
+    maxVersion: web.tls.maxVersion,
+    ciphers: web.tls.ciphers,
+    ecdhCurve: web.tls.ecdhCurve,
+    honorCipherOrder: web.tls.honorCipherOrder,
+    handshakeTimeout: timeouts.tlsHandshakeMs,
+  };
+  const http2 = Boolean(tlsOptions && web.http2);
+  const server: HttpServer = tlsOptions
+    ? web.http2
+      ? (createSecureServer(
+          { ...tlsOptions, ...http1Timeouts, allowHTTP1: true },
+          listener,
+        ) as unknown as HttpServer)
+      : createHttpsServer({ ...tlsOptions, ...http1Timeouts }, listener)
+    : createHttpServer(http1Timeouts, listener);
+  // Any socket without traffic for this long while a request is open (a client that stopped
+  // reading the response, an HTTP/2 session gone quiet) is closed.
+  server.setTimeout(timeouts.requestMs);
+  const sockets = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+  const sessions = new Set<Http2Session>();
+  if (http2) {
+    server.on("session", (session: Http2Session) => {
+      sessions.add(session);
+      session.setTimeout(timeouts.idleMs, () => session.close());
+      session.once("close", () => sessions.delete(session));
+    });
+  }
   const tls = web.tls;
   if (tls && tls.clientAuth !== "NoClientCert" && tls.clientAuth !== "RequestClientCert") {
     server.on("secureConnection", (socket: TLSSocket) => {
@@ -138,10 +228,6 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       }
     });
   }
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 70_000;
-  server.requestTimeout = 60_000;
-  const { host, port } = parseListenAddress(opts.listenAddress);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -153,16 +239,25 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const shownHost = host === undefined || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   const url = `${web.tls ? "https" : "http"}://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${addr.port}`;
   log.info(
-    { address: opts.listenAddress, url, tls: Boolean(web.tls), basicAuth: Boolean(auth) },
+    { address: opts.listenAddress, url, tls: Boolean(web.tls), http2, basicAuth: Boolean(auth) },
     "listening",
   );
   return {
     url,
     port: addr.port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
-      }),
+        for (const session of sessions) session.close();
+        // Responses in flight get a moment to finish; a client that never lets its HTTP/2
+        // streams end must not hold up the daemon's shutdown.
+        setTimeout(() => {
+          for (const session of sessions) session.destroy();
+          for (const socket of sockets) socket.destroy();
+        }, CLOSE_GRACE_MS).unref();
+      });
+      await pool?.close();
+    },
   };
 }

@@ -17,6 +17,10 @@ export interface LandingInfo {
   };
 }
 
+/** The page's only style; the Content-Security-Policy allows exactly this text by its hash. */
+export const LANDING_STYLE =
+  "body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.warn{color:#a00}";
+
 function esc(text: string): string {
   return text.replace(
     /[&<>"']/g,
@@ -52,7 +56,7 @@ export function renderLanding(info: LandingInfo): string {
     .join("\n");
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sitehost-exporter</title>
-<style>body{font-family:system-ui,sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}.warn{color:#a00}</style>
+<style>${LANDING_STYLE}</style>
 </head><body>
 <h1>sitehost-exporter</h1>
 <p>Version ${esc(info.version)} &middot; ${info.sitesDiscovered} sites discovered</p>

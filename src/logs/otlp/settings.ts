@@ -3,7 +3,9 @@
  * OTEL_EXPORTER_OTLP_[LOGS_]{PROTOCOL, ENDPOINT, HEADERS, COMPRESSION, TIMEOUT, CERTIFICATE,
  * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one.
  */
-export type OtlpProtocol = "http/protobuf" | "http/json" | "grpc";
+import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
+
+export type { OtlpProtocol };
 
 export interface OtlpSettings {
   protocol: OtlpProtocol;
@@ -17,8 +19,6 @@ export interface OtlpSettings {
   clientKey?: string;
   clientCertificate?: string;
 }
-
-const PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json", "grpc"];
 
 function pick(env: NodeJS.ProcessEnv, suffix: string): string | undefined {
   const value = env[`OTEL_EXPORTER_OTLP_LOGS_${suffix}`] ?? env[`OTEL_EXPORTER_OTLP_${suffix}`];
@@ -39,14 +39,6 @@ export function parseKeyValueList(text: string | undefined): Record<string, stri
     }
   }
   return out;
-}
-
-export function otlpProtocol(env: NodeJS.ProcessEnv = process.env): OtlpProtocol {
-  const value = pick(env, "PROTOCOL") ?? "http/protobuf";
-  if ((PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
-  throw new Error(
-    `OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: ${JSON.stringify(value)} is not one of ${PROTOCOLS.join(", ")}`,
-  );
 }
 
 export function otlpSettings(env: NodeJS.ProcessEnv = process.env): OtlpSettings {

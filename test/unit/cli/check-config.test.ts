@@ -186,3 +186,174 @@ describe("usage", () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 });
+
+/** check-config and run, with credentials and a closed API port. */
+const BASE_ENV = {
+  SITEHOST_CLIENT_ID: "id",
+  SITEHOST_CLIENT_SECRET: SECRET,
+  SITEHOST_API_URL: "http://127.0.0.1:9/v1",
+  SITEHOST_AUTH_URL: "http://127.0.0.1:9",
+};
+
+describe("what run would fail on, check-config catches (exit 2, one line naming the key)", () => {
+  const checkpoints = () => ({ SITEHOST_CHECKPOINT_DIR: join(dir, "checkpoints") });
+
+  it.each([
+    [
+      "an out-of-range cron step",
+      'collectors:\n  traffic:\n    schedule: "*/61 * * * *"\n',
+      /collectors\.traffic\.schedule: "\*\/61 \* \* \* \*": minute step "61" is out of range 1-60/,
+    ],
+    [
+      "a zero poll interval",
+      'logs:\n  pollInterval: "0"\n',
+      /logs\.pollInterval: "0" must be longer than zero/,
+    ],
+    ["a zero API timeout", 'api:\n  timeout: "0"\n', /api\.timeout: "0" must be longer than zero/],
+  ])("%s", (_what, yaml, expected) => {
+    const cfg = file(`bad-${yaml.length}.yaml`, yaml);
+    for (const command of ["check-config", "run"]) {
+      const r = cli([command, "--config", cfg, "--web.listen-address", "127.0.0.1:0"], {
+        ...BASE_ENV,
+        ...checkpoints(),
+      });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).toMatch(expected);
+      expect(r.stderr).not.toContain("listening");
+    }
+  });
+
+  it.each([
+    [
+      "OTEL_EXPORTER_OTLP_LOGS_PROTOCOL",
+      "grpcs",
+      /OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "grpcs" is not one of http\/protobuf, http\/json, grpc/,
+    ],
+    [
+      "OTEL_EXPORTER_OTLP_ENDPOINT",
+      "otel collector:4318",
+      /OTEL_EXPORTER_OTLP_ENDPOINT: "otel collector:4318" is not an absolute http\(s\) URL/,
+    ],
+  ])("%s=%j: both commands refuse it before anything listens", (name, value, expected) => {
+    for (const command of ["check-config", "run"]) {
+      const r = cli([command, "--web.listen-address", "127.0.0.1:0"], {
+        ...BASE_ENV,
+        ...checkpoints(),
+        [name]: value,
+      });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).toMatch(expected);
+      expect(r.stderr).not.toContain("listening");
+    }
+  });
+
+  it("a checkpoint directory under /proc: refused at once instead of a daemon that hangs", () => {
+    for (const command of ["check-config", "run"]) {
+      const r = cli([command, "--web.listen-address", "127.0.0.1:0"], {
+        ...BASE_ENV,
+        SITEHOST_CHECKPOINT_DIR: "/proc/sitehost-checkpoints",
+      });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).toMatch(
+        /logs\.checkpointDir \(SITEHOST_CHECKPOINT_DIR\): cannot create \/proc\/sitehost-checkpoints/,
+      );
+    }
+  });
+
+  it("check-config checks the checkpoint directory without creating it", () => {
+    const target = join(dir, "fresh", "checkpoints");
+    expect(cli(["check-config"], { ...BASE_ENV, SITEHOST_CHECKPOINT_DIR: target }).code).toBe(0);
+    expect(existsSync(join(dir, "fresh"))).toBe(false);
+  });
+
+  it("a web config whose certificate is not PEM", () => {
+    const cert = file("not-a-cert.pem", "hello\n");
+    const web = file("web-notpem.yml", `tls_server_config:\n  cert_file: ${cert}\n  key_file: ${cert}\n`);
+    for (const command of ["check-config", "run"]) {
+      const r = cli([command, "--web.config.file", web, "--web.listen-address", "127.0.0.1:0"], {
+        ...BASE_ENV,
+        ...checkpoints(),
+      });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr).toContain(`${web}: tls_server_config.cert_file: ${cert} holds no PEM certificate`);
+    }
+  });
+
+  it("a web config header with a line break in its value", () => {
+    const web = file(
+      "web-crlf.yml",
+      'http_server_config:\n  headers:\n    X-Frame-Options: "deny\\r\\nX-Evil: 1"\n',
+    );
+    const r = cli(["check-config", "--web.config.file", web], BASE_ENV);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("http_server_config.headers.X-Frame-Options: the value contains a line break");
+  });
+
+  it("a missing web config file: one clear line, exit 2", () => {
+    const missing = join(dir, "no-such-web.yml");
+    for (const command of ["check-config", "run"]) {
+      const r = cli([command, "--web.config.file", missing, "--web.listen-address", "127.0.0.1:0"], {
+        ...BASE_ENV,
+        ...checkpoints(),
+      });
+      expect(r.code, command).toBe(2);
+      expect(r.stderr.trim().split("\n")).toEqual([
+        "sitehost-exporter: invalid web config file",
+        `  ${missing}: cannot read the web config file (ENOENT)`,
+      ]);
+    }
+  });
+});
+
+describe("once --collectors", () => {
+  it("a misspelt collector is a usage error (exit 2) with a suggestion, before any API call", () => {
+    const r = cli(["once", "--collectors", "inventory,trafic"], BASE_ENV);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(
+      'sitehost-exporter: --collectors: unknown collector "trafic"; did you mean traffic?',
+    );
+  });
+});
+
+describe("passwords in URLs", () => {
+  it("check-config prints SITEHOST_API_URL and SITEHOST_AUTH_URL without their passwords", () => {
+    const password = "url-pa55word-77ab";
+    const r = cli(["check-config"], {
+      ...BASE_ENV,
+      SITEHOST_API_URL: `https://svc:${password}@api.internal/v1`,
+      SITEHOST_AUTH_URL: `https://svc:${password}@api.internal`,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(password);
+    const printed = parse(r.stdout) as { api: { url: string; authUrl: string } };
+    expect(printed.api.url).toBe("https://svc:<redacted>@api.internal/v1");
+  });
+});
+
+describe("sharding from the environment and the command line", () => {
+  const shardOf = (stdout: string) => (parse(stdout) as { sites: { shard: unknown } }).sites.shard;
+
+  it("SITEHOST_SHARD (i/n, or the index with SITEHOST_SHARD_COUNT) and --sites.shard show in check-config", () => {
+    expect(shardOf(cli(["check-config"], { ...BASE_ENV, SITEHOST_SHARD: "1/3" }).stdout)).toEqual({
+      index: 1,
+      count: 3,
+    });
+    expect(
+      shardOf(cli(["check-config"], { ...BASE_ENV, SITEHOST_SHARD: "2", SITEHOST_SHARD_COUNT: "4" }).stdout),
+    ).toEqual({ index: 2, count: 4 });
+    expect(
+      shardOf(cli(["check-config", "--sites.shard", "0/2"], { ...BASE_ENV, SITEHOST_SHARD: "1/3" }).stdout),
+    ).toEqual({ index: 0, count: 2 });
+  });
+
+  it("an index out of range is exit 2 with one line", () => {
+    for (const [args, env] of [
+      [["check-config"], { SITEHOST_SHARD: "3", SITEHOST_SHARD_COUNT: "3" }],
+      [["run", "--sites.shard", "5/5"], {}],
+    ] as const) {
+      const r = cli([...args], { ...BASE_ENV, ...env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/(SITEHOST_SHARD|--sites\.shard): index \d is not below the count \d/);
+    }
+  });
+});

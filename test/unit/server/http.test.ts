@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseListenAddress, startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
+import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import type { LandingInfo } from "../../../src/server/landing.js";
 import { EXPECTED_METRICS, makeExposition, send, silentLogger } from "./helpers.js";
 
@@ -155,24 +155,7 @@ describe("routes", () => {
   });
 });
 
-describe("parseListenAddress", () => {
-  it.each([
-    [":10987", { host: undefined, port: 10987 }],
-    ["127.0.0.1:0", { host: "127.0.0.1", port: 0 }],
-    ["0.0.0.0:8080", { host: "0.0.0.0", port: 8080 }],
-    ["[::1]:0", { host: "::1", port: 0 }],
-    ["localhost:65535", { host: "localhost", port: 65535 }],
-  ])("%s", (text, expected) => {
-    expect(parseListenAddress(text)).toEqual(expected);
-  });
-
-  it.each(["10987", "localhost", "::1:80", "127.0.0.1:", "127.0.0.1:65536", "host:-1", "garbage:abc", ""])(
-    "%j is rejected",
-    (text) => {
-      expect(() => parseListenAddress(text)).toThrow(/web\.listenAddress/);
-    },
-  );
-
+describe("listen address", () => {
   it("[::1]:0 serves on IPv6 loopback", async () => {
     const { exposition } = makeExposition();
     server = await startHttpServer({

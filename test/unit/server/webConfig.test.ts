@@ -1,4 +1,6 @@
 import { execFileSync } from "node:child_process";
+import { connect as connectHttp2 } from "node:http2";
+import { connect as connectTls, type ConnectionOptions } from "node:tls";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +78,9 @@ beforeAll(() => {
     "-subj",
     "/CN=rogue",
   );
+  // The server certificate in DER, and files that are no PEM at all.
+  openssl("x509", "-in", "server.pem", "-outform", "DER", "-out", "server.der");
+  writeFileSync(p("notes.txt"), "this is not a certificate\n");
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -153,7 +158,7 @@ describe("TLS", () => {
       `tls_server_config:\n  cert_file: ${p("absent.pem")}\n  key_file: ${p("server.key")}\n`,
     );
     expect(await problems(loadWebConfig(file))).toEqual([
-      `tls_server_config.cert_file: cannot read ${p("absent.pem")} (ENOENT)`,
+      `${file}: tls_server_config.cert_file: cannot read ${p("absent.pem")} (ENOENT)`,
     ]);
   });
 
@@ -296,6 +301,163 @@ describe("file format", () => {
     const url = await start(webFile("http_server_config:\n  headers:\n    X-Frame-Options: deny\n"));
     const r = await send(`${url}/`);
     expect(r.headers["x-frame-options"]).toBe("deny");
+  });
+});
+
+describe("TLS material is checked when the file is loaded", () => {
+  const tls = (cert: string, key: string, extra = "") =>
+    webFile(`tls_server_config:\n  cert_file: ${p(cert)}\n  key_file: ${p(key)}\n${extra}`);
+
+  it.each([
+    [
+      "a text file as cert_file",
+      "notes.txt",
+      "server.key",
+      /tls_server_config\.cert_file: .*notes\.txt holds no PEM certificate/,
+    ],
+    [
+      "a DER certificate as cert_file",
+      "server.der",
+      "server.key",
+      /tls_server_config\.cert_file: .*server\.der holds no PEM certificate/,
+    ],
+    [
+      "a key as cert_file",
+      "server.key",
+      "server.key",
+      /tls_server_config\.cert_file: .*holds no PEM certificate/,
+    ],
+    [
+      "a certificate as key_file",
+      "server.pem",
+      "server.pem",
+      /tls_server_config\.key_file: .*server\.pem holds no PEM private key/,
+    ],
+    [
+      "a key that does not belong to the certificate",
+      "server.pem",
+      "rogue.key",
+      /tls_server_config\.key_file: the key in .*rogue\.key does not belong to the certificate in .*server\.pem/,
+    ],
+  ])("%s is rejected, naming the key", async (_what, cert, key, expected) => {
+    const file = tls(cert, key);
+    const lines = await problems(loadWebConfig(file));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
+    expect(lines[0]).toMatch(expected);
+  });
+
+  it("a client CA file without a PEM certificate is rejected", async () => {
+    const file = tls(
+      "server.pem",
+      "server.key",
+      `  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${p("notes.txt")}\n`,
+    );
+    expect((await problems(loadWebConfig(file)))[0]).toMatch(
+      /tls_server_config\.client_ca_file: .*holds no PEM certificate/,
+    );
+  });
+
+  it("a client CA file with client_auth_type NoClientCert is rejected (it would be ignored)", async () => {
+    const file = tls("server.pem", "server.key", `  client_ca_file: ${p("ca.pem")}\n`);
+    expect((await problems(loadWebConfig(file)))[0]).toMatch(
+      /tls_server_config\.client_ca_file: .*NoClientCert/,
+    );
+  });
+
+  it("unknown cipher suites and curves are named, with the closest known name", async () => {
+    const file = tls(
+      "server.pem",
+      "server.key",
+      "  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA265]\n  curve_preferences: [CurveP265]\n",
+    );
+    const lines = await problems(loadWebConfig(file));
+    expect(lines).toContain(
+      `${file}: tls_server_config.cipher_suites.0: unknown cipher suite "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA265"; did you mean TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256?`,
+    );
+    expect(lines).toContain(
+      `${file}: tls_server_config.curve_preferences.0: unknown curve "CurveP265"; did you mean CurveP256?`,
+    );
+  });
+});
+
+describe("TLS options of exporter-toolkit are applied", () => {
+  const base = `tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n`;
+  const handshake = (port: number, options: ConnectionOptions) =>
+    new Promise<string>((resolve) => {
+      const socket = connectTls(
+        { port, host: "127.0.0.1", ca: readFileSync(p("server.pem")), ...options },
+        () => {
+          const cipher = socket.getCipher().name;
+          socket.end();
+          resolve(cipher);
+        },
+      );
+      socket.on("error", () => resolve("refused"));
+    });
+  const portOf = (url: string) => Number(new URL(url).port);
+
+  it("cipher_suites limits TLS 1.2 to the listed suites", async () => {
+    const port = portOf(
+      await start(
+        webFile(`${base}  max_version: TLS12\n  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384]\n`),
+      ),
+    );
+    expect(await handshake(port, { maxVersion: "TLSv1.2", ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256" })).toBe(
+      "refused",
+    );
+    expect(await handshake(port, { maxVersion: "TLSv1.2" })).toBe("ECDHE-ECDSA-AES256-GCM-SHA384");
+  });
+
+  it("listing only TLS 1.2 suites leaves TLS 1.3 working, as in exporter-toolkit", async () => {
+    const port = portOf(
+      await start(webFile(`${base}  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384]\n`)),
+    );
+    expect(await handshake(port, { minVersion: "TLSv1.3" })).toMatch(/^TLS_/);
+  });
+
+  it("prefer_server_cipher_suites: the server's order wins over the client's", async () => {
+    const suites = "[TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]";
+    const clientOrder = {
+      maxVersion: "TLSv1.2",
+      ciphers: "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384",
+    } as const;
+    const server = portOf(await start(webFile(`${base}  max_version: TLS12\n  cipher_suites: ${suites}\n`)));
+    expect(await handshake(server, clientOrder)).toBe("ECDHE-ECDSA-AES256-GCM-SHA384");
+  });
+
+  it("curve_preferences limits the key exchange groups", async () => {
+    const port = portOf(await start(webFile(`${base}  curve_preferences: [CurveP384]\n`)));
+    expect(await handshake(port, { ecdhCurve: "P-256" })).toBe("refused");
+    expect(await handshake(port, { ecdhCurve: "P-384" })).not.toBe("refused");
+  });
+
+  const h2get = (url: string) =>
+    new Promise<{ status: number; nosniff: unknown }>((resolve, reject) => {
+      const session = connectHttp2(url, { ca: readFileSync(p("server.pem")) });
+      session.on("error", reject);
+      const req = session.request({ ":path": "/metrics" });
+      req.on("response", (headers) => {
+        req.resume();
+        req.on("end", () => {
+          resolve({ status: Number(headers[":status"]), nosniff: headers["x-content-type-options"] });
+          session.close();
+        });
+      });
+      req.on("error", reject);
+      req.end();
+    });
+
+  it("HTTP/2 is served with TLS by default, beside HTTP/1.1", async () => {
+    const url = await start(webFile(base));
+    expect(await h2get(url)).toEqual({ status: 200, nosniff: "nosniff" });
+    expect((await send(`${url}/metrics`, { tls: { ca: readFileSync(p("server.pem")) } })).status).toBe(200);
+  });
+
+  it("http2: false serves HTTP/1.1 only", async () => {
+    const url = await start(webFile(`${base}http_server_config:\n  http2: false\n`));
+    await expect(h2get(url)).rejects.toThrow();
+    expect((await send(`${url}/metrics`, { tls: { ca: readFileSync(p("server.pem")) } })).status).toBe(200);
   });
 });
 

@@ -1,0 +1,157 @@
+/**
+ * Signals sent to the built daemon (`dist/src/cli/main.js run`) as a process supervisor or an
+ * operator would send them.
+ */
+import { spawn, spawnSync, execFileSync, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { captureOutput, freePort } from "../../helpers/prometheus.js";
+
+const root = resolve(import.meta.dirname, "../../..");
+const main = join(root, "dist/src/cli/main.js");
+const dir = mkdtempSync(join(tmpdir(), "sitehost-signals-"));
+
+beforeAll(() => {
+  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
+    cwd: root,
+    stdio: "ignore",
+  });
+  expect(existsSync(main)).toBe(true);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Daemon {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+const started: Daemon[] = [];
+afterEach(() => {
+  for (const d of started.splice(0))
+    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
+});
+
+/** The daemon against a closed API port (it starts and serves; its collectors fail), logs not shipped. */
+function daemon(env: Record<string, string> = {}, args: string[] = ["run"]): Daemon {
+  const listen = args[0] === "run" ? ["--web.listen-address", "127.0.0.1:0"] : [];
+  const child = spawn(process.execPath, [main, ...args, ...listen], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      SITEHOST_CLIENT_ID: "id",
+      SITEHOST_CLIENT_SECRET: "secret",
+      SITEHOST_API_URL: "http://127.0.0.1:9/v1",
+      SITEHOST_AUTH_URL: "http://127.0.0.1:9",
+      SITEHOST_CHECKPOINT_DIR: join(dir, "checkpoints"),
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = captureOutput(child, 256 * 1024);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.once("exit", (code, signal) => res({ code, signal })),
+  );
+  const d = { child, output, exited };
+  started.push(d);
+  return d;
+}
+
+async function until(condition: () => boolean, what: string, d: Daemon, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${d.output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const hasLine = (d: Daemon, text: string) => () => d.output().includes(text);
+
+/** The exit, or "still running" after `ms`. */
+function exitWithin(d: Daemon, ms: number) {
+  return Promise.race([
+    d.exited,
+    new Promise<"still running">((res) => setTimeout(() => res("still running"), ms).unref()),
+  ]);
+}
+
+describe("SIGHUP", () => {
+  it("stops the daemon gracefully, like SIGTERM: exit 0", async () => {
+    const d = daemon();
+    await until(hasLine(d, "sitehost-exporter started"), "start", d);
+    d.child.kill("SIGHUP");
+    expect(await exitWithin(d, 20_000)).toEqual({ code: 0, signal: null });
+    expect(d.output()).toContain('"signal":"SIGHUP"');
+    expect(d.output()).toContain('"msg":"stopped"');
+  });
+});
+
+describe("SIGTERM while the daemon is still starting", () => {
+  it("is a graceful exit 0, even during the configuration load", async () => {
+    // The client secret is read from a FIFO: the daemon is held inside the configuration load
+    // until the test writes the secret, which it does only after sending SIGTERM.
+    const fifo = join(dir, "secret.fifo");
+    execFileSync("mkfifo", [fifo]);
+    const d = daemon({ SITEHOST_CLIENT_SECRET: "", SITEHOST_CLIENT_SECRET_FILE: fifo });
+    const writer = await open(fifo, "w"); // returns once the daemon has opened it for reading
+    d.child.kill("SIGTERM");
+    await writer.write("secret\n");
+    await writer.close();
+    expect(await exitWithin(d, 20_000)).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe("a second signal", () => {
+  it("ends the process even when an exit handler blocks the main thread", async () => {
+    // Stands in for a log transport that never finishes flushing at exit.
+    const hook = join(dir, "blocking-exit-hook.mjs");
+    writeFileSync(
+      hook,
+      "process.on('exit', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));\n",
+    );
+    const d = daemon({ NODE_OPTIONS: `--import=${hook}` });
+    await until(hasLine(d, "sitehost-exporter started"), "start", d);
+    d.child.kill("SIGTERM");
+    await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
+    d.child.kill("SIGTERM");
+    expect(await exitWithin(d, 10_000)).toEqual({ code: null, signal: "SIGTERM" });
+  });
+});
+
+describe("SIGUSR1 does not open the Node.js inspector", () => {
+  /** Whether something accepts connections on the port. */
+  const listening = (port: number) =>
+    new Promise<boolean>((res) => {
+      const s = connect(port, "127.0.0.1", () => {
+        s.destroy();
+        res(true);
+      });
+      s.on("error", () => res(false));
+    });
+
+  it.each([
+    ["run", {}, ["run"]],
+    ["run with SITEHOST_NODE_FLAGS=off", { SITEHOST_NODE_FLAGS: "off" }, ["run"]],
+    ["demo", {}, ["demo", "--sites", "2", "--listen", "0"]],
+  ])("%s", async (_name, env: Record<string, string>, args: string[]) => {
+    const port = await freePort();
+    // Where the inspector would listen, instead of 9229 which something else may be using.
+    const d = daemon({ ...env, NODE_OPTIONS: `--inspect-port=127.0.0.1:${port}` }, args);
+    await until(() => /sitehost-exporter started|demo is running/.test(d.output()), "start", d);
+    d.child.kill("SIGUSR1");
+    // The inspector, when it opens, says so and listens within milliseconds; give it two seconds.
+    const deadline = Date.now() + 2_000;
+    while (Date.now() < deadline) {
+      expect(d.output()).not.toContain("Debugger listening");
+      expect(await listening(port)).toBe(false);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(d.child.exitCode).toBeNull();
+    expect(d.child.signalCode).toBeNull();
+    d.child.kill("SIGTERM");
+    expect((await exitWithin(d, 20_000)) as { code: number }).toMatchObject({ code: 0 });
+  });
+});
