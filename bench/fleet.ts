@@ -209,6 +209,7 @@ async function rss(sites: number, minutes: number): Promise<void> {
   const text = await scrape(d.url);
   const shipped = sum(values(text, "sitehost_exporter_log_records_shipped_total"));
   const lastReads = values(text, "sitehost_exporter_log_last_read_timestamp_seconds").length;
+  const mb = (name: string) => Math.round(sum(values(text, name)) / 1048576);
   await stop(d, sim, receiver.server);
   samples.sort((a, b) => a - b);
   console.log(
@@ -221,6 +222,9 @@ async function rss(sites: number, minutes: number): Promise<void> {
       rssMbEnd: Math.round(mem.rss / 1048576),
       rssMbMedian: Math.round(samples[Math.floor(samples.length / 2)] ?? 0),
       peakRssMb: Math.round(mem.hwm / 1048576),
+      heapUsedMb: mb("nodejs_heap_size_used_bytes"),
+      heapTotalMb: mb("nodejs_heap_size_total_bytes"),
+      externalMb: mb("nodejs_external_memory_bytes"),
     }),
   );
 }

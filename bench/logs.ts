@@ -146,8 +146,14 @@ async function backlog(order: LogOrder, size: number, seconds: number, sites: nu
   for (;;) {
     await sleep(200);
     const n = await shipped();
-    if (process.env.BENCH_DEBUG) console.error(`shipped ${n}`);
-    peakSampled = Math.max(peakSampled, process.memoryUsage().rss / 1048576);
+    const mem = process.memoryUsage();
+    if (mem.rss / 1048576 > peakSampled && process.env.BENCH_DEBUG) {
+      const mb = (n: number) => Math.round(n / 1048576);
+      console.error(
+        `rss ${mb(mem.rss)} heapTotal ${mb(mem.heapTotal)} heapUsed ${mb(mem.heapUsed)} external ${mb(mem.external)} arrayBuffers ${mb(mem.arrayBuffers)}`,
+      );
+    }
+    peakSampled = Math.max(peakSampled, mem.rss / 1048576);
     if (n !== last) {
       last = n;
       lastChange = performance.now();

@@ -142,6 +142,9 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   );
   baseline.kill();
   const mem = await rssOf(child.pid as number);
+  const selfText = await (await fetch(`${url}/metrics`)).text();
+  const gauge = (name: string) =>
+    Number(new RegExp(`^${name} (\\S+)$`, "m").exec(selfText)?.[1] ?? NaN) / 1048576;
 
   // Requests per site per run, from the start-up runs, times runs per hour of the default schedules.
   const perRoute = (route: RouteSpec) =>
@@ -196,6 +199,9 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     "p99 ratio": (percentile(daemonTimes, 99) / percentile(baseTimes, 99)).toFixed(2),
     "RSS MB": (mem.rss / 1048576).toFixed(0),
     "peak RSS MB": (mem.hwm / 1048576).toFixed(0),
+    "heap used MB": gauge("nodejs_heap_size_used_bytes").toFixed(0),
+    "heap total MB": gauge("nodejs_heap_size_total_bytes").toFixed(0),
+    "external MB": gauge("nodejs_external_memory_bytes").toFixed(0),
     "ready s": (readyMs / 1000).toFixed(1),
     "API req/site/h": measuredPerHour.toFixed(2),
     "minimum req/site/h": minimumPerHour.toFixed(2),

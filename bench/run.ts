@@ -8,7 +8,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { LEAN_V8_FLAGS } from "../src/cli/v8Flags.js";
+import { V8_FLAGS } from "../src/cli/v8Flags.js";
 
 const BENCHES: Record<string, string[][]> = {
   simulator: [["simulator.js"]],
@@ -17,7 +17,7 @@ const BENCHES: Record<string, string[][]> = {
 };
 /** The log pipeline runs in the benchmark's own process: give it the V8 flags the daemon gives itself. */
 const DAEMON_FLAGS: Record<string, readonly string[]> = {
-  logs: process.env.SITEHOST_NODE_FLAGS === "off" ? [] : LEAN_V8_FLAGS,
+  logs: process.env.SITEHOST_NODE_FLAGS === "off" ? [] : V8_FLAGS.logs,
 };
 
 const wanted = process.argv.slice(2);

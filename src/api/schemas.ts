@@ -304,15 +304,17 @@ export const LogPageSchema = z.object({
 /** ISO 8601 string, or epoch seconds (web-server logs), or epoch ms; normalised by the caller. */
 const LogTimestampSchema = z.union([z.string().min(1), num()]);
 
+// Log entry schemas list their keys in sorted order: a validated entry (zod keeps the schema's order)
+// then serialises straight to the canonical text its fingerprint is taken of.
 export const PhpLogEntrySchema = z.object({
-  message: z.string(),
-  severity: z.string().nullable().optional(),
-  kind: z.string().nullable().optional(),
-  name: z.string().nullable().optional(),
   file: z.string().nullable().optional(),
-  line: int().nullable().optional(),
-  timestamp: LogTimestampSchema,
   hosted_site_id: z.union([int(), z.string()]).nullable().optional(),
+  kind: z.string().nullable().optional(),
+  line: int().nullable().optional(),
+  message: z.string(),
+  name: z.string().nullable().optional(),
+  severity: z.string().nullable().optional(),
+  timestamp: LogTimestampSchema,
 });
 export type PhpLogEntry = z.infer<typeof PhpLogEntrySchema>;
 
@@ -347,17 +349,17 @@ export type LogStream = ScrollStream | "activity";
 
 // ---------------------------------------------------------------- activity log
 
-/** One activity log entry (account or site): who did what, from where. */
+/** One activity log entry (account or site): who did what, from where. Keys sorted, as log entries'. */
 export const ActivityEntrySchema = z.object({
-  id: z.union([int(), z.string().min(1)]),
-  timestamp: LogTimestampSchema,
   accountEmail: z.string().nullable().optional(),
-  ipAddress: z.string().nullable().optional(),
-  userAgent: z.string().nullable().optional(),
-  name: z.string().min(1),
   description: z.string().nullable().optional(),
-  source: z.string().nullable().optional(),
+  id: z.union([int(), z.string().min(1)]),
+  ipAddress: z.string().nullable().optional(),
   message: z.string().nullable().optional(),
+  name: z.string().min(1),
+  source: z.string().nullable().optional(),
+  timestamp: LogTimestampSchema,
+  userAgent: z.string().nullable().optional(),
 });
 export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 

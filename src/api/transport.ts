@@ -98,19 +98,24 @@ export class Transport {
       body.destroy();
       throw new TooLarge();
     }
+    // A declared length is read into one buffer of that size; otherwise the chunks are joined at the end.
+    const into = Number.isFinite(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
+      if (size + chunk.length > limit) {
         body.destroy();
         throw new TooLarge();
       }
-      chunks.push(chunk);
+      if (into && size + chunk.length <= into.length) chunk.copy(into, size);
+      else chunks.push(chunk);
+      size += chunk.length;
     }
-    return chunks.length === 1
-      ? (chunks[0] as Buffer).toString("utf8")
-      : Buffer.concat(chunks, size).toString("utf8");
+    if (into && chunks.length === 0) return into.toString("utf8", 0, size);
+    const all = into
+      ? [into.subarray(0, size - chunks.reduce((a, c) => a + c.length, 0)), ...chunks]
+      : chunks;
+    return all.length === 1 ? (all[0] as Buffer).toString("utf8") : Buffer.concat(all, size).toString("utf8");
   }
 
   async close(): Promise<void> {

@@ -7,6 +7,7 @@ import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import type { z } from "zod";
 import { valueAt } from "../config/path.js";
 import { abbreviate } from "./errors.js";
+import { compileFlatObject } from "./fastParse.js";
 import type { Redact } from "./redact.js";
 import type { RejectedRecord } from "./types.js";
 
@@ -50,6 +51,18 @@ export interface Validated<T> {
   firstRejected?: RejectedRecord;
 }
 
+const compiled = new WeakMap<z.ZodType, ((input: unknown) => unknown) | null>();
+
+/** The fast checker of a flat schema (compiled once), or null: see fastParse.ts. */
+function fastPathOf<T>(schema: z.ZodType<T>): ((input: unknown) => T | undefined) | null {
+  let fast = compiled.get(schema);
+  if (fast === undefined) {
+    fast = compileFlatObject(schema) ?? null;
+    compiled.set(schema, fast);
+  }
+  return fast as ((input: unknown) => T | undefined) | null;
+}
+
 /** Validate list records one by one: good ones returned, bad ones counted (the first one described). */
 export async function validateRecords<T>(
   schema: z.ZodType<T>,
@@ -61,9 +74,15 @@ export async function validateRecords<T>(
   const items: T[] = [];
   let rejected = 0;
   let firstRejected: RejectedRecord | undefined;
+  const fast = fastPathOf(schema);
   for (let index = 0; index < records.length; index++) {
     if (index > 0 && index % SLICE === 0) await yieldToEventLoop();
     const record = records[index];
+    const quick = fast?.(record);
+    if (quick !== undefined) {
+      items.push(quick);
+      continue;
+    }
     const result = schema.safeParse(record);
     if (result.success) {
       items.push(result.data);

@@ -6,24 +6,42 @@
  * 127.0.0.1:9229, and whoever can reach that port runs code in the daemon. Use `--inspect` to
  * debug on purpose.
  *
- * Memory-lean V8 settings, unless opted out: V8 sizes its heap from the host's RAM, not from the
- * container's limit. On a large host the young generation alone reserves 128 MB and the old
- * generation grows to three times the live set before collecting; with these flags RSS stays
- * close to the live set (docs/benchmarks.md: about 170 MB instead of 490 MB at 5,000 sites).
- * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line) or set
- * SITEHOST_NODE_FLAGS=off.
+ * V8 heap settings chosen for the work the process does, unless opted out. V8 sizes its heap from
+ * the host's RAM, not from the container's limit: on a large host the young generation alone
+ * reserves 128 MB and the old generation grows to several times the live set before collecting.
+ * - Metrics only (`logs.enabled: false`): memory first. The collectors spend almost no CPU, so
+ *   `--optimize-for-size` (small heap growth, memory returned promptly) costs nothing a user sees.
+ * - Shipping logs: CPU per record first. `--optimize-for-size` doubles the log path's CPU (it
+ *   collects the old generation every few MB); instead the old generation grows by 40 % of the
+ *   live set, and not before it reaches 64 MB. docs/benchmarks.md has the measurements behind both.
+ * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line);
+ * SITEHOST_NODE_FLAGS=off keeps V8's defaults, SITEHOST_NODE_FLAGS="<flags>" uses those instead.
  *
  * Nothing is done for short commands, on the second pass, and where execve is unavailable.
  */
-export const LEAN_V8_FLAGS = ["--max-semi-space-size=2", "--optimize-for-size"] as const;
+import { readFileSync } from "node:fs";
+import { parse } from "yaml";
+
+export type Workload = "metrics" | "logs";
+
+export const V8_FLAGS: Record<Workload, readonly string[]> = {
+  metrics: ["--max-semi-space-size=2", "--optimize-for-size"],
+  logs: ["--max-semi-space-size=4", "--initial-old-space-size=64", "--heap-growing-percent=40"],
+};
 export const NO_SIGUSR1_INSPECTOR = "--disable-sigusr1";
+/**
+ * glibc's allocator settings for the re-executed process (the user's own win): two arenas instead of
+ * one per thread, and large buffers (pages, exports) mapped and unmapped rather than left to fragment
+ * the heap.
+ */
+export const LEAN_MALLOC_ENV = { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "65536" } as const;
 
 const APPLIED = "SITEHOST_NODE_FLAGS_APPLIED";
 const COMMANDS = ["run", "once", "simulate", "demo", "check-config", "help"];
 /** Commands that run until stopped: no inspector on SIGUSR1. */
 const LONG_RUNNING = new Set(["run", "demo", "simulate"]);
-/** Of those, the ones that hold the metric store: memory-lean flags. */
-const LEAN = new Set(["run", "demo"]);
+/** Of those, the ones that hold the metric store and the log pipeline: heap settings. */
+const TUNED = new Set(["run", "demo"]);
 
 /** The command `argv` runs: the first known command name, else `run` (the default); help and version are short. */
 export function commandOf(argv: readonly string[]): string {
@@ -32,11 +50,43 @@ export function commandOf(argv: readonly string[]): string {
   return args.find((a) => COMMANDS.includes(a)) ?? "run";
 }
 
+/** The `--config` file named on the command line, if any. */
+function configFileOf(argv: readonly string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === "--config") return argv[i + 1];
+    if (arg.startsWith("--config=")) return arg.slice("--config=".length);
+  }
+  return undefined;
+}
+
+/**
+ * What the process will mostly do, from a quick look at the config file: "metrics" only when it
+ * turns logs off. Anything unreadable counts as the default (logs on); the real load reports it.
+ */
+export function workloadOf(argv: readonly string[], readFile: (file: string) => string = readUtf8): Workload {
+  if (commandOf(argv) !== "run") return "logs"; // the demo ships logs
+  const file = configFileOf(argv);
+  if (!file) return "logs";
+  try {
+    const doc: unknown = parse(readFile(file));
+    const logs = (doc as { logs?: { enabled?: unknown } } | null)?.logs;
+    return logs?.enabled === false ? "metrics" : "logs";
+  } catch {
+    return "logs";
+  }
+}
+
+function readUtf8(file: string): string {
+  return readFileSync(file, "utf8");
+}
+
 /** The arguments to re-execute with, or undefined when nothing is to be done. */
 export function leanReexecArgs(
   argv: readonly string[],
   execArgv: readonly string[],
   env: NodeJS.ProcessEnv,
+  workload: () => Workload = () => workloadOf(argv),
 ): string[] | undefined {
   if (env[APPLIED]) return undefined;
   const command = commandOf(argv);
@@ -45,11 +95,12 @@ export function leanReexecArgs(
   const chosen = ` ${env.NODE_OPTIONS ?? ""} ${execArgv.join(" ")} `.replace(/_/g, "-");
   const flags: string[] = [];
   if (!chosen.includes(` ${NO_SIGUSR1_INSPECTOR} `)) flags.push(NO_SIGUSR1_INSPECTOR);
-  const lean =
-    LEAN.has(command) &&
-    env.SITEHOST_NODE_FLAGS !== "off" &&
-    !LEAN_V8_FLAGS.some((flag) => chosen.includes(flag.split("=")[0] as string));
-  if (lean) flags.unshift(...LEAN_V8_FLAGS);
+  const own = env.SITEHOST_NODE_FLAGS?.trim();
+  if (TUNED.has(command) && own !== "off") {
+    const heapFlags = own ? own.split(/\s+/) : V8_FLAGS[workload()];
+    const userChose = heapFlags.some((flag) => chosen.includes(` ${flag.split("=")[0] as string}`));
+    if (!userChose) flags.unshift(...heapFlags);
+  }
   if (flags.length === 0) return undefined;
   // The user's own execArgv after ours, so their settings win.
   return [...flags, ...execArgv, ...argv.slice(1)];
@@ -63,7 +114,11 @@ export function applyLeanV8Flags(): void {
   const args = leanReexecArgs(process.argv, process.execArgv, process.env);
   if (!args) return;
   try {
-    execve.call(process, process.execPath, [process.execPath, ...args], { ...process.env, [APPLIED]: "1" });
+    execve.call(process, process.execPath, [process.execPath, ...args], {
+      ...LEAN_MALLOC_ENV,
+      ...process.env,
+      [APPLIED]: "1",
+    });
   } catch {
     // Not supported here (Windows, a sandbox): run with V8's defaults.
   }

@@ -28,23 +28,25 @@ const SnapshotSchema = z.strictObject({
   updatedAt: z.string(),
 });
 
-/** A fingerprint delivered within the overlap window. */
-export interface RecentEntry {
-  /** Occurrences delivered. */
-  n: number;
-  /** Entry time, ms. */
-  t: number;
-}
-
 export interface Checkpoint {
   siteId: number;
   stream: LogStream;
   floorMs: number;
   highWaterMs: number;
   seq: number;
-  /** Insertion-ordered (delivery order), so the window is pruned from its oldest end. */
-  recent: Map<string, RecentEntry>;
+  /**
+   * Fingerprints delivered within the overlap window → entry time (ms). Insertion-ordered (delivery
+   * order), so the window is pruned from its oldest end.
+   */
+  recent: Map<string, number>;
+  /** Occurrences delivered, for the few fingerprints delivered more than once (identical lines). */
+  repeats: Map<string, number>;
   counts: Record<string, number>;
+}
+
+/** How many occurrences of `fp` were delivered (0 when it is not in the window). */
+export function deliveredCount(cp: Checkpoint, fp: string): number {
+  return cp.recent.has(fp) ? (cp.repeats.get(fp) ?? 1) : 0;
 }
 
 export class CorruptCheckpointError extends Error {
@@ -62,7 +64,16 @@ export class CorruptCheckpointError extends Error {
 }
 
 export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number): Checkpoint {
-  return { siteId, stream, floorMs, highWaterMs: floorMs, seq: 0, recent: new Map(), counts: {} };
+  return {
+    siteId,
+    stream,
+    floorMs,
+    highWaterMs: floorMs,
+    seq: 0,
+    recent: new Map(),
+    repeats: new Map(),
+    counts: {},
+  };
 }
 
 /** One delivered record as the checkpoint sees it. */
@@ -101,7 +112,7 @@ export function deltaFor(
   const counts: Record<string, number> = {};
   for (const r of records) {
     if (r.timeMs > highWater && r.timeMs <= highWaterLimitMs) highWater = r.timeMs;
-    const known = Math.max(cp.recent.get(r.fingerprint)?.n ?? 0, add.get(r.fingerprint)?.[1] ?? 0);
+    const known = Math.max(deliveredCount(cp, r.fingerprint), add.get(r.fingerprint)?.[1] ?? 0);
     add.set(r.fingerprint, [r.fingerprint, Math.max(known, r.occurrence + 1), r.timeMs]);
     if (r.countKey !== undefined) counts[r.countKey] = (counts[r.countKey] ?? 0) + 1;
   }
@@ -113,7 +124,8 @@ export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
   if (delta.highWaterMs > cp.highWaterMs) cp.highWaterMs = delta.highWaterMs;
   for (const [fp, n, t] of delta.add) {
     cp.recent.delete(fp);
-    cp.recent.set(fp, { n, t });
+    cp.recent.set(fp, t);
+    if (n > 1) cp.repeats.set(fp, n);
   }
   for (const [key, inc] of Object.entries(delta.counts)) cp.counts[key] = (cp.counts[key] ?? 0) + inc;
   cp.seq = delta.seq;
@@ -127,17 +139,18 @@ export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
  */
 export function prune(cp: Checkpoint, overlapMs: number): void {
   const cutoff = cp.highWaterMs - overlapMs;
-  for (const [fp, e] of cp.recent) {
-    if (e.t > cp.highWaterMs) continue;
-    if (e.t >= cutoff) break;
+  for (const [fp, t] of cp.recent) {
+    if (t > cp.highWaterMs) continue;
+    if (t >= cutoff) break;
     cp.recent.delete(fp);
+    if (cp.repeats.size > 0) cp.repeats.delete(fp);
   }
 }
 
 /** The snapshot file's text. */
 export function serializeSnapshot(cp: Checkpoint): string {
   const parts: string[] = [];
-  for (const [fp, e] of cp.recent) parts.push(`${JSON.stringify(fp)}:[${e.n},${e.t}]`);
+  for (const [fp, t] of cp.recent) parts.push(`${JSON.stringify(fp)}:[${cp.repeats.get(fp) ?? 1},${t}]`);
   const head = JSON.stringify({
     version: CHECKPOINT_VERSION,
     siteId: cp.siteId,
@@ -174,16 +187,21 @@ export function parseSnapshot(text: string, file: string, siteId: number, stream
     throw new CorruptCheckpointError(file, "it belongs to another site or stream");
   }
   // Oldest first, so the window prunes from its start.
-  const recent = Object.entries(data.recent)
-    .map(([fp, [n, t]]) => [fp, { n, t }] as const)
-    .sort((a, b) => a[1].t - b[1].t);
+  const entries = Object.entries(data.recent).sort((a, b) => a[1][1] - b[1][1]);
+  const recent = new Map<string, number>();
+  const repeats = new Map<string, number>();
+  for (const [fp, [n, t]] of entries) {
+    recent.set(fp, t);
+    if (n > 1) repeats.set(fp, n);
+  }
   return {
     siteId,
     stream,
     floorMs: data.floorMs,
     highWaterMs: data.highWaterMs,
     seq: data.seq ?? 0,
-    recent: new Map(recent),
+    recent,
+    repeats,
     counts: data.counts,
   };
 }

@@ -41,15 +41,18 @@ export function fingerprint(entry: unknown): string {
 
 /**
  * `fingerprint` for the entries of one schema, whose possible keys are known. For an entry whose values
- * are all plain (strings, finite numbers, booleans, null), JSON.stringify with the keys sorted writes
- * exactly the canonical text (it skips undefined values and keeps the allowlist's order); anything else
- * takes the general walk. Same text, same hash.
+ * are all plain (strings, finite numbers, booleans, null) JSON.stringify writes the canonical text
+ * itself: directly when its keys are already in sorted order (a validated entry's are, see the log
+ * schemas), else with the sorted keys as its allowlist (it skips undefined values and keeps the list's
+ * order). Anything else takes the general walk. Same text, same hash.
  */
 export function fingerprinter(keys: readonly string[]): (entry: object) => string {
   const sorted = [...keys].sort();
   const known = new Set(keys);
   return (entry) => {
     const obj = entry as Record<string, unknown>;
+    let ordered = true;
+    let previous = "";
     for (const k in obj) {
       const v = obj[k];
       const plain =
@@ -58,8 +61,11 @@ export function fingerprinter(keys: readonly string[]): (entry: object) => strin
         v === null ||
         v === undefined ||
         (typeof v === "number" && Number.isFinite(v));
-      if (!known.has(k) || !plain) return fingerprint(entry); // not this schema's flat shape
+      if (!plain || !known.has(k)) return fingerprint(entry); // not this schema's flat shape
+      if (k < previous) ordered = false;
+      previous = k;
     }
-    return hash("sha256", JSON.stringify(obj, sorted), "hex").slice(0, 32);
+    const text = ordered ? JSON.stringify(obj) : JSON.stringify(obj, sorted);
+    return hash("sha256", text, "hex").slice(0, 32);
   };
 }

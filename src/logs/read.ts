@@ -41,29 +41,54 @@ export interface PageVerdict {
   timeless: boolean;
 }
 
-/** Identical entries share their time, so occurrence counts only need the entries near the current one. */
-const OCCURRENCE_WINDOW_MS = 60_000;
-const OCCURRENCE_PRUNE_FLOOR = 50_000;
+/**
+ * Identical entries share their time (it is part of what is compared), and a read's pages come in time
+ * order, so occurrence counts only need the entries near the current one.
+ */
+const OCCURRENCE_WINDOW_MS = 10_000;
+/** How often the oldest counted entries are looked at (inserts). */
+const OCCURRENCE_TRIM_EVERY = 256;
+/** A full sweep when the map still grows past this (entries far out of order are only found so). */
+const OCCURRENCE_SWEEP_FLOOR = 50_000;
 
 /**
  * Occurrences of each fingerprint within one read: identical lines written in the same second are real
- * and each is delivered. Entries far from the current time are pruned, which keeps the map small on a
- * long read without splitting a run of identical entries.
+ * and each is delivered. Entries more than a few seconds from the current one are dropped as the read
+ * moves on (from the oldest counted, so it costs next to nothing), which keeps the map to the entries
+ * of those few seconds however long the read; a full sweep catches what came far out of order. Most
+ * fingerprints occur once: they cost one map entry (their time); only repeats get a count of their own.
  */
 class OccurrenceCounter {
-  private readonly seen = new Map<string, { n: number; t: number }>();
-  private pruneAt = OCCURRENCE_PRUNE_FLOOR;
+  private readonly seen = new Map<string, number>();
+  private readonly repeats = new Map<string, number>();
+  private sweepAt = OCCURRENCE_SWEEP_FLOOR;
+  private untilTrim = OCCURRENCE_TRIM_EVERY;
 
   /** 1 for the first occurrence of `fp`, 2 for the second, ... */
   next(fp: string, t: number): number {
-    const known = this.seen.get(fp);
-    if (known) return ++known.n;
-    if (this.seen.size >= this.pruneAt) {
-      for (const [k, v] of this.seen) if (Math.abs(v.t - t) > OCCURRENCE_WINDOW_MS) this.seen.delete(k);
-      this.pruneAt = Math.max(OCCURRENCE_PRUNE_FLOOR, 2 * this.seen.size);
+    if (this.seen.has(fp)) {
+      const n = (this.repeats.get(fp) ?? 1) + 1;
+      this.repeats.set(fp, n);
+      return n;
     }
-    this.seen.set(fp, { n: 1, t });
+    if (--this.untilTrim === 0) {
+      this.untilTrim = OCCURRENCE_TRIM_EVERY;
+      for (const [k, at] of this.seen) {
+        if (Math.abs(at - t) <= OCCURRENCE_WINDOW_MS) break;
+        this.forget(k);
+      }
+    }
+    if (this.seen.size >= this.sweepAt) {
+      for (const [k, at] of this.seen) if (Math.abs(at - t) > OCCURRENCE_WINDOW_MS) this.forget(k);
+      this.sweepAt = Math.max(OCCURRENCE_SWEEP_FLOOR, 2 * this.seen.size);
+    }
+    this.seen.set(fp, t);
     return 1;
+  }
+
+  private forget(fp: string): void {
+    this.seen.delete(fp);
+    if (this.repeats.size > 0) this.repeats.delete(fp);
   }
 }
 
@@ -78,8 +103,8 @@ export class PageReader {
 
   constructor(
     private readonly bounds: ReadBounds,
-    /** Occurrences delivered per fingerprint (the checkpoint's window). */
-    private readonly delivered: ReadonlyMap<string, { n: number }>,
+    /** Occurrences delivered of a fingerprint (the checkpoint's window). */
+    private readonly delivered: (fp: string) => number,
     private readonly fingerprint: (entry: StreamEntry) => string,
     /**
      * Entries are unique (they carry an id): one seen twice in a read is the same entry met again
@@ -122,7 +147,7 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= (this.delivered.get(fp)?.n ?? 0) || (this.unique && n > 1)) {
+      if (n <= this.delivered(fp) || (this.unique && n > 1)) {
         verdict.deduplicated += 1;
         continue;
       }

@@ -17,7 +17,7 @@
 import type { Logger } from "pino";
 import type { LogStream } from "../api/schemas.js";
 import type { Clock } from "../util/time.js";
-import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
+import { CorruptCheckpointError, deliveredCount, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import { ProtoWriter } from "./otlp/protoWriter.js";
 import type { StreamEntry } from "./pending.js";
@@ -249,7 +249,8 @@ class ReadRun {
     const bounds = this.bounds();
     this.lowerMs = bounds.lowerMs;
     const { opts, stream } = this.tailer.context;
-    return new PageReader(bounds, this.stored.state.recent, opts.fingerprint, stream === "activity");
+    const state = this.stored.state;
+    return new PageReader(bounds, (fp) => deliveredCount(state, fp), opts.fingerprint, stream === "activity");
   }
 
   /** Start over from the checkpoint (the dedupe absorbs what is read again). */

@@ -23,6 +23,10 @@ export interface OutgoingRecord {
 }
 
 const MIN_INT64 = -(2 ** 63);
+
+function varintSize(n: number): number {
+  return n < 128 ? 1 : n < 16384 ? 2 : n < 2097152 ? 3 : n < 268435456 ? 4 : 5;
+}
 const MAX_INT64 = 2 ** 63;
 
 function anyValue(w: ProtoWriter, value: AttributeValue | null | undefined): void {
@@ -141,17 +145,25 @@ export class RequestFrame {
 
   /** The whole request around `records` (encoded LogRecord entries, see encodeLogRecord). */
   wrap(records: Uint8Array): Buffer {
-    const w = new ProtoWriter(records.length + this.resourceField.length + this.scopeField.length + 32);
+    return this.wrapParts([records]);
+  }
+
+  /** The same around records given in parts (a batch's pages), copied once into the request. */
+  wrapParts(parts: readonly Uint8Array[]): Buffer {
+    let recordBytes = 0;
+    for (const p of parts) recordBytes += p.length;
+    const scopeLength = this.scopeField.length + recordBytes;
+    const resourceLength =
+      this.resourceField.length + 1 + varintSize(scopeLength) + scopeLength + this.schemaUrlField.length;
+    const w = new ProtoWriter(1 + varintSize(resourceLength) + resourceLength);
     w.tag(1, 2);
-    const resourceLogs = w.begin();
+    w.varint(resourceLength);
     w.raw(this.resourceField);
     w.tag(2, 2);
-    const scopeLogs = w.begin();
+    w.varint(scopeLength);
     w.raw(this.scopeField);
-    w.raw(records);
-    w.end(scopeLogs);
+    for (const p of parts) w.raw(p);
     w.raw(this.schemaUrlField);
-    w.end(resourceLogs);
     return w.view();
   }
 }

@@ -65,7 +65,7 @@ export class ProtobufHttpSink implements LogSink {
   }
 
   async send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
-    const raw = this.frame.wrap(batch.concat());
+    const raw = this.frame.wrapParts(batch.pages.map((p) => p.bytes));
     const gzipped = this.settings.compression === "gzip";
     const body = gzipped ? await gzipAsync(raw) : raw;
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);

@@ -1,13 +1,21 @@
-/** When the CLI re-executes itself with Node.js flags, and when it leaves the process alone. */
+/** When the CLI re-executes itself with Node.js flags, which ones, and when it leaves the process alone. */
 import { describe, expect, it } from "vitest";
-import { LEAN_V8_FLAGS, leanReexecArgs, NO_SIGUSR1_INSPECTOR } from "../../../src/cli/v8Flags.js";
+import { leanReexecArgs, NO_SIGUSR1_INSPECTOR, V8_FLAGS, workloadOf } from "../../../src/cli/v8Flags.js";
 
 const node = "/usr/bin/node";
 const main = "/app/dist/src/cli/main.js";
+const logs = () => "logs" as const;
 
 describe("Node.js flags of the long-running commands", () => {
   it("re-executes the daemon with the flags first and the user's own node options after them", () => {
-    expect(leanReexecArgs([node, main, "run", "--config", "c.yaml"], ["--enable-source-maps"], {})).toEqual([
+    expect(
+      leanReexecArgs(
+        [node, main, "run", "--config", "c.yaml"],
+        ["--enable-source-maps"],
+        {},
+        () => "metrics",
+      ),
+    ).toEqual([
       "--max-semi-space-size=2",
       "--optimize-for-size",
       "--disable-sigusr1",
@@ -18,23 +26,64 @@ describe("Node.js flags of the long-running commands", () => {
       "c.yaml",
     ]);
     // `run` is the default command; demo runs the daemon too.
-    expect(leanReexecArgs([node, main, "--config", "c.yaml"], [], {})?.slice(0, 2)).toEqual([
-      ...LEAN_V8_FLAGS,
+    expect(leanReexecArgs([node, main, "--config", "c.yaml"], [], {}, logs)?.slice(0, 3)).toEqual([
+      ...V8_FLAGS.logs,
     ]);
-    expect(leanReexecArgs([node, main, "demo"], [], {})).toContain(NO_SIGUSR1_INSPECTOR);
+    expect(leanReexecArgs([node, main, "demo"], [], {}, logs)).toContain(NO_SIGUSR1_INSPECTOR);
   });
 
-  it("keeps the inspector off SIGUSR1 even when the memory flags are opted out of", () => {
-    expect(leanReexecArgs([node, main, "run"], [], { SITEHOST_NODE_FLAGS: "off" })).toEqual([
+  it("favours memory when only metrics are collected and CPU per record when logs are shipped", () => {
+    const files: Record<string, string> = {
+      "off.yaml": "logs:\n  enabled: false\n",
+      "on.yaml": "logs:\n  enabled: true\n",
+      "silent.yaml": "api:\n  clientId: x\n",
+      "broken.yaml": "logs: [\n",
+    };
+    const read = (file: string) => {
+      const text = files[file];
+      if (text === undefined) throw new Error(`ENOENT ${file}`);
+      return text;
+    };
+    const workload = (...args: string[]) => workloadOf([node, main, ...args], read);
+    expect(workload("run", "--config", "off.yaml")).toBe("metrics");
+    expect(workload("--config=off.yaml")).toBe("metrics");
+    expect(workload("run", "--config", "on.yaml")).toBe("logs");
+    // Logs are on by default; a file that cannot be read or parsed is left to the real load to report.
+    expect(workload("run", "--config", "silent.yaml")).toBe("logs");
+    expect(workload("run")).toBe("logs");
+    expect(workload("run", "--config", "broken.yaml")).toBe("logs");
+    expect(workload("run", "--config", "missing.yaml")).toBe("logs");
+    // The demo always ships logs.
+    expect(workload("demo", "--config", "off.yaml")).toBe("logs");
+    expect(V8_FLAGS.metrics).toContain("--optimize-for-size");
+    expect(V8_FLAGS.logs).not.toContain("--optimize-for-size");
+  });
+
+  it("uses the operator's own heap flags from SITEHOST_NODE_FLAGS instead of the chosen ones", () => {
+    expect(
+      leanReexecArgs(
+        [node, main, "run"],
+        [],
+        { SITEHOST_NODE_FLAGS: " --max-old-space-size=512  --expose-gc " },
+        logs,
+      ),
+    ).toEqual(["--max-old-space-size=512", "--expose-gc", NO_SIGUSR1_INSPECTOR, main, "run"]);
+  });
+
+  it("keeps the inspector off SIGUSR1 even when the heap flags are opted out of", () => {
+    expect(leanReexecArgs([node, main, "run"], [], { SITEHOST_NODE_FLAGS: "off" }, logs)).toEqual([
       NO_SIGUSR1_INSPECTOR,
       main,
       "run",
     ]);
     expect(
-      leanReexecArgs([node, main, "demo"], [], { NODE_OPTIONS: "--max-semi-space-size=16" })?.slice(0, 1),
+      leanReexecArgs([node, main, "demo"], [], { NODE_OPTIONS: "--max-semi-space-size=16" }, logs)?.slice(
+        0,
+        1,
+      ),
     ).toEqual([NO_SIGUSR1_INSPECTOR]);
-    // The simulator runs until stopped too; it gets no memory flags.
-    expect(leanReexecArgs([node, main, "simulate"], [], {})).toEqual([
+    // The simulator runs until stopped too; it gets no heap flags.
+    expect(leanReexecArgs([node, main, "simulate"], [], {}, logs)).toEqual([
       NO_SIGUSR1_INSPECTOR,
       main,
       "simulate",
@@ -43,16 +92,23 @@ describe("Node.js flags of the long-running commands", () => {
 
   it("leaves short commands, a second pass and flags already given alone", () => {
     for (const cmd of ["once", "check-config", "--version"])
-      expect(leanReexecArgs([node, main, cmd], [], {}), cmd).toBeUndefined();
-    expect(leanReexecArgs([node, main, "run"], [], { SITEHOST_NODE_FLAGS_APPLIED: "1" })).toBeUndefined();
+      expect(leanReexecArgs([node, main, cmd], [], {}, logs), cmd).toBeUndefined();
     expect(
-      leanReexecArgs([node, main, "run"], [], {
-        SITEHOST_NODE_FLAGS: "off",
-        NODE_OPTIONS: "--disable-sigusr1",
-      }),
+      leanReexecArgs([node, main, "run"], [], { SITEHOST_NODE_FLAGS_APPLIED: "1" }, logs),
     ).toBeUndefined();
     expect(
-      leanReexecArgs([node, main, "run"], ["--optimize_for_size", "--disable-sigusr1"], {}),
+      leanReexecArgs(
+        [node, main, "run"],
+        [],
+        { SITEHOST_NODE_FLAGS: "off", NODE_OPTIONS: "--disable-sigusr1" },
+        logs,
+      ),
+    ).toBeUndefined();
+    expect(
+      leanReexecArgs([node, main, "run"], ["--optimize_for_size", "--disable-sigusr1"], {}, () => "metrics"),
+    ).toBeUndefined();
+    expect(
+      leanReexecArgs([node, main, "run"], ["--heap-growing-percent=10", "--disable-sigusr1"], {}, logs),
     ).toBeUndefined();
   });
 });

@@ -51,6 +51,35 @@ describe("delivery and dedupe", () => {
     expect(rig.events.dedup).toBe(3);
   });
 
+  it("counts identical lines right anywhere in a long read, in both page orders", async () => {
+    for (const order of ["newest-first", "oldest-first"] as const) {
+      const rig = makeTailer(join(dir, order));
+      rig.api.order = order;
+      rig.api.pageSize = 50;
+      // Twenty minutes at five lines a second; in every tenth second one line is written three times,
+      // with other lines between the copies.
+      const written: string[] = [];
+      for (let s = 0; s < 1200; s++) {
+        const urls =
+          s % 10 === 0
+            ? [`/same${s}`, `/a${s}`, `/same${s}`, `/b${s}`, `/same${s}`]
+            : Array.from({ length: 5 }, (_, k) => `/p${s}-${k}`);
+        for (const url of urls) {
+          rig.api.append(line(s, url));
+          written.push(url);
+        }
+      }
+      await rig.tailer.read(signal());
+      expect([...rig.sink.paths()].sort(), order).toEqual([...written].sort());
+      // Each copy is its own record: its own uid, so a store that deduplicates on it keeps all three.
+      const uids = new Set(rig.sink.accepted.map((r) => r.attributes.uid));
+      expect(uids.size, order).toBe(written.length);
+      // A replay of the window ships nothing again.
+      await rig.tailer.read(signal());
+      expect(rig.sink.accepted, order).toHaveLength(written.length);
+    }
+  });
+
   it("sends several pages per export, at most maxRecords records each, oldest first", async () => {
     const rig = makeTailer(dir, { maxRecords: 4 });
     rig.api.pageSize = 3;
