@@ -3,6 +3,9 @@
  * backlog drains, lag under a steady load).
  *
  *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady] [sites]
+ *   node dist/bench/logs.js busy [entriesPerSecond=30] [seconds=120] [lateFraction=0] [lateMaxSeconds=0]
+ *     log reads per 1,000 records (late*: that share of entries becomes visible up to that much later)
+ *   node dist/bench/logs.js idle [streams=200] [minutes=20]            log reads per idle stream-hour
  *   (sites: the backlog is spread evenly over that many sites' server streams, drained by the
  *   pipeline's concurrent tailers; default 1)
  *   (defaults: newest-first 1000000 10800; oldest-first snapshots re-read the whole 7-day retention
@@ -52,10 +55,14 @@ async function serve(
   mode: ScrollMode,
   frozen: boolean,
   sites: number,
+  lateLogFraction = 0,
+  lateLogMaxSeconds = 0,
 ): Promise<void> {
   const frozenAt = Math.floor(Date.now() / 1000) * 1000;
   const sim = await startSimulator({
     sites,
+    lateLogFraction,
+    lateLogMaxSeconds,
     latencyMs: 0,
     logRatePerSite: rate,
     logOrder: order,
@@ -96,7 +103,13 @@ function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in kB
 }
 
-async function setup(served: Served, startFrom: string, pollInterval: string, dir: string) {
+async function setup(
+  served: Served,
+  startFrom: string,
+  pollInterval: string,
+  dir: string,
+  maxRequestsPerSecond = 10_000,
+) {
   const config = ConfigSchema.parse({
     api: {
       url: served.apiUrl,
@@ -105,7 +118,7 @@ async function setup(served: Served, startFrom: string, pollInterval: string, di
       clientSecret: served.clientSecret,
       // The default (20/s, shared with the metric collectors) caps log reading at 20 × 200 = 4,000
       // records/s; the benchmark measures the pipeline, not that limit.
-      maxRequestsPerSecond: 10_000,
+      maxRequestsPerSecond,
     },
     logs: { streams: ["server"], startFrom, pollInterval, checkpointDir: dir },
   });
@@ -125,7 +138,12 @@ async function setup(served: Served, startFrom: string, pollInterval: string, di
     ) ?? 0;
   const lag = async () =>
     (await registry.getSingleMetric("sitehost_exporter_log_lag_seconds")?.get())?.values[0]?.value;
-  return { pipeline, api, shipped, lag };
+  /** Log reads sent so far (every status), from the client's own request counter. */
+  const logRequests = async () =>
+    (await registry.getSingleMetric("sitehost_exporter_api_requests_total")?.get())?.values
+      .filter((v) => String(v.labels.endpoint).includes("/logs/"))
+      .reduce((a, v) => a + v.value, 0) ?? 0;
+  return { pipeline, api, shipped, lag, logRequests };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -218,6 +236,73 @@ async function steady(rate: number, durationS: number): Promise<void> {
   );
 }
 
+/**
+ * A busy stream (30 entries/s, pollInterval 5s): log reads per 1,000 shipped records. One page holds
+ * 200 entries, so 5 reads per 1,000 is the floor.
+ */
+async function busy(rate: number, durationS: number, lateFraction: number, lateMax: number): Promise<void> {
+  const late = [String(lateFraction), String(lateMax)];
+  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live", "1", ...late]);
+  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
+  const { pipeline, api, shipped, logRequests } = await setup(served, "now", "5s", dir);
+  await pipeline.start();
+  pipeline.updateSites(served.sites);
+  await sleep(8000);
+  const s0 = await shipped();
+  const r0 = await logRequests();
+  await sleep(durationS * 1000);
+  const n = (await shipped()) - s0;
+  const reads = (await logRequests()) - r0;
+  await pipeline.stop();
+  await api.close();
+  proc.stdin?.end();
+  await rm(dir, { recursive: true, force: true });
+  console.log(
+    JSON.stringify({
+      phase: "busy",
+      ratePerSecond: rate,
+      lateFraction,
+      lateMaxSeconds: lateMax,
+      pollInterval: "5s",
+      seconds: durationS,
+      records: n,
+      logReads: reads,
+      readsPer1000Records: +((reads / n) * 1000).toFixed(2),
+    }),
+  );
+}
+
+/**
+ * Idle streams at the default poll settings (30s doubling to 5m): log reads per stream-hour, over the
+ * whole run and over its second half (once back-off has reached its ceiling).
+ */
+async function idle(sites: number, minutes: number): Promise<void> {
+  const { proc, served } = await child(["0", "newest-first", "snapshot", "live", String(sites)]);
+  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
+  const { pipeline, api, logRequests } = await setup(served, "now", "30s", dir, 20);
+  await pipeline.start();
+  pipeline.updateSites(served.sites);
+  const half = (minutes * 60_000) / 2;
+  await sleep(half);
+  const rHalf = await logRequests();
+  await sleep(half);
+  const rEnd = await logRequests();
+  await pipeline.stop();
+  await api.close();
+  proc.stdin?.end();
+  await rm(dir, { recursive: true, force: true });
+  const streamHours = (ms: number) => (sites * ms) / 3_600_000;
+  console.log(
+    JSON.stringify({
+      phase: "idle",
+      streams: sites,
+      minutes,
+      readsPerStreamHour: +(rEnd / streamHours(2 * half)).toFixed(1),
+      readsPerStreamHourSecondHalf: +((rEnd - rHalf) / streamHours(half)).toFixed(1),
+    }),
+  );
+}
+
 const argv = process.argv.slice(2);
 if (argv[0] === "--serve") {
   await serve(
@@ -226,7 +311,13 @@ if (argv[0] === "--serve") {
     argv[3] as ScrollMode,
     argv[4] === "frozen",
     Number(argv[5] ?? 1),
+    Number(argv[6] ?? 0),
+    Number(argv[7] ?? 0),
   );
+} else if (argv[0] === "busy") {
+  await busy(Number(argv[1] ?? 30), Number(argv[2] ?? 120), Number(argv[3] ?? 0), Number(argv[4] ?? 0));
+} else if (argv[0] === "idle") {
+  await idle(Number(argv[1] ?? 200), Number(argv[2] ?? 20));
 } else {
   const order = (argv[0] ?? "newest-first") as LogOrder;
   const size = Number(argv[1] ?? 1_000_000);

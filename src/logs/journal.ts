@@ -273,6 +273,17 @@ export class StreamCheckpoint {
     this.fd = undefined;
   }
 
+  /**
+   * Close the journal between reads, when no export waits for its commit (it reopens on the next
+   * append): thousands of mostly idle streams would otherwise hold a descriptor each. No fsync: the
+   * commit markers already rely on the kernel's page cache, which outlives the process.
+   */
+  release(): void {
+    if (this.uncommitted > 0 || this.fd === undefined) return;
+    closeSync(this.fd);
+    this.fd = undefined;
+  }
+
   /** Let go of the files (the checkpoint stays on disk). */
   async close(): Promise<void> {
     if (this.fd !== undefined && this.uncommitted === 0) fsyncSync(this.fd);

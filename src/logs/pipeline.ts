@@ -105,6 +105,8 @@ export class LogPipeline {
   private readonly health = new CollectorHealth();
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly tailers = new Map<string, Tailer>();
+  /** When each stream was last read to its end, ms (to move the gauge when a site is renamed). */
+  private readonly lastReadAt = new Map<string, number>();
   private readonly warnings: ThrottledWarnings;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
@@ -205,24 +207,44 @@ export class LogPipeline {
       for (const stream of streams) {
         const key = `${site.id}/${stream}`;
         wanted.add(key);
-        if (!this.tailers.has(key)) this.spawn({ id: site.id, name: site.name }, stream);
+        const running = this.tailers.get(key);
+        if (!running) this.spawn({ id: site.id, name: site.name }, stream);
+        else if (running.site.name !== site.name) this.rename(key, running, site.name);
       }
     }
-    if (streams.includes("activity")) {
+    // The account's activity log is one for all shards: the first shard ships it, alone.
+    if (streams.includes("activity") && this.deps.config.sites.shard.index === 0) {
       wanted.add("0/activity");
       if (!this.tailers.has("0/activity")) this.spawn(ACCOUNT, "activity");
     }
     for (const [key, tailer] of this.tailers) {
       if (wanted.has(key)) continue;
       this.tailers.delete(key);
+      this.lastReadAt.delete(key);
       this.active.delete(key);
-      void this.scheduler?.remove(key);
+      void this.scheduler?.remove(key).then(() => tailer.close());
       const { site, stream } = tailer;
       this.metrics.lag.remove(labels(site, stream));
       this.metrics.lastRead.remove(labels(site, stream));
       if (stream !== "activity") this.counts.delete(site.id);
       this.deps.store?.replaceSite("logs", String(site.id), []);
     }
+  }
+
+  /**
+   * A site was renamed: its records, series and warnings carry the new name from now on. The tailer,
+   * its encoder and its shipper share one identity object, so changing it there changes it for all.
+   */
+  private rename(key: string, tailer: Tailer, name: string): void {
+    const { site, stream } = tailer;
+    this.metrics.lag.remove(labels(site, stream));
+    this.metrics.lastRead.remove(labels(site, stream));
+    site.name = name;
+    const at = this.lastReadAt.get(key);
+    if (at !== undefined) this.metrics.lastRead.set(labels(site, stream), at / 1000);
+    const cp = tailer.checkpoint;
+    if (cp && stream !== "activity") this.publish(site, stream, cp);
+    if (cp) this.updateLag(site, stream, cp);
   }
 
   /** The site served requests lately: read its web-server log soon. */
@@ -285,7 +307,10 @@ export class LogPipeline {
           m.checkpointErrors.inc({ stream });
           this.log.error({ site: site.name, siteId: site.id, stream, file: err.file, err }, err.message);
         },
-        readToEnd: (atMs) => m.lastRead.set(labels(site, stream), atMs / 1000),
+        readToEnd: (atMs) => {
+          this.lastReadAt.set(key, atMs);
+          m.lastRead.set(labels(site, stream), atMs / 1000);
+        },
       },
       {
         overlapMs: durationMs(this.deps.config.logs.overlap),
@@ -400,6 +425,7 @@ export class LogPipeline {
     if (!this.deps.store) return;
     let entry = this.counts.get(site.id);
     if (!entry) this.counts.set(site.id, (entry = { site, php: {}, server: {} }));
+    entry.site = site;
     entry[stream] = { ...cp.counts };
     publishCounts(this.deps.store, entry);
   }

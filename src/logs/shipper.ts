@@ -34,7 +34,10 @@ export class CollectorHealth {
 }
 
 export interface ShipperHooks {
-  /** After a commit: how many records it delivered, and the checkpoint as it now stands. */
+  /**
+   * After a commit: how many records the collector took (those it rejected are reported apart), and
+   * the checkpoint as it now stands.
+   */
   delivered(count: number, checkpoint: Checkpoint): void;
   /** Records the collector refused (dropped) or rejected in a partial success. */
   rejected(count: number, reason: string): void;
@@ -57,6 +60,8 @@ export interface ShipperOptions {
 interface InFlight {
   prepared: PreparedDelta;
   count: number;
+  /** Of those, refused or rejected by the collector (known once settled). */
+  rejected: number;
   settled: boolean;
   failed: unknown;
   committed: Promise<void>;
@@ -133,6 +138,7 @@ export class StreamShipper {
     const entry: InFlight = {
       prepared,
       count: batch.count,
+      rejected: 0,
       settled: false,
       failed: undefined,
       committed,
@@ -141,7 +147,8 @@ export class StreamShipper {
     };
     this.queue.push(entry);
     this.deliver(batch).then(
-      () => {
+      (rejected) => {
+        entry.rejected = rejected;
         entry.settled = true;
         this.commitReady();
       },
@@ -164,13 +171,16 @@ export class StreamShipper {
         return;
       }
       this.checkpoint.commit(entry.prepared);
-      this.hooks.delivered(entry.count, this.checkpoint.state);
+      this.hooks.delivered(entry.count - entry.rejected, this.checkpoint.state);
       entry.resolve();
     }
   }
 
-  /** Export a batch until the collector has taken it (or refused parts of it for good). */
-  private async deliver(batch: Batch): Promise<void> {
+  /**
+   * Export a batch until the collector has taken it (or refused parts of it for good); resolves to
+   * how many of its records were refused or rejected.
+   */
+  private async deliver(batch: Batch): Promise<number> {
     let attempt = 0;
     let failing = false;
     try {
@@ -178,20 +188,17 @@ export class StreamShipper {
         if (this.signal.aborted) throw this.signal.reason ?? new Error("export abandoned");
         const outcome = await this.sink.send(batch, this.signal);
         if (outcome.kind === "accepted") {
-          if (outcome.rejected > 0) {
-            this.hooks.rejected(outcome.rejected, outcome.message ?? "partial success");
-          }
-          return;
+          const rejected = Math.min(outcome.rejected, batch.count);
+          if (rejected > 0) this.hooks.rejected(rejected, outcome.message ?? "partial success");
+          return rejected;
         }
         if (outcome.kind === "refused") {
           if (batch.count <= 1) {
             this.hooks.rejected(batch.count, outcome.reason);
-            return;
+            return batch.count;
           }
           const [first, second] = batch.halves();
-          await this.deliver(first);
-          await this.deliver(second);
-          return;
+          return (await this.deliver(first)) + (await this.deliver(second));
         }
         if (!failing) {
           failing = true;

@@ -30,8 +30,13 @@ import type { NumberedSource, ScrollSource, SourcePage } from "./sources.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 export const MAX_TIMELESS_PAGES = 5;
-/** The short window never goes below this: times have one-second precision. */
-export const MIN_LATE_WINDOW_MS = 2_000;
+/**
+ * Lateness (decayed) below this counts as none. With none seen, the short window is empty: a read
+ * still re-reads the high-water mark's own second (times have one-second precision, and entries of
+ * that second may have arrived since), and whatever else its last page holds below the mark is
+ * checked too, which is how lateness is first noticed between full-overlap reads.
+ */
+const NEGLIGIBLE_LATENESS_MS = 100;
 /** Entries stamped more than this ahead of the exporter's clock count as from the future. */
 export const FUTURE_TOLERANCE_MS = 60_000;
 /** How fast the lateness seen long ago stops widening the short window (half-life). */
@@ -106,6 +111,11 @@ export class Tailer {
   ) {}
 
   /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
+  /** Let go of the checkpoint's files (after its last read: the stream was removed). */
+  async close(): Promise<void> {
+    await this.stored?.close();
+  }
+
   get checkpoint(): Checkpoint | undefined {
     return this.stored?.state;
   }
@@ -138,7 +148,8 @@ export class Tailer {
   lateWindowMs(now: number): number {
     const age = Math.max(0, now - this.lateness.at);
     const seen = this.lateness.ms * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
-    return Math.min(this.opts.overlapMs, Math.max(MIN_LATE_WINDOW_MS, Math.ceil(seen * 1.5) + 1000));
+    if (seen < NEGLIGIBLE_LATENESS_MS) return 0;
+    return Math.min(this.opts.overlapMs, Math.ceil(seen * 1.5) + 1000);
   }
 
   private noteLateness(ms: number, now: number): void {
@@ -175,9 +186,13 @@ export class Tailer {
     } finally {
       await run.buffer.discard();
     }
-    if (result.end === "interrupted") return { kind: "interrupted" };
+    if (result.end === "interrupted") {
+      stored.release();
+      return { kind: "interrupted" };
+    }
     prune(state, this.opts.overlapMs);
     await stored.compactIfLarge();
+    stored.release();
     if (result.maxLatenessMs > 0) this.noteLateness(result.maxLatenessMs, now);
     if (deep) this.lastDeepReadAt = now;
     if (result.end === "end" || result.end === "lower") this.events.readToEnd(now);
@@ -390,7 +405,8 @@ class ReadRun {
     for (;;) {
       if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
       if (opts.collectorDown()) return this.finish(shipper, "interrupted", true);
-      if (pages >= opts.maxPagesPerRead) return this.finish(shipper, "end", true);
+      // Numbered pages are always taken newest first, so like a newest-first scroll the read has no
+      // page cap: stopping short of the checkpoint would ship the newest entries and skip the middle.
       const page = await source.next(request);
       if (page === null || page.rawCount === 0) return this.finish(shipper, "end", true);
       pages += 1;

@@ -70,7 +70,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function tailer(api: FakeActivity, startFromMs = 0) {
+function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
   const sink = new MemorySink();
   const health = new CollectorHealth();
   const t = new Tailer(
@@ -97,7 +97,7 @@ function tailer(api: FakeActivity, startFromMs = 0) {
     {
       overlapMs: 120_000,
       startFromMs: () => startFromMs,
-      maxPagesPerRead: 1000,
+      maxPagesPerRead,
       retentionMs: 60 * 86_400_000,
       spoolDir: join(dir, "spool"),
       bufferBudget: new BufferBudget(1 << 24),
@@ -125,6 +125,21 @@ const bodies = (sink: MemorySink) => sink.accepted.map((r) => r.body);
 const signal = () => new AbortController().signal;
 
 describe("activity logs by page number", () => {
+  it.each(["newest-first", "oldest-first"] as const)(
+    "%s: a read longer than the page cap still reaches the checkpoint, so nothing in the middle is skipped",
+    async (order) => {
+      const api = new FakeActivity();
+      api.order = order;
+      api.write(10, T0);
+      const { t, sink } = tailer(api, 0, 2);
+      await t.read(signal());
+      // Five pages' worth arrives between two reads, with a cap of two pages per read.
+      api.write(250, T0 + 100_000);
+      await t.read(signal());
+      expect(bodies(sink)).toEqual(Array.from({ length: 260 }, (_, i) => `entry ${i + 1}`));
+    },
+  );
+
   it.each(["newest-first", "oldest-first"] as const)(
     "%s: 120 entries ship once, oldest first; then only what is new",
     async (order) => {

@@ -166,6 +166,8 @@ export interface TailerRig {
   rejected: Array<{ count: number; reason: string }>;
   /** Checkpoints after each commit. */
   commits: number;
+  /** Records the collector took, as the commits reported them. */
+  delivered: number;
 }
 
 /** A record as the tests look at it: its path (or message) and its uid. */
@@ -205,6 +207,7 @@ export function makeTailer(
     store,
     rejected: [],
     commits: 0,
+    delivered: 0,
   };
   const stop = new AbortController();
   const shipper = (cp: StreamCheckpoint) =>
@@ -213,7 +216,10 @@ export function makeTailer(
       cp,
       health,
       {
-        delivered: () => void (rig.commits += 1),
+        delivered: (count) => {
+          rig.commits += 1;
+          rig.delivered += count;
+        },
         rejected: (count, reason) => void rig.rejected.push({ count, reason }),
         retrying: () => undefined,
       },

@@ -83,8 +83,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function pipeline(api: SitehostApi, exporter: LogRecordExporter, ship = true) {
+function pipeline(
+  api: SitehostApi,
+  exporter: LogRecordExporter,
+  ship = true,
+  shard = { index: 0, count: 1 },
+) {
   const config = ConfigSchema.parse({
+    sites: { shard },
     logs: {
       checkpointDir: join(dir, "cp"),
       pollInterval: "50ms",
@@ -130,7 +136,72 @@ function write(streams: Record<LogStream, FakeLogApi>): void {
   streams.php.append(php(0, "Fatal error"), php(1, "Warning"), php(2, "Warning"));
 }
 
+/** Resolves once `done()` holds, or fails after `ms`. */
+async function until(done: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 describe("LogPipeline", () => {
+  it.each([
+    { index: 0, reads: true },
+    { index: 1, reads: false },
+  ])("shard $index of 2 reads the account's activity log: $reads", async ({ index, reads }) => {
+    let accountReads = 0;
+    let siteReads = 0;
+    const api = fakeApi({
+      phpLogs: async () => ({ items: [], rejected: 0, rawCount: 0, totalResults: 0, scrollId: null }),
+      serverLogs: async () => ({ items: [], rejected: 0, rawCount: 0, totalResults: 0, scrollId: null }),
+      accountActivity: async () => {
+        accountReads += 1;
+        return { items: [], rejected: 0 };
+      },
+      siteActivity: async () => {
+        siteReads += 1;
+        return { items: [], rejected: 0 };
+      },
+    } as unknown as Partial<SitehostApi>);
+    const { p } = pipeline(api, new MemoryExporter(), true, { index, count: 2 });
+    await p.start();
+    p.updateSites([SITE]);
+    // Every stream's first read starts within one poll interval: once the site's activity log has
+    // been read twice, the account's would have been read too.
+    await until(() => siteReads >= 2);
+    await p.stop();
+    expect(accountReads > 0).toBe(reads);
+  });
+
+  it("a renamed site's records, counters and stream series carry the new name", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    const { p, store, registry } = pipeline(api, exporter);
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(() => expect(exporter.records).toHaveLength(8), { timeout: 10_000, interval: 20 });
+    p.updateSites([{ ...SITE, name: "boutique" } as unknown as Site]);
+    streams.server.append(server(5, 200, "MISS"));
+    await vi.waitFor(() => expect(exporter.records).toHaveLength(9), { timeout: 10_000, interval: 20 });
+    await p.stop();
+    expect(exporter.records[8]?.attributes["sitehost.site.name"]).toBe("boutique");
+    const text = store.render();
+    const renamed = { site_id: "7", site: "boutique", status_class: "2xx", cached: "false" };
+    expect(sample(text, "sitehost_site_http_responses_total", renamed)).toBe(3);
+    expect(text).not.toContain('site="shop"');
+    const lastRead = await registry
+      .getSingleMetric("sitehost_exporter_log_last_read_timestamp_seconds")
+      ?.get();
+    const ofSite = lastRead?.values.filter((v) => v.labels.site_id === "7") ?? [];
+    expect(ofSite.map((v) => `${v.labels.stream}:${v.labels.site}`).sort()).toEqual([
+      "activity:boutique",
+      "php:boutique",
+      "server:boutique",
+    ]);
+  });
+
   it("ships records, publishes log-derived counters and restores them after a restart", async () => {
     const { api, streams } = twoStreams();
     write(streams);

@@ -4,7 +4,7 @@
  * Expected values are worked out by hand from the paging rules in docs/logs.md.
  */
 import { readdirSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -114,6 +114,24 @@ describe("paging order", () => {
     // not the overlap's worth.
     expect(rig.api.requests).toEqual([null, "scroll-2"]);
     expect(rig.sink.paths().slice(-2)).toEqual(["/m10", "/m11"]);
+  });
+
+  it("with no lateness seen, a read fits on one page when the new entries and the high-water second do", async () => {
+    let now = Date.now();
+    const clock = { now: () => now, sleep: async () => undefined };
+    const rig = makeTailer(dir, { clock });
+    rig.api.pageSize = 5;
+    // One entry a second; the newest (second 19) is the high-water mark.
+    for (let i = 0; i < 20; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    rig.api.requests.length = 0;
+    // Another entry of second 19 arrives after it was read, with two newer ones.
+    rig.api.append(line(19, "/same-second"), line(20), line(21));
+    now += 1_000;
+    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 3 });
+    // Page: 21, 20, 19 (new), 19, 18: 18 is below the high-water second, so nothing further can be new.
+    expect(rig.api.requests).toEqual([null]);
+    expect(rig.sink.paths().slice(-3)).toEqual(["/same-second", "/p20", "/p21"]);
   });
 
   it("a deep read every interval goes back the whole overlap and ships what arrived late", async () => {
@@ -293,6 +311,7 @@ describe("what the collector answers", () => {
     await rig.tailer.read(signal());
     expect(rig.sink.paths()).toEqual(["/p1", "/p2", "/p3", "/p4", "/p6", "/p7", "/p8"]);
     expect(rig.rejected).toEqual([{ count: 1, reason: "HTTP 400: invalid attribute" }]);
+    expect(rig.delivered).toBe(7);
     // It is not read again and retried: the checkpoint is past it.
     rig.api.append(line(9));
     await rig.tailer.read(signal());
@@ -307,6 +326,8 @@ describe("what the collector answers", () => {
     for (let i = 1; i <= 5; i++) rig.api.append(line(i));
     await rig.tailer.read(signal());
     expect(rig.rejected).toEqual([{ count: 2, reason: "2 records too large" }]);
+    // Shipped counts what the collector took, not what was sent.
+    expect(rig.delivered).toBe(3);
   });
 
   it("a retryable failure is retried until accepted; the collector counts as down meanwhile", async () => {
@@ -335,6 +356,23 @@ describe("what the collector answers", () => {
 });
 
 describe("checkpoints across restarts", () => {
+  it("holds no file open between reads (thousands of idle streams would each hold one)", async () => {
+    const openJournals = async () => {
+      const fds = await readdir("/proc/self/fd");
+      const targets = await Promise.all(fds.map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+      return targets.filter((t) => t.startsWith(dir)).length;
+    };
+    const rig = makeTailer(dir);
+    rig.api.append(line(1), line(2));
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths()).toEqual(["/p1", "/p2"]);
+    expect(await openJournals()).toBe(0);
+    rig.api.append(line(3));
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths()).toEqual(["/p1", "/p2", "/p3"]);
+    expect(await openJournals()).toBe(0);
+  });
+
   it("a new tailer on the same directory continues where the last one committed", async () => {
     const first = makeTailer(dir);
     first.api.append(line(1), line(2));
