@@ -400,7 +400,6 @@ class ReadRun {
     const { opts } = this.tailer.context;
     const request = { signal: this.signal, source: "logs" };
     source.begin();
-    let pages = 0;
     let timelessRun = 0;
     for (;;) {
       if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
@@ -409,7 +408,6 @@ class ReadRun {
       // page cap: stopping short of the checkpoint would ship the newest entries and skip the middle.
       const page = await source.next(request);
       if (page === null || page.rawCount === 0) return this.finish(shipper, "end", true);
-      pages += 1;
       const { timeless } = await this.take(page, shipper);
       timelessRun = timeless ? timelessRun + 1 : 0;
       if (this.reader.complete) return this.finish(shipper, "lower", true);
