@@ -120,6 +120,7 @@ async function budget(sites: number, rps: number, minutes: number): Promise<void
   const receiver = await ackingReceiver();
   const d = await startDaemon(sim, receiver.url, { maxRequestsPerSecond: rps, maxConcurrency: 16 });
   let readyS: number | undefined;
+  let notReady = "";
   let allReadS: number | undefined;
   let skippedAtReady = 0;
   /** stream → last read time seen, and the longest gap seen. */
@@ -138,7 +139,9 @@ async function budget(sites: number, rps: number, minutes: number): Promise<void
     }
     const now = Date.now() / 1000;
     const sinceStart = (performance.now() - d.started) / 1000;
-    if (readyS === undefined && (await fetch(`${d.url}/-/ready`)).ok) {
+    const readyRes = readyS === undefined ? await fetch(`${d.url}/-/ready`) : undefined;
+    if (readyRes && !readyRes.ok) notReady = (await readyRes.text()).trim();
+    if (readyRes?.ok) {
       readyS = sinceStart;
       skippedAtReady = sum(values(text, "sitehost_exporter_collector_skipped_runs_total"));
     }
@@ -174,6 +177,13 @@ async function budget(sites: number, rps: number, minutes: number): Promise<void
       budget: rps,
       streams,
       readySeconds: readyS === undefined ? null : +readyS.toFixed(1),
+      ...(readyS === undefined ? { notReady } : {}),
+      requestsByRoute: Object.fromEntries(
+        Object.entries(stats)
+          .map(([k, v]) => [k, v - (requests0[k] ?? 0)] as const)
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12),
+      ),
       streamsReadToEndBySeconds: allReadS === undefined ? null : +allReadS.toFixed(1),
       streamsEverRead: lastRead.size,
       skippedRunsAfterReady: skippedAfterReady,

@@ -23,6 +23,7 @@ import type { MetricStore } from "../metrics/store.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock, type Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
+import { ActivityClaims } from "./activityClaims.js";
 import { fingerprinter } from "./entry.js";
 import { createResource } from "./resource.js";
 import { CheckpointStore } from "./journal.js";
@@ -105,6 +106,7 @@ export class LogPipeline {
   private readonly health = new CollectorHealth();
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly tailers = new Map<string, Tailer>();
+  private readonly activityClaims = new ActivityClaims();
   /** When each stream was last read to its end, ms (to move the gauge when a site is renamed). */
   private readonly lastReadAt = new Map<string, number>();
   private readonly warnings: ThrottledWarnings;
@@ -316,6 +318,9 @@ export class LogPipeline {
         overlapMs: durationMs(this.deps.config.logs.overlap),
         startFromMs: () => this.startFromMs,
         maxPagesPerRead: MAX_PAGES_PER_READ,
+        ...(stream === "activity"
+          ? { claim: (fp: string) => this.activityClaims.claim(fp, key, this.clock.now()) }
+          : {}),
         retentionMs: site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site,
         spoolDir: this.spoolDir,
         bufferBudget: this.budget,

@@ -111,6 +111,8 @@ export class PageReader {
      * (numbered pages shift when entries arrive during the read), not a second identical line.
      */
     private readonly unique = false,
+    /** May this stream ship the entry (activity: another stream did not claim it)? */
+    private readonly claim?: (fp: string) => boolean,
   ) {}
 
   /** Newest-first and past the lower bound: nothing further can be new. */
@@ -147,7 +149,7 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= this.delivered(fp) || (this.unique && n > 1)) {
+      if (n <= this.delivered(fp) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
         verdict.deduplicated += 1;
         continue;
       }

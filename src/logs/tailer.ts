@@ -77,6 +77,8 @@ export interface TailerOptions {
   startFromMs: () => number;
   /** Page requests per read at most (a growing cursor could otherwise never end). */
   maxPagesPerRead: number;
+  /** Activity streams: may this stream ship an entry another stream may also list? */
+  claim?: (fingerprint: string) => boolean;
   retentionMs: number;
   spoolDir: string;
   bufferBudget: BufferBudget;
@@ -265,7 +267,13 @@ class ReadRun {
     this.lowerMs = bounds.lowerMs;
     const { opts, stream } = this.tailer.context;
     const state = this.stored.state;
-    return new PageReader(bounds, (fp) => deliveredCount(state, fp), opts.fingerprint, stream === "activity");
+    return new PageReader(
+      bounds,
+      (fp) => deliveredCount(state, fp),
+      opts.fingerprint,
+      stream === "activity",
+      opts.claim,
+    );
   }
 
   /** Start over from the checkpoint (the dedupe absorbs what is read again). */

@@ -4,7 +4,7 @@
  * test appends. One store: the account log shows every entry, a site's log those about that site.
  */
 import type { SimSiteData } from "./fleet.js";
-import type { ActivityOrder } from "./options.js";
+import type { AccountActivityScope, ActivityOrder } from "./options.js";
 import { mulberry32, pick } from "./random.js";
 
 export type ActivitySource = "ui" | "api.v1" | "systems";
@@ -224,12 +224,19 @@ export class ActivityLog {
    * Entries of the account log (siteId null) or of one site's log, within the retention at `nowMs`,
    * matching every filter, in the given order (ties by id).
    */
-  query(siteId: number | null, nowMs: number, filters: readonly ActivityFilter[], order: ActivityOrder) {
+  query(
+    siteId: number | null,
+    nowMs: number,
+    filters: readonly ActivityFilter[],
+    order: ActivityOrder,
+    accountScope: AccountActivityScope = "all",
+  ) {
     const retention = (siteId === null ? ACCOUNT_RETENTION_DAYS : SITE_RETENTION_DAYS) * DAY;
     const out: ActivityEntry[] = [];
     for (const s of this.all()) {
       if (s.at < nowMs - retention || s.at > nowMs) continue;
       if (siteId !== null && s.siteId !== siteId) continue;
+      if (siteId === null && accountScope === "account" && s.siteId !== null) continue;
       if (filters.every((f) => matches(s.entry, f))) out.push(s.entry);
     }
     return order === "newest-first" ? out.reverse() : out;

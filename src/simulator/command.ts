@@ -42,6 +42,7 @@ interface SimulateFlags {
   lateLogFraction: number;
   lateLogMax: number;
   activityOrder: "newest-first" | "oldest-first";
+  accountActivityScope: "all" | "account";
   activityPerPageOverflow: "clamp" | "reject";
   certificateTimeForm: "iso" | "epoch-seconds" | "datetime";
   gitEventPayload: "bare" | "site";
@@ -107,6 +108,14 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
     )
     .addOption(
       new Option(
+        "--account-activity-scope <scope>",
+        "the account's activity log lists all entries (site entries too) or the account's own",
+      )
+        .choices(["all", "account"])
+        .default("all"),
+    )
+    .addOption(
+      new Option(
         "--activity-per-page-overflow <mode>",
         "activity per_page above 50: clamp to 50 or answer 400",
       )
@@ -156,6 +165,7 @@ function simulatorOptions(f: SimulateFlags): Partial<SimulatorOptions> {
     lateLogFraction: f.lateLogFraction,
     lateLogMaxSeconds: f.lateLogMax,
     activityOrder: f.activityOrder,
+    accountActivityScope: f.accountActivityScope,
     activityPerPageOverflow: f.activityPerPageOverflow,
     certificateTimeForm: f.certificateTimeForm,
     gitEventPayload: f.gitEventPayload,

@@ -28,6 +28,7 @@ export interface SimulatorFaults {
 }
 
 export type ActivityOrder = "newest-first" | "oldest-first";
+export type AccountActivityScope = "all" | "account";
 /** What a per_page above the activity logs' documented maximum (50) gets. */
 export type PerPageOverflow = "clamp" | "reject";
 /** How `certificate_expiration_date` is written: ISO 8601 with ms, epoch seconds, or 'YYYY-MM-DD HH:MM:SS'. */
@@ -38,6 +39,8 @@ export type GitEventPayload = "bare" | "site";
 /** Switches between plausible readings of what the platform's documentation leaves open. */
 export interface SimulatorBehaviour {
   activityOrder: ActivityOrder;
+  /** What the account's activity log lists: every entry, site entries included, or the account's own. */
+  accountActivityScope: AccountActivityScope;
   activityPerPageOverflow: PerPageOverflow;
   certificateTimeForm: CertificateTimeForm;
   gitEventPayload: GitEventPayload;
@@ -85,6 +88,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   lateLogFraction: 0,
   lateLogMaxSeconds: 0,
   activityOrder: "newest-first",
+  accountActivityScope: "all",
   activityPerPageOverflow: "clamp",
   certificateTimeForm: "iso",
   gitEventPayload: "bare",
@@ -122,6 +126,7 @@ const oneOf =
 
 const BEHAVIOUR_KEYS: Record<keyof SimulatorBehaviour, (v: unknown) => boolean> = {
   activityOrder: oneOf("newest-first", "oldest-first"),
+  accountActivityScope: oneOf("all", "account"),
   activityPerPageOverflow: oneOf("clamp", "reject"),
   certificateTimeForm: oneOf("iso", "epoch-seconds", "datetime"),
   gitEventPayload: oneOf("bare", "site"),
@@ -160,6 +165,7 @@ export function faultsOf(o: SimulatorOptions): SimulatorFaults {
 export function behaviourOf(o: SimulatorOptions): SimulatorBehaviour {
   return {
     activityOrder: o.activityOrder,
+    accountActivityScope: o.accountActivityScope,
     activityPerPageOverflow: o.activityPerPageOverflow,
     certificateTimeForm: o.certificateTimeForm,
     gitEventPayload: o.gitEventPayload,

@@ -23,7 +23,8 @@ function activity(p: Platform, siteId: number | null, ctx: RequestContext): Repl
       return reply(400, fail(PROBLEM, [`per_page must be at most ${ACTIVITY_MAX_PER_PAGE}`]));
     perPage = ACTIVITY_MAX_PER_PAGE;
   }
-  const entries = p.activity.query(siteId, p.now(), parsed.filters, p.behaviour.activityOrder);
+  const { activityOrder, accountActivityScope } = p.behaviour;
+  const entries = p.activity.query(siteId, p.now(), parsed.filters, activityOrder, accountActivityScope);
   const { items, page } = pageOf(entries, positiveInt(param(ctx, "page"), 1), perPage);
   return success(p.corruptor.list(items, "activity"), page);
 }

@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it } from "vitest";
+import { afterEach, beforeEach, expect, it, vi } from "vitest";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
@@ -117,7 +117,9 @@ it("keeps at most two exports in flight", async () => {
   const gates = Array.from({ length: 5 }, () => deferred());
   const r = await rig(gates.map((g) => () => g.promise));
   const adding = r.shipper.add(recs(0, 10));
-  await new Promise((res) => setTimeout(res, 30));
+  // Two go out (each after its journal append); the third waits for the first to be committed.
+  await vi.waitFor(() => expect(r.maxInFlight()).toBe(2), { timeout: 5000, interval: 10 });
+  await new Promise((res) => setTimeout(res, 50));
   expect(r.maxInFlight()).toBe(2);
   for (const g of gates) g.accept();
   await adding;
