@@ -104,9 +104,28 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
       ...collectorSources(runner.costs().filter((c) => c.enabled)),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
     ],
+    // First runs within 90 s; the streams' first reads (one request each, mostly) go first, within
+    // 20 s: they are a small part of the start-up work, so readiness hardly waits for them.
+    startupWork: () => [
+      ...Object.entries(runner.firstRunsPending()).map(([source, requests]) => ({
+        source,
+        requests,
+        withinSeconds: 90,
+      })),
+      ...(logs && logs.unreadStreams() > 0
+        ? [{ source: "logs", requests: logs.unreadStreams(), withinSeconds: 20 }]
+        : []),
+    ],
   });
   planning.planner = plan;
   plan.update();
+  // Weights follow the start-up work as it gets done, then settle on the plan.
+  const startupWeights = setInterval(() => {
+    plan.refreshWeights();
+    if (runner.discovered && Object.keys(runner.firstRunsPending()).length === 0 && !logs?.unreadStreams())
+      clearInterval(startupWeights);
+  }, 5_000);
+  startupWeights.unref();
   await logs?.start();
   const scheduler = new Scheduler(runner, config, logger);
   scheduler.start();
@@ -115,6 +134,7 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     runner,
     planner: plan,
     stop: async () => {
+      clearInterval(startupWeights);
       await scheduler.stop();
       await logs?.stop();
     },

@@ -194,6 +194,11 @@ export class LogPipeline {
   }
 
   /** Requests per second the streams need: each at least once per maxPollInterval, active ones per pollInterval. */
+  /** Streams not yet read to their end once (each needs at least one request at start-up). */
+  unreadStreams(): number {
+    return Math.max(0, this.tailers.size - this.lastReadAt.size);
+  }
+
   plannedRequestsPerSecond(): number {
     const idle = this.tailers.size / (this.maxPollMs / 1000);
     const extra = this.active.size * (1000 / this.pollMs - 1000 / this.maxPollMs);

@@ -13,6 +13,18 @@ import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./pla
 export interface PlanInputs {
   /** Planned requests per second by source (collectors and logs) for the current sites. */
   sources(): PlannedSource[];
+  /**
+   * Start-up work still pending: the first run of a collector, the first read of each log stream, in
+   * requests, and how soon it should be done. It is weighted for that, not at the steady rate (an
+   * hourly collector's first run would otherwise take most of an hour when the budget is contended).
+   */
+  startupWork?(): StartupWork[];
+}
+
+export interface StartupWork {
+  source: string;
+  requests: number;
+  withinSeconds: number;
 }
 
 export class BudgetPlanner {
@@ -59,13 +71,28 @@ export class BudgetPlanner {
     return this.plan;
   }
 
+  /**
+   * Hand the budget its fair-share weights: each source's planned rate, or the rate that finishes its
+   * pending start-up work in time, whichever is higher. Called after each plan and while start-up work
+   * remains (the daemon refreshes it every few seconds).
+   */
+  refreshWeights(): void {
+    const weights = new Map<string, number>();
+    for (const s of this.plan?.sources ?? this.inputs.sources()) weights.set(s.source, s.requestsPerSecond);
+    for (const { source, requests, withinSeconds } of this.inputs.startupWork?.() ?? []) {
+      const rate = requests / withinSeconds;
+      if (rate > (weights.get(source) ?? 0)) weights.set(source, rate);
+    }
+    this.budget.setWeights(Object.fromEntries(weights));
+  }
+
   update(): RequestPlan {
     const plan = makePlan(this.inputs.sources(), this.config.api.maxRequestsPerSecond);
     this.planned.reset();
     for (const s of plan.sources) this.planned.set({ source: s.source }, round(s.requestsPerSecond));
-    this.budget.setWeights(Object.fromEntries(plan.sources.map((s) => [s.source, s.requestsPerSecond])));
     const before = this.plan;
     this.plan = plan;
+    this.refreshWeights();
     if (!plan.fits) {
       const changed =
         this.warnedTotal === undefined || Math.abs(plan.total - this.warnedTotal) > 0.1 * this.warnedTotal;

@@ -130,6 +130,15 @@ export class CollectorRunner {
     return [...this.statuses.values()].map((s) => ({ ...s, running: this.running.has(s.name) }));
   }
 
+  /** Requests of the first runs still to finish, by collector (start-up work for the budget). */
+  firstRunsPending(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const s of this.status()) {
+      if (s.enabled && s.completedRuns === 0) out[s.name] = this.requestsPerRun(s.name);
+    }
+    return out;
+  }
+
   /** Ready once discovery worked and every enabled collector finished a first run. */
   readiness(): { ready: boolean; reason?: string } {
     if (!this.discovered) return { ready: false, reason: "site discovery has not succeeded yet" };

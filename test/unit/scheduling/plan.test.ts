@@ -6,7 +6,7 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { BudgetPlanner } from "../../../src/scheduling/budgetPlanner.js";
+import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
 import { collectorSources, runsPerSecond } from "../../../src/scheduling/plan.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -49,7 +49,11 @@ describe("the default schedules at 1,000 sites", () => {
 });
 
 describe("BudgetPlanner", () => {
-  function planner(budget: number, sources: () => Array<{ source: string; requestsPerSecond: number }>) {
+  function planner(
+    budget: number,
+    sources: () => Array<{ source: string; requestsPerSecond: number }>,
+    startupWork?: () => StartupWork[],
+  ) {
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const registry = new Registry();
@@ -60,7 +64,7 @@ describe("BudgetPlanner", () => {
       registry,
       logger,
       { setWeights: (w) => void weights.push(w) },
-      { sources },
+      { sources, ...(startupWork ? { startupWork } : {}) },
     );
     return { p, lines, registry, weights };
   }
@@ -102,5 +106,30 @@ describe("BudgetPlanner", () => {
     logs = 0.5;
     p.update();
     expect(lines.some((l) => l.level === 30 && String(l.msg).includes("fit the budget again"))).toBe(true);
+  });
+
+  it("weights pending start-up work to be done in its time, then falls back to the plan", () => {
+    // An hourly collector's first run (3,000 requests) and 3,000 streams not read yet.
+    let work: StartupWork[] = [
+      { source: "backups", requests: 3000, withinSeconds: 90 },
+      { source: "logs", requests: 3000, withinSeconds: 20 },
+    ];
+    const { p, weights } = planner(
+      100,
+      () => [
+        { source: "traffic", requestsPerSecond: 16.7 },
+        { source: "backups", requestsPerSecond: 0.83 },
+        { source: "logs", requestsPerSecond: 10 },
+      ],
+      () => work,
+    );
+    p.update();
+    expect(weights.at(-1)?.backups).toBeCloseTo(3000 / 90, 6);
+    expect(weights.at(-1)?.logs).toBeCloseTo(150, 6);
+    expect(weights.at(-1)?.traffic).toBe(16.7);
+    // Less pending work than the plan's rate never lowers a weight below the plan.
+    work = [{ source: "logs", requests: 10, withinSeconds: 20 }];
+    p.refreshWeights();
+    expect(weights.at(-1)).toEqual({ traffic: 16.7, backups: 0.83, logs: 10 });
   });
 });
