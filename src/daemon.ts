@@ -1,4 +1,4 @@
-/** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; and the log pipeline. */
+/** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; the log pipeline and the webhook receiver. */
 import type { Logger } from "pino";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { apiClientOptionsFromConfig, createApiClient, type ApiClient } from "./api/client.js";
@@ -18,6 +18,7 @@ import { collectorSources } from "./scheduling/plan.js";
 import { startHttpServer } from "./server/http.js";
 import { REVISION, VERSION } from "./version.js";
 import { COLLECTOR_NAMES, type CollectorName } from "./config/schema.js";
+import { WebhookReceiver } from "./webhooks/receiver.js";
 
 export interface DaemonHandle {
   url: string;
@@ -56,6 +57,8 @@ interface Core {
   registry: Registry;
   api: ApiClient;
   store: MetricStore;
+  /** With webhooks.enabled: its route is served from the start, events are taken once active. */
+  webhooks?: WebhookReceiver;
 }
 
 function createCore(config: Config, logger: Logger): Core {
@@ -99,15 +102,28 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     },
   });
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
+  const webhooks = core.webhooks;
   const plan = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
       ...collectorSources(runner.costs().filter((c) => c.enabled)),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
+      ...(webhooks ? [{ source: "webhooks", requestsPerSecond: webhooks.requestsPerSecond() }] : []),
     ],
   });
   planning.planner = plan;
   plan.update();
   await logs?.start();
+  // After the log pipeline's start, which clears temporary files the queue's compaction also uses.
+  await webhooks?.activate({
+    siteName: (id) => runner.discovery.site(id)?.name,
+    refreshTarget: {
+      refreshSite: (id, signal) => runner.discovery.refreshSite(id, signal, "webhooks"),
+      rediscover: async () => {
+        if (runner.status().some((s) => s.name === runner.discoveryName && s.running)) return false;
+        return (await runner.run(runner.discoveryName)) !== "skipped";
+      },
+    },
+  });
   const scheduler = new Scheduler(runner, config, logger);
   scheduler.start();
   publishShardInfo(registry, config.sites.shard);
@@ -115,6 +131,7 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     runner,
     planner: plan,
     stop: async () => {
+      await webhooks?.stop();
       await scheduler.stop();
       await logs?.stop();
     },
@@ -127,6 +144,9 @@ export async function runDaemon({
   exit = process.exit,
 }: DaemonOptions): Promise<DaemonHandle> {
   const core = createCore(config, logger);
+  if (config.webhooks.enabled) {
+    core.webhooks = new WebhookReceiver({ config, store: core.store, registry: core.registry, logger });
+  }
   let active: Active | undefined;
   let stopping: Promise<void> | undefined;
   // One writer per checkpoint directory: another exporter on it stands by (src/ha/lock.ts). Like a
@@ -155,6 +175,7 @@ export async function runDaemon({
       plan: active?.planner.current(),
     }),
     logger,
+    webhook: core.webhooks,
   });
   // The first attempt fails the start when the directory cannot be written; standing by does not.
   const standby = new AbortController();
