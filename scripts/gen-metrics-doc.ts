@@ -22,6 +22,7 @@ import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
+import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 
 interface Row {
   name: string;
@@ -122,6 +123,7 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
         publishShardInfo(registry, { index: 0, count: 1 });
       }),
     },
+    { title: "Webhook receiver", rows: await read((r) => void webhookSelfMetrics(r)) },
   ];
 }
 
@@ -145,7 +147,12 @@ export async function generateMetricsDoc(): Promise<string> {
     "## Site and account metrics\n",
   ];
   for (const [collector, families] of byCollector) {
-    parts.push(`### Collector \`${collector}\`\n`);
+    // Webhook events are received, not collected.
+    parts.push(
+      collector === "webhooks"
+        ? "### Webhook events (`webhooks.enabled`)\n"
+        : `### Collector \`${collector}\`\n`,
+    );
     parts.push(table(families.map(familyRow), true));
   }
   parts.push("## Exporter self-metrics\n");

@@ -1,4 +1,4 @@
-/** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; and the log pipeline. */
+/** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; the log pipeline and the webhook receiver. */
 import type { Logger } from "pino";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import { apiClientOptionsFromConfig, createApiClient, type ApiClient } from "./api/client.js";
@@ -18,6 +18,7 @@ import { collectorSources } from "./scheduling/plan.js";
 import { startHttpServer } from "./server/http.js";
 import { REVISION, VERSION } from "./version.js";
 import { COLLECTOR_NAMES, type CollectorName } from "./config/schema.js";
+import { WebhookReceiver } from "./webhooks/receiver.js";
 
 export interface DaemonHandle {
   url: string;
@@ -56,6 +57,8 @@ interface Core {
   registry: Registry;
   api: ApiClient;
   store: MetricStore;
+  /** With webhooks.enabled: its route is served from the start, events are taken once active. */
+  webhooks?: WebhookReceiver;
 }
 
 function createCore(config: Config, logger: Logger): Core {
@@ -99,10 +102,12 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     },
   });
   if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
+  const webhooks = core.webhooks;
   const plan = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
       ...collectorSources(runner.costs().filter((c) => c.enabled)),
       ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
+      ...(webhooks ? [{ source: "webhooks", requestsPerSecond: webhooks.requestsPerSecond() }] : []),
     ],
     // First runs within 90 s; the streams' first reads (one request each, mostly) go first, within
     // 20 s: they are a small part of the start-up work, so readiness hardly waits for them.
@@ -127,6 +132,17 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
   }, 5_000);
   startupWeights.unref();
   await logs?.start();
+  // After the log pipeline's start, which clears temporary files the queue's compaction also uses.
+  await webhooks?.activate({
+    siteName: (id) => runner.discovery.site(id)?.name,
+    refreshTarget: {
+      refreshSite: (id, signal) => runner.discovery.refreshSite(id, signal, "webhooks"),
+      rediscover: async () => {
+        if (runner.status().some((s) => s.name === runner.discoveryName && s.running)) return false;
+        return (await runner.run(runner.discoveryName)) !== "skipped";
+      },
+    },
+  });
   const scheduler = new Scheduler(runner, config, logger);
   scheduler.start();
   publishShardInfo(registry, config.sites.shard);
@@ -135,6 +151,7 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     planner: plan,
     stop: async () => {
       clearInterval(startupWeights);
+      await webhooks?.stop();
       await scheduler.stop();
       await logs?.stop();
     },
@@ -147,6 +164,9 @@ export async function runDaemon({
   exit = process.exit,
 }: DaemonOptions): Promise<DaemonHandle> {
   const core = createCore(config, logger);
+  if (config.webhooks.enabled) {
+    core.webhooks = new WebhookReceiver({ config, store: core.store, registry: core.registry, logger });
+  }
   let active: Active | undefined;
   let stopping: Promise<void> | undefined;
   // One writer per checkpoint directory: another exporter on it stands by (src/ha/lock.ts). Like a
@@ -175,6 +195,7 @@ export async function runDaemon({
       plan: active?.planner.current(),
     }),
     logger,
+    webhook: core.webhooks,
   });
   // The first attempt fails the start when the directory cannot be written; standing by does not.
   const standby = new AbortController();

@@ -49,7 +49,7 @@ export function exporterDashboard(): Dashboard {
     title: "Sitehost / Exporter health",
     uid: EXPORTER_UID,
     description:
-      "sitehost-exporter itself: API requests, errors, latency and rate limiting, tokens, collector freshness and failures, log shipping and lag.",
+      "sitehost-exporter itself: API requests, errors, latency and rate limiting, tokens, collector freshness and failures, log shipping and lag, the webhook receiver.",
     from: "now-3h",
     refresh: "30s",
   });
@@ -384,6 +384,28 @@ export function exporterDashboard(): Dashboard {
       .reduceOptions(lastValue())
       .displayMode(BarGaugeDisplayMode.Gradient)
       .orientation(VizOrientation.Horizontal),
+  );
+
+  d.withRow(new RowBuilder("Webhook receiver"));
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Webhook deliveries rejected",
+      description:
+        "Webhook deliveries per second not accepted, by reason: unauthorized (wrong or missing token), method_not_allowed, too_large, unsupported_media_type, bad_request, unavailable (answered 503: queue full or failing, or standing by; the platform retries). Zero when all is well.",
+      unit: "reqps",
+      targets: [
+        q(`sum by (reason) (${rate("sitehost_exporter_webhook_rejected_total")})`, { legend: "{{reason}}" }),
+      ],
+    }).min(0),
+  );
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Webhook events waiting to be shipped",
+      description:
+        "Accepted webhook events held on disk until the OTLP collector acknowledges them; it grows while the collector is down and drains when it is back.",
+      unit: "none",
+      targets: [q(`sum(sitehost_exporter_webhook_queued_records${S})`, { legend: "queued" })],
+    }).min(0),
   );
 
   d.withRow(new RowBuilder("Process"));

@@ -3,6 +3,7 @@ import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargau
 import {
   BarGaugeDisplayMode,
   BigValueTextMode,
+  GraphDrawStyle,
   VizOrientation,
 } from "@grafana/grafana-foundation-sdk/common";
 import { MappingType, RowBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
@@ -31,7 +32,7 @@ export function fleetDashboard(): Dashboard {
     title: "Sitehost / Fleet overview",
     uid: FLEET_UID,
     description:
-      "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys and restores.",
+      "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys, restores and the platform's webhook events.",
     from: "now-6h",
     refresh: "1m",
   });
@@ -401,6 +402,26 @@ export function fleetDashboard(): Dashboard {
     })
       .dataLinks([siteDetailLink("column")])
       .withTransformation(organize("Value", ["Value", "site_id"])),
+  );
+
+  d.withRow(new RowBuilder("Platform events (webhooks)"));
+  d.withPanel(
+    panel(new TimeSeries(), {
+      title: "Platform events",
+      description:
+        "Webhook events the platform sent, per interval and event (needs webhooks.enabled). A hacked site and every *_failed event are drawn red; the events' log records say which site.",
+      unit: "short",
+      w: 24,
+      targets: [
+        q(`sum by (event) (increase(sitehost_events_total${S}[$__rate_interval]))`, { legend: "{{event}}" }),
+      ],
+    })
+      .min(0)
+      .drawStyle(GraphDrawStyle.Bars)
+      .fillOpacity(80)
+      .overrideByRegexp("site_hacked|.*_failed", [
+        { id: "color", value: { mode: "fixed", fixedColor: "red" } },
+      ]),
   );
   return finalize(d.build());
 }

@@ -7,6 +7,7 @@ import { otlpEnvProblems } from "./otelEnv.js";
 import { valueAt } from "./path.js";
 import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
+import { CLIENT_SECRET, pickSecretLayer, readSecretFile, WEBHOOK_TOKEN } from "./secrets.js";
 import { parseShard, shardFromEnv } from "./shard.js";
 
 /** Command-line flags that map onto config keys. */
@@ -34,10 +35,6 @@ export interface LoadOptions {
 
 type Json = Record<string, unknown>;
 
-function isMapping(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function nonEmpty(value: string | undefined): boolean {
   return value !== undefined && value !== "";
 }
@@ -61,6 +58,8 @@ export const ENV_KEYS: Record<string, string[]> = {
   SITEHOST_CLIENT_SECRET_FILE: ["api", "clientSecretFile"],
   SITEHOST_LISTEN_ADDRESS: ["web", "listenAddress"],
   SITEHOST_CHECKPOINT_DIR: ["logs", "checkpointDir"],
+  SITEHOST_WEBHOOK_TOKEN: ["webhooks", "token"],
+  SITEHOST_WEBHOOK_TOKEN_FILE: ["webhooks", "tokenFile"],
 };
 
 const FLAG_KEYS: Record<Exclude<keyof CliFlags, "sites.shard">, string[]> = {
@@ -91,7 +90,7 @@ async function readYaml(file: string): Promise<Json> {
   if (value === null || value === undefined) return {};
   if (typeof value !== "object" || Array.isArray(value)) {
     throw new ConfigError([
-      `${file}: the top level must be a mapping of keys (api, sites, metrics, collectors, logs, web)`,
+      `${file}: the top level must be a mapping of keys (api, sites, metrics, collectors, logs, web, webhooks)`,
     ]);
   }
   return value as Json;
@@ -133,7 +132,7 @@ function describe(value: unknown): string {
 }
 
 /** Keys whose values are never echoed in error messages (the web config's users may hold a mistyped password). */
-const SECRET_KEYS = new Set(["clientSecret", "basic_auth_users"]);
+const SECRET_KEYS = new Set(["clientSecret", "token", "basic_auth_users"]);
 
 /** Turns zod issues into one line each: `key.path: what was expected`. Secret values are never echoed. */
 export function formatIssues(
@@ -191,43 +190,20 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   }
   const flagShard = opts.flags?.["sites.shard"];
   if (flagShard !== undefined) setPath(raw, ["sites", "shard"], parseShard(flagShard, "--sites.shard"));
-  // The client secret comes from exactly one place: the highest layer (environment over YAML)
-  // that sets either the secret or a secret file wins as a whole; both in one layer is ambiguous.
-  const secretFromEnv = nonEmpty(env.SITEHOST_CLIENT_SECRET);
-  const secretFileFromEnv = nonEmpty(env.SITEHOST_CLIENT_SECRET_FILE);
-  if (secretFromEnv && secretFileFromEnv) {
-    throw new ConfigError([
-      "SITEHOST_CLIENT_SECRET and SITEHOST_CLIENT_SECRET_FILE are both set; set only one of them",
-    ]);
-  }
-  const api = isMapping(raw.api) ? raw.api : {};
-  if (secretFromEnv) delete api.clientSecretFile;
-  else if (secretFileFromEnv) delete api.clientSecret;
-  else if (api.clientSecret !== undefined && api.clientSecretFile !== undefined) {
-    throw new ConfigError(["api.clientSecret and api.clientSecretFile are both set; set only one of them"]);
-  }
+  pickSecretLayer(raw, env, CLIENT_SECRET);
+  pickSecretLayer(raw, env, WEBHOOK_TOKEN);
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, raw));
   const config = parsed.data;
 
   if (config.api.clientSecretFile) {
-    const file = config.api.clientSecretFile;
-    const key = secretFileFromEnv
-      ? "api.clientSecretFile (SITEHOST_CLIENT_SECRET_FILE)"
-      : "api.clientSecretFile";
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (err) {
-      throw new ConfigError([
-        `${key}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
-      ]);
-    }
-    // Files written by `echo` or editors end with a newline that is not part of the secret.
-    const secret = text.replace(/(?:\r?\n)+$/, "");
-    if (secret === "") throw new ConfigError([`${key}: ${file} is empty`]);
-    config.api.clientSecret = secret;
+    config.api.clientSecret = await readSecretFile(config.api.clientSecretFile, CLIENT_SECRET, env);
   }
+  if (config.webhooks.tokenFile) {
+    config.webhooks.token = await readSecretFile(config.webhooks.tokenFile, WEBHOOK_TOKEN, env);
+  }
+  const webhooks = webhookProblems(config);
+  if (webhooks.length > 0) throw new ConfigError(webhooks);
   if (opts.requireCredentials) {
     const problems = credentialProblems(config);
     if (problems.length > 0) throw new ConfigError(problems);
@@ -256,10 +232,39 @@ export function credentialProblems(config: Config): string[] {
   return problems;
 }
 
-/** The effective config with every secret replaced (check-config, landing page, logs): the client secret and URL passwords. */
+/** Shortest webhook token accepted: a guessable token would let anyone write records and page people. */
+export const MIN_WEBHOOK_TOKEN_LENGTH = 16;
+
+/** Paths the exporter serves itself; the webhook path must be another one. */
+const RESERVED_PATHS = ["/", "/-/healthy", "/-/ready"];
+
+/** With webhooks enabled: a token long enough, and a path of its own. The token is never echoed. */
+export function webhookProblems(config: Config): string[] {
+  const w = config.webhooks;
+  if (!w.enabled) return [];
+  const problems: string[] = [];
+  if (!w.token) {
+    problems.push(
+      "webhooks.token: required when webhooks.enabled is true (set SITEHOST_WEBHOOK_TOKEN, or SITEHOST_WEBHOOK_TOKEN_FILE / webhooks.tokenFile pointing at a file)",
+    );
+  } else if (w.token.length < MIN_WEBHOOK_TOKEN_LENGTH) {
+    problems.push(
+      `webhooks.token: must be at least ${MIN_WEBHOOK_TOKEN_LENGTH} characters long (generate one with: openssl rand -hex 32)`,
+    );
+  }
+  if (w.path === config.web.telemetryPath || RESERVED_PATHS.includes(w.path)) {
+    problems.push(
+      `webhooks.path: ${JSON.stringify(w.path)} is served by the exporter already; choose another path`,
+    );
+  }
+  return problems;
+}
+
+/** The effective config with every secret replaced (check-config, landing page, logs): the client secret, the webhook token and URL passwords. */
 export function redactConfig(config: Config): Config {
   const copy = structuredClone(config);
   if (copy.api.clientSecret !== undefined) copy.api.clientSecret = REDACTED;
+  if (copy.webhooks.token !== undefined) copy.webhooks.token = REDACTED;
   copy.api.url = redactUrl(copy.api.url);
   copy.api.authUrl = redactUrl(copy.api.authUrl);
   return copy;

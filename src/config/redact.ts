@@ -15,3 +15,8 @@ export function redactUrl(text: string): string {
     return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]*):[^\s/]*@/gi, `$1:${REDACTED}@`);
   }
 }
+
+/** The text with the value of every `token` query parameter replaced (a webhook URL in a log line). */
+export function redactQueryToken(text: string): string {
+  return text.replace(/([?&](?:access_)?token=)[^&#\s]*/gi, `$1${REDACTED}`);
+}

@@ -232,6 +232,19 @@ export const ConfigSchema = z.strictObject({
       configFile: z.string().min(1).optional(),
     })
     .prefault({}),
+  webhooks: z
+    .strictObject({
+      /** Receive the platform's webhook events on the exporter's own listener. */
+      enabled: z.boolean().default(false),
+      path: z
+        .string()
+        .regex(/^\/[^?#\s]*$/, "must start with / and hold no query, fragment or space")
+        .default("/webhook"),
+      /** Shared token the platform sends as ?token= (or Authorization: Bearer). */
+      token: z.string().min(1).optional(),
+      tokenFile: z.string().min(1).optional(),
+    })
+    .prefault({}),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -32,7 +32,11 @@ export class SiteDiscovery implements DiscoveryCollector {
   readonly scope = "discovery";
   readonly name = "inventory";
   private current: Site[] = [];
-  private ids = new Set<number>();
+  private byId = new Map<number, Site>();
+  /** Orders listings and single-site refreshes: a refresh that settled after a listing began knows better. */
+  private tick = 0;
+  /** The tick at which a single-site refresh last settled each site. */
+  private readonly refreshedAt = new Map<number, number>();
   private done = false;
   private readonly listeners: SitesListener[] = [];
   private readonly metrics: CollectorSelfMetrics;
@@ -68,6 +72,7 @@ export class SiteDiscovery implements DiscoveryCollector {
 
   async refresh(signal: AbortSignal): Promise<RunResult> {
     const opts = { signal, source: this.name };
+    const listedFrom = ++this.tick;
     let listed;
     let account: Account | undefined;
     try {
@@ -85,23 +90,25 @@ export class SiteDiscovery implements DiscoveryCollector {
       throw err;
     }
     this.metrics.up.set(1);
-    const selected = filterSites(listed.items, this.deps.config.sites);
+    const { selected, newer } = this.mergeRefreshed(
+      filterSites(listed.items, this.deps.config.sites),
+      listedFrom,
+    );
     const now = this.now();
     if (account) this.deps.store.replaceGlobal(this.name, collectAccount(account));
     const keep = new Set<string>();
     for (const site of selected) {
       keep.add(String(site.id));
-      this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, now));
+      if (!newer.has(site.id))
+        this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, now));
     }
     // Sites gone (or filtered out) lose every series of every collector at once.
     this.deps.store.retainSites(keep);
     const before = new Set(this.current.map((s) => s.id));
     const added = selected.filter((s) => !before.has(s.id)).length;
     const removed = this.current.filter((s) => !keep.has(String(s.id))).length;
-    this.current = selected;
-    this.ids = new Set(selected.map((s) => s.id));
+    this.setCurrent(selected);
     this.done = true;
-    this.metrics.sitesDiscovered.set(selected.length);
     if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
     this.notify();
     return listed.rejected > 0 || !account ? "partial" : "success";
@@ -119,19 +126,87 @@ export class SiteDiscovery implements DiscoveryCollector {
     } catch (err) {
       if (!(err instanceof ApiHttpError && err.status === 404)) return false;
     }
-    if (!this.ids.has(site.id)) return true;
+    if (!this.byId.has(site.id)) return true;
     this.log.info({ site: site.name, siteId: site.id }, "site is gone (404); dropping its series");
-    this.deps.store.removeSite(String(site.id));
-    this.current = this.current.filter((s) => s.id !== site.id);
-    this.ids.delete(site.id);
-    this.metrics.sitesDiscovered.set(this.current.length);
-    this.notify();
+    this.forget(site.id);
     return true;
+  }
+
+  /**
+   * Read one site again at once (a webhook said it changed): its inventory series are replaced; a
+   * site that is new and selected joins the selection, one that is gone (404) or no longer selected
+   * (converted to a kind not watched) leaves it. A discovery whose listing started before this settles
+   * keeps what this found.
+   */
+  async refreshSite(siteId: number, signal: AbortSignal, source = this.name): Promise<void> {
+    let site: Site | undefined;
+    try {
+      site = await this.deps.api.site({ id: siteId }, { signal, source });
+    } catch (err) {
+      if (!(err instanceof ApiHttpError && err.status === 404)) throw err;
+    }
+    this.refreshedAt.set(siteId, ++this.tick);
+    const selected = site !== undefined && filterSites([site], this.deps.config.sites).length === 1;
+    if (!site || !selected) {
+      if (this.byId.has(siteId)) {
+        this.log.info(
+          { siteId, gone: !site },
+          "site left the selection after a refresh; dropping its series",
+        );
+        this.forget(siteId);
+      }
+      return;
+    }
+    const known = this.byId.has(site.id);
+    this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, this.now()));
+    this.setCurrent(known ? this.current.map((s) => (s.id === site.id ? site : s)) : [...this.current, site]);
+    if (!known) {
+      this.log.info({ site: site.name, siteId: site.id }, "new site found by a refresh");
+      this.notify();
+    }
   }
 
   /** Whether the site is still selected (a run may outlast a discovery that dropped it). */
   has(siteId: number): boolean {
-    return this.ids.has(siteId);
+    return this.byId.has(siteId);
+  }
+
+  /** A selected site by id. */
+  site(siteId: number): Site | undefined {
+    return this.byId.get(siteId);
+  }
+
+  /**
+   * A listing that started at `listedFrom`, with what single-site refreshes settled since then put in
+   * (they read later, so they know better); `newer` names the sites whose series they published.
+   */
+  private mergeRefreshed(listed: Site[], listedFrom: number): { selected: Site[]; newer: Set<number> } {
+    const newer = new Set<number>();
+    for (const [id, at] of this.refreshedAt) {
+      if (at > listedFrom) newer.add(id);
+      else this.refreshedAt.delete(id);
+    }
+    if (newer.size === 0) return { selected: listed, newer };
+    const selected = listed.filter((s) => !newer.has(s.id) || this.byId.has(s.id));
+    const present = new Set(selected.map((s) => s.id));
+    for (const id of newer) {
+      const site = this.byId.get(id);
+      if (site && !present.has(id)) selected.push(site);
+    }
+    return { selected: selected.map((s) => (newer.has(s.id) ? (this.byId.get(s.id) ?? s) : s)), newer };
+  }
+
+  private setCurrent(sites: Site[]): void {
+    this.current = sites;
+    this.byId = new Map(sites.map((s) => [s.id, s]));
+    this.metrics.sitesDiscovered.set(sites.length);
+  }
+
+  /** Drop a site from the selection and every series of it, and tell the listeners. */
+  private forget(siteId: number): void {
+    this.deps.store.removeSite(String(siteId));
+    this.setCurrent(this.current.filter((s) => s.id !== siteId));
+    this.notify();
   }
 
   private notify(): void {

@@ -25,14 +25,12 @@ import { systemClock, type Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { fingerprinter } from "./entry.js";
-import { createResource } from "./resource.js";
 import { CheckpointStore } from "./journal.js";
 import { counterKey, mapActivityEntry, mapPhpEntry, mapServerEntry, type MappedRecord } from "./mapper.js";
 import { logMetrics, type LogMetrics } from "./metrics.js";
 import type { OutgoingRecord } from "./otlp/encode.js";
-import { createSdkExporter, SdkSink } from "./otlp/sdkSink.js";
-import { otlpSettings } from "./otlp/settings.js";
-import { ProtobufHttpSink, type LogSink } from "./otlp/sink.js";
+import { createLogSink } from "./otlp/factory.js";
+import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordEncoder } from "./prepared.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
@@ -179,13 +177,7 @@ export class LogPipeline {
   }
 
   private async createSink(): Promise<LogSink> {
-    if (this.deps.sink) return this.deps.sink;
-    const env = this.deps.env ?? process.env;
-    const resource = createResource(env);
-    if (this.deps.exporter) return new SdkSink(this.deps.exporter, resource, false);
-    const settings = otlpSettings(env);
-    if (settings.protocol === "http/protobuf") return new ProtobufHttpSink(settings, resource);
-    return new SdkSink(await createSdkExporter(settings), resource, settings.protocol === "grpc");
+    return this.deps.sink ?? createLogSink(this.deps.env ?? process.env, this.deps.exporter);
   }
 
   /** Streams tailed now. */

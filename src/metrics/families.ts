@@ -341,6 +341,15 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "PHP log entries counted from shipped log records, by severity.",
     "GET /sites/{id}/logs/php",
   ),
+  f(
+    "sitehost_events_total",
+    "webhooks",
+    "counter",
+    ["event"],
+    "Webhook events the platform delivered and the exporter accepted, by event name. With webhooks enabled every documented event starts at 0; a name outside the safe pattern, or beyond the 64th distinct name, counts as other.",
+    "POST webhooks.path (the platform's webhooks)",
+    false,
+  ),
 ];
 
 export const FAMILY_BY_NAME: ReadonlyMap<string, MetricFamily> = new Map(

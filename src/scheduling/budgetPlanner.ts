@@ -49,7 +49,7 @@ export class BudgetPlanner {
       () =>
         new Gauge({
           name: "sitehost_exporter_api_planned_requests_per_second",
-          help: "API requests per second the schedules (by collector) and the log streams (source logs) plan for the current sites.",
+          help: "API requests per second the schedules (by collector) and the log streams (source logs) plan for the current sites, and the site refreshes after webhook events made lately (source webhooks).",
           labelNames: ["source"] as const,
           registers,
         }),

@@ -18,7 +18,7 @@ export function runsPerSecond(schedule: string): number {
 }
 
 export interface PlannedSource {
-  /** A collector name, or `logs`. */
+  /** A collector name, `logs`, or `webhooks` (site refreshes after webhook events, as observed). */
   source: string;
   requestsPerSecond: number;
 }
@@ -38,8 +38,9 @@ export function makePlan(sources: PlannedSource[], budget: number): RequestPlan 
 
 /** The warning's text: demand, budget, and concrete ways out. */
 export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollInterval: string }): string {
+  // Logs and webhook refreshes have no schedule to slow down.
   const top = [...plan.sources]
-    .filter((s) => s.source !== "logs")
+    .filter((s) => s.source !== "logs" && s.source !== "webhooks")
     .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)
     .slice(0, 2)
     .map((s) => `collectors.${s.source}.schedule (${s.requestsPerSecond.toFixed(1)}/s)`);

@@ -1,4 +1,4 @@
-/** The HTTP(S) server: /metrics, /-/healthy, /-/ready and the landing page. */
+/** The HTTP(S) server: /metrics, /-/healthy, /-/ready, the landing page and the webhook receiver. */
 import type { IncomingHttpHeaders } from "node:http";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2Session } from "node:http2";
@@ -7,12 +7,14 @@ import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
 import { parseListenAddress } from "../config/listenAddress.js";
+import { redactQueryToken } from "../config/redact.js";
 import type { Exposition } from "../metrics/exposition.js";
 import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
 import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
 import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
 import { renderLanding, type LandingInfo } from "./landing.js";
 import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
+import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";
 
 export type { LandingInfo } from "./landing.js";
 
@@ -55,6 +57,8 @@ export interface HttpServerOptions {
   authLimits?: Partial<BasicAuthLimits>;
   /** Replaces the bcrypt worker pool (tests). */
   verifyPassword?: PasswordVerifier;
+  /** The webhook receiver: POST on its path, authenticated by its own token, not by basic auth. */
+  webhook?: { path: string; handle: WebhookHandler };
 }
 
 export interface RunningHttpServer {
@@ -107,7 +111,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     // The path as sent, without the query (new URL() would read `//x` as a host).
     const path = (req.url ?? "/").split("?")[0] as string;
     for (const [k, v] of path === "/" ? landingResponse : everyResponse) res.setHeader(k, v);
-    // exporter-toolkit protects every path, health endpoints included.
+    // The platform can send no Authorization header of ours: the webhook has its own token.
+    if (opts.webhook && path === opts.webhook.path) {
+      await opts.webhook.handle(req as unknown as WebhookRequest, res as unknown as WebhookResponse);
+      return;
+    }
+    // exporter-toolkit protects every other path, health endpoints included.
     const verdict = auth ? await auth.check(req.headers.authorization) : "ok";
     if (verdict === "busy") {
       res.writeHead(429, { "retry-after": "1", "content-type": "text/plain" });
@@ -163,7 +172,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   const listener = (req: Req, res: Res) => {
     handle(req, res).catch((err: unknown) => {
-      log.error({ err: (err as Error).message, path: req.url }, "request failed");
+      log.error({ err, path: redactQueryToken(req.url ?? "") }, "request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end("Internal Server Error\n");
     });
@@ -239,7 +248,14 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const shownHost = host === undefined || host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host;
   const url = `${web.tls ? "https" : "http"}://${shownHost.includes(":") ? `[${shownHost}]` : shownHost}:${addr.port}`;
   log.info(
-    { address: opts.listenAddress, url, tls: Boolean(web.tls), http2, basicAuth: Boolean(auth) },
+    {
+      address: opts.listenAddress,
+      url,
+      tls: Boolean(web.tls),
+      http2,
+      basicAuth: Boolean(auth),
+      webhookPath: opts.webhook?.path,
+    },
     "listening",
   );
   return {

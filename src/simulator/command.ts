@@ -1,4 +1,5 @@
 /** `simulate` (the fake platform API alone) and `demo` (simulator + daemon). */
+import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -228,6 +229,8 @@ export function demoCommand(): Command {
         const sim: RunningSimulator = await startSimulator(simulatorOptions(flags));
         const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-demo-"));
         const otlp = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT;
+        // A token for this run only: the simulator is told it, nothing prints it.
+        const webhookToken = randomBytes(24).toString("hex");
         const config = ConfigSchema.parse({
           api: {
             url: sim.apiUrl,
@@ -245,10 +248,14 @@ export function demoCommand(): Command {
           },
           logs: { ship: Boolean(otlp), startFrom: "-5m", pollInterval: "10s", checkpointDir },
           web: { listenAddress: `127.0.0.1:${flags.listen}` },
+          webhooks: { enabled: true, token: webhookToken },
         });
         const logger = createLogger({ level: flags["log.level"], format: flags["log.format"] });
         const { runDaemon } = await import("../daemon.js");
         const daemon = await runDaemon({ config, logger });
+        // The simulator's events go to the daemon's receiver (unless --webhook-url sends them elsewhere).
+        const webhookUrl = `${daemon.url}${config.webhooks.path}`;
+        if (!flags.webhookUrl) sim.control.setWebhookUrl(`${webhookUrl}?token=${webhookToken}`);
         const firstId = sim.control.sites()[0]?.site.id ?? 0;
         process.stdout.write(
           [
@@ -258,10 +265,11 @@ export function demoCommand(): Command {
             `  metrics:       ${daemon.url}/metrics`,
             `  landing page:  ${daemon.url}/`,
             `  readiness:     ${daemon.url}/-/ready`,
+            `  webhooks:      ${flags.webhookUrl ? `the simulator sends its events to ${flags.webhookUrl}` : `the simulator POSTs its events to ${webhookUrl} (token generated for this run)`}`,
             `  simulator API: ${sim.apiUrl}`,
             `    its account has DNS zones with certificates (one expiring in 5 days, one broken record), git`,
             `    deploys, on-demand backups, restores and activity logs; make things happen with, e.g.:`,
-            `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/disable`,
+            `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/disable   (a site_disabled webhook: the state changes at once)`,
             `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/git/deploy -H 'content-type: application/json' -d '{"fail": true}'`,
             "",
             "  Prometheus scrape config:",

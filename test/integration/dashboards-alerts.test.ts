@@ -1,10 +1,12 @@
 /**
  * End to end: simulator → daemon (child process) → real Prometheus (scraping every second, alert rules
  * loaded) → real Alertmanager → webhook. Checks that every query of every shipped dashboard (panels,
- * variables, annotations) returns data against a live exporter, and that disabling a site makes SitehostSiteDisabled reach the receiver.
+ * variables, annotations) returns data against a live exporter, that the platform's webhook events show on the
+ * events panel, and that disabling a site makes SitehostSiteDisabled reach the receiver.
  * Needs the build (`npm run build`: dist/src/cli/main.js) and /usr/bin/prometheus, /usr/bin/prometheus-alertmanager.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -92,15 +94,18 @@ beforeAll(async () => {
       checkpointDir: join(dir, "checkpoints"),
     },
     web: { listenAddress: instance },
+    webhooks: { enabled: true },
   };
+  const webhookToken = randomBytes(24).toString("hex");
   const configFile = join(dir, "config.yaml");
   await writeFile(configFile, stringify(config));
   daemon = spawn(process.execPath, [MAIN, "run", "--config", configFile, "--log.level", "warn"], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, OTEL_SDK_DISABLED: "true" },
+    env: { ...process.env, OTEL_SDK_DISABLED: "true", SITEHOST_WEBHOOK_TOKEN: webhookToken },
   });
   daemonLogs = captureOutput(daemon);
   await waitForReady(`http://${instance}/-/ready`, daemon, daemonLogs, 45_000);
+  sim.control.setWebhookUrl(`http://${instance}/webhook?token=${webhookToken}`);
 
   // A test copy of the rules with SitehostSiteDisabled's `for` shortened so the test stays short.
   const rules = parse(
@@ -215,6 +220,39 @@ describe("dashboards and alert rules against a live exporter", () => {
       `daemon logs:\n${daemonLogs().slice(-3000)}`,
     ).toEqual([]);
   }, 120_000);
+
+  it("the events panel shows the webhook events the platform sent, by event", async () => {
+    const fleet = (await dashboards()).find((d) => d.uid === "sitehost-fleet") as DashboardJson;
+    const events = panelsOf(fleet).find((p) => p.title === "Platform events");
+    const expr = events?.targets?.[0]?.expr;
+    expect(expr, "the fleet dashboard has a Platform events panel").toBeDefined();
+    const [a, b] = sim.control.sites().map((s) => s.site.id);
+    sim.control.installPlugin(a as number, { path: "seo-toolkit", fail: true });
+    sim.control.syncSites(a as number, b as number, { fail: true });
+    sim.control.syncSites(a as number, b as number, { fail: true });
+    await sim.control.webhooksIdle();
+    const shown = await prom.waitFor(
+      substitute(expr as string, ""),
+      (r) =>
+        r.some((x) => x.metric.event === "plugin_install_failed" && x.value > 0) &&
+        r.some((x) => x.metric.event === "sync_failed" && x.value > 0),
+      30_000,
+    );
+    // Events that did not happen are charted at 0, not left out or made up.
+    expect(shown.find((x) => x.metric.event === "site_hacked")?.value).toBe(0);
+
+    // A hacked site pages at once.
+    const live = sim.control.sites().find((s) => s.site.state === "live");
+    sim.control.hackSite(live?.site.id as number);
+    const alert = await am.waitForAlert(
+      (x) => x.labels.alertname === "SitehostEventSiteHacked" && x.status === "firing",
+      60_000,
+    );
+    expect(alert.labels).toMatchObject({ severity: "critical", job: JOB, instance });
+    expect(alert.annotations.description).toContain(
+      `${instance} received at least one site_hacked webhook event in the last hour`,
+    );
+  }, 90_000);
 
   it("disabling a site in the platform makes SitehostSiteDisabled reach Alertmanager's receiver", async () => {
     // The rules are loaded and evaluated: site index 3 of the simulated fleet starts disabled.

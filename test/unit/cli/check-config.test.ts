@@ -103,6 +103,33 @@ describe("check-config", () => {
     expect(r.stdout + r.stderr).not.toContain(SECRET);
   });
 
+  it("the webhook token (from the environment or a file) is printed as <redacted>, never as itself", () => {
+    const token = "Wk7-another-distinctive-webhook-token-903";
+    const cfg = file("webhooks.yaml", "webhooks:\n  enabled: true\n  path: /hooks/platform\n");
+    const env = { SITEHOST_CLIENT_ID: "id", SITEHOST_CLIENT_SECRET: SECRET };
+    const r = cli(["check-config", "--config", cfg], { ...env, SITEHOST_WEBHOOK_TOKEN: token });
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    const printed = parse(r.stdout) as { webhooks: Record<string, unknown> };
+    expect(printed.webhooks).toEqual({ enabled: true, path: "/hooks/platform", token: "<redacted>" });
+    const tokenFile = file("webhook-token", `${token}\n`);
+    const f = cli(["check-config", "--config", cfg], { ...env, SITEHOST_WEBHOOK_TOKEN_FILE: tokenFile });
+    expect(f.code).toBe(0);
+    expect(f.stdout + f.stderr).not.toContain(token);
+    expect(f.stdout).toContain("token: <redacted>");
+  });
+
+  it("webhooks enabled without a token: exit 2 with one line naming the key", () => {
+    const cfg = file("webhooks-no-token.yaml", "webhooks:\n  enabled: true\n");
+    const r = cli(["check-config", "--config", cfg], {
+      SITEHOST_CLIENT_ID: "id",
+      SITEHOST_CLIENT_SECRET: SECRET,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("webhooks.token: required when webhooks.enabled is true");
+    expect(r.stdout).toBe("");
+  });
+
   it("missing credentials: the config is printed, the problem named, exit 2", () => {
     const r = cli(["check-config"]);
     expect(r.code).toBe(2);

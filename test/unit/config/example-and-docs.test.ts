@@ -25,7 +25,15 @@ describe("config/example.yaml", () => {
   });
 
   it("shows every section, every site filter and every collector", () => {
-    expect(Object.keys(raw).sort()).toEqual(["api", "collectors", "logs", "metrics", "sites", "web"]);
+    expect(Object.keys(raw).sort()).toEqual([
+      "api",
+      "collectors",
+      "logs",
+      "metrics",
+      "sites",
+      "web",
+      "webhooks",
+    ]);
     expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["exclude", "include", "kinds", "shard"]);
     expect(Object.keys(raw.collectors ?? {}).sort()).toEqual([...COLLECTOR_NAMES].sort());
     for (const name of COLLECTOR_NAMES) {
@@ -52,6 +60,7 @@ describe("config/example.yaml", () => {
 
   it("contains no secret", () => {
     expect(raw.api?.clientSecret).toBeUndefined();
+    expect(raw.webhooks?.token).toBeUndefined();
   });
 });
 

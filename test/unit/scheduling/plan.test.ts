@@ -133,3 +133,22 @@ describe("BudgetPlanner", () => {
     expect(weights.at(-1)).toEqual({ traffic: 16.7, backups: 0.83, logs: 10 });
   });
 });
+
+describe("webhook refreshes in the plan", () => {
+  it("count toward the total but are not named as a schedule to slow down", async () => {
+    const { adviceFor, makePlan } = await import("../../../src/scheduling/plan.js");
+    const plan = makePlan(
+      [
+        { source: "webhooks", requestsPerSecond: 9 },
+        { source: "traffic", requestsPerSecond: 4 },
+        { source: "logs", requestsPerSecond: 2 },
+      ],
+      10,
+    );
+    expect(plan.total).toBe(15);
+    expect(plan.fits).toBe(false);
+    const advice = adviceFor(plan, { shardCount: 1, maxPollInterval: "5m" });
+    expect(advice).toContain("collectors.traffic.schedule");
+    expect(advice).not.toContain("collectors.webhooks");
+  });
+});

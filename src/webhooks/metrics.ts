@@ -1,0 +1,92 @@
+/**
+ * The webhook receiver's metrics: `sitehost_events_total{event}` (a family of the metric store, so
+ * `metrics.exclude` applies to it) and its self-metrics. Event names come from outside, so the label
+ * is guarded: a name outside EVENT_NAME_PATTERN, or any new name once MAX_EVENT_LABELS names are in
+ * use, is counted as `other`.
+ */
+import { Counter, Gauge, type Registry } from "prom-client";
+import { getOrCreate } from "../metrics/registry.js";
+import type { MetricStore } from "../metrics/store.js";
+import { EVENT_NAME_PATTERN, KNOWN_EVENTS } from "./payload.js";
+
+export const EVENTS_FAMILY = "sitehost_events_total";
+export const MAX_EVENT_LABELS = 64;
+export const OTHER_EVENT = "other";
+
+export class EventCounts {
+  private readonly counts = new Map<string, number>();
+
+  constructor(
+    private readonly store: MetricStore,
+    known: readonly string[] = KNOWN_EVENTS,
+  ) {
+    for (const name of known) this.counts.set(name, 0);
+    this.publish();
+  }
+
+  /** The label value an event name is counted under. */
+  labelFor(event: string): string {
+    if (!EVENT_NAME_PATTERN.test(event)) return OTHER_EVENT;
+    if (this.counts.has(event) || this.counts.size < MAX_EVENT_LABELS - 1) return event;
+    return OTHER_EVENT;
+  }
+
+  /** Count one accepted event; returns the label it was counted under. */
+  count(event: string): string {
+    const label = this.labelFor(event);
+    this.counts.set(label, (this.counts.get(label) ?? 0) + 1);
+    this.publish();
+    return label;
+  }
+
+  value(label: string): number {
+    return this.counts.get(label) ?? 0;
+  }
+
+  private publish(): void {
+    this.store.replaceGlobal(
+      "webhooks",
+      [...this.counts].map(([event, value]) => ({ name: EVENTS_FAMILY, labels: { event }, value })),
+    );
+  }
+}
+
+/** Why a delivery was not accepted (the `reason` label). */
+export const REJECT_REASONS = [
+  "unauthorized",
+  "method_not_allowed",
+  "too_large",
+  "unsupported_media_type",
+  "bad_request",
+  "unavailable",
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export function webhookSelfMetrics(registry: Registry) {
+  const registers = [registry];
+  const rejected = getOrCreate(
+    registry,
+    "sitehost_exporter_webhook_rejected_total",
+    () =>
+      new Counter({
+        name: "sitehost_exporter_webhook_rejected_total",
+        help: "Webhook deliveries not accepted, by reason: unauthorized (wrong or missing token), method_not_allowed, too_large (over 1 MiB), unsupported_media_type (a Content-Encoding), bad_request (not JSON, or no event name), unavailable (the durable queue is full or failing, or the exporter stands by; answered 503 so the platform retries).",
+        labelNames: ["reason"] as const,
+        registers,
+      }),
+  );
+  for (const reason of REJECT_REASONS) rejected.inc({ reason }, 0);
+  const queued = getOrCreate(
+    registry,
+    "sitehost_exporter_webhook_queued_records",
+    () =>
+      new Gauge({
+        name: "sitehost_exporter_webhook_queued_records",
+        help: "Accepted webhook events held durably on disk until the OTLP collector acknowledges them.",
+        registers,
+      }),
+  );
+  return { rejected, queued };
+}
+
+export type WebhookSelfMetrics = ReturnType<typeof webhookSelfMetrics>;

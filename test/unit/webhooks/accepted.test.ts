@@ -1,0 +1,127 @@
+/** What the webhook receiver does with an accepted event: the record, the count, the refresh, the wait for the queue. */
+import { afterEach, describe, expect, it } from "vitest";
+import { QueueFullError } from "../../../src/webhooks/queue.js";
+import { ControlledQueue, disabled, post, start, stopServer, TOKEN } from "./bench.js";
+
+afterEach(stopServer);
+
+describe("accepted events", () => {
+  it("an event the platform does not document is accepted and counted under its own name", async () => {
+    const s = await start();
+    const r = await post(s.withToken, { body: '{"event":"backup_created","backup":{"id":"b1"}}' });
+    expect(r.status).toBe(200);
+    expect((await s.counted()).events.backup_created).toBe(1);
+    expect(s.queue?.records[0]?.attributes["sitehost.event.backup.id"]).toBe("b1");
+    expect(s.refreshed).toEqual([]);
+  });
+
+  it("a name outside the safe pattern is counted as other, its record keeps the name", async () => {
+    const s = await start();
+    const odd = 'Site Hacked!{x="1"}';
+    expect((await post(s.withToken, { body: JSON.stringify({ event: odd }) })).status).toBe(200);
+    const c = await s.counted();
+    expect(c.events.other).toBe(1);
+    expect(Object.keys(c.events).some((k) => k.includes("Hacked"))).toBe(false);
+    expect(s.queue?.records[0]?.attributes["event.name"]).toBe(odd);
+  });
+
+  it("the record: severity, the site's inventory name, the flattened payload", async () => {
+    const s = await start();
+    await post(s.withToken, {
+      body: JSON.stringify({ event: "site_hacked", site: { id: 42, state: "disabled", status: "hacked" } }),
+    });
+    await post(s.withToken, {
+      body: JSON.stringify({
+        event: "plugin_installed",
+        site: { id: 43 },
+        plugin: { path: "seo", version: "latest" },
+      }),
+    });
+    const [hacked, installed] = s.queue?.records ?? [];
+    expect(hacked?.severityText).toBe("ERROR");
+    expect(hacked?.eventName).toBe("site_hacked");
+    expect(hacked?.attributes).toMatchObject({
+      "sitehost.site.id": "42",
+      "sitehost.site.name": "shop-1",
+      "sitehost.event.site.status": "hacked",
+    });
+    expect(installed?.severityText).toBe("INFO");
+    expect(installed?.attributes).toMatchObject({
+      "sitehost.site.id": "43",
+      "sitehost.event.plugin.path": "seo",
+    });
+    expect(installed?.attributes).not.toHaveProperty("sitehost.site.name");
+    expect(hacked?.attributes["log.record.uid"]).not.toBe(installed?.attributes["log.record.uid"]);
+  });
+
+  it("site events ask for that site's refresh; other events do not", async () => {
+    const s = await start();
+    await post(s.withToken, { body: disabled });
+    await post(s.withToken, {
+      body: '{"event":"maintenance_mode","site_id":42,"maintenance_mode":"enabled"}',
+    });
+    await post(s.withToken, {
+      body: '{"event":"site_converted","site":{"id":"43","site_converted_to":"live"}}',
+    });
+    expect(s.refreshed).toEqual([42, 43]);
+  });
+
+  it("the answer waits until the queue confirms the record is durable; only then is it counted", async () => {
+    const queue = new ControlledQueue();
+    queue.auto = "hold";
+    const s = await start({ queue });
+    let answered = false;
+    const reply = post(s.withToken, { body: disabled }).then((r) => {
+      answered = true;
+      return r;
+    });
+    const deadline = Date.now() + 5000;
+    while (queue.waiting === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    expect(queue.waiting).toBe(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(answered).toBe(false);
+    expect((await s.counted()).events.site_disabled).toBe(0);
+    queue.confirm();
+    expect((await reply).status).toBe(200);
+    expect((await s.counted()).events.site_disabled).toBe(1);
+  });
+
+  it("a failing or full queue is 503 so the platform retries; nothing is counted", async () => {
+    const queue = new ControlledQueue();
+    queue.auto = Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+    const s = await start({ queue });
+    const failed = await post(s.withToken, { body: disabled });
+    queue.auto = new QueueFullError(10_000);
+    const full = await post(s.withToken, { body: disabled });
+    for (const r of [failed, full]) {
+      expect(r.status).toBe(503);
+      expect(Number(r.headers["retry-after"])).toBeGreaterThan(0);
+    }
+    const c = await s.counted();
+    expect(s.total(c.events)).toBe(0);
+    expect(c.rejected.unavailable).toBe(2);
+    expect(s.refreshed).toEqual([]);
+    expect(s.lines.some((l) => l.includes("ENOSPC"))).toBe(true);
+  });
+
+  it("without log shipping the event is counted and answered at once", async () => {
+    const s = await start({ queue: null });
+    expect((await post(s.withToken, { body: disabled })).status).toBe(200);
+    expect((await s.counted()).events.site_disabled).toBe(1);
+  });
+});
+
+describe("secrets", () => {
+  it("the token never reaches a log line, not even the URL of a request that failed", async () => {
+    const s = await start();
+    await post(s.withToken, { body: disabled });
+    await post(`${s.url}?token=wrong-guess`, { body: disabled });
+    s.state.throwOnTarget = true;
+    expect((await post(`${s.withToken}&x=1`, { body: disabled })).status).toBe(500);
+    const text = s.lines.join("");
+    expect(text).toContain("request failed");
+    expect(text).toContain("token=<redacted>");
+    expect(text).not.toContain(TOKEN);
+    expect(text).not.toContain(encodeURIComponent(TOKEN));
+  });
+});
