@@ -2,7 +2,7 @@
  * Large-account benchmark: the daemon (a child process, default schedules, logs on and shipped to an
  * acknowledging OTLP receiver) against the simulator.
  *
- *   node dist/bench/fleet.js budget [sites=1000] [budget=100] [minutes=6]
+ *   node dist/bench/fleet.js budget [sites=1000] [budget=100] [minutes=6] [logRatePerSite=0.2]
  *     time to ready, collector runs skipped after ready, when every log stream was first read to its
  *     end, the longest time any stream went without a read, API requests per second by kind
  *   node dist/bench/fleet.js rss [sites=5000] [minutes=4]
@@ -115,8 +115,12 @@ async function stop(d: Daemon, sim: RunningSimulator, receiver: Server): Promise
 }
 
 /** 1,000 sites (by default) at a budget of 100 requests/s. */
-async function budget(sites: number, rps: number, minutes: number): Promise<void> {
-  const sim = await startSimulator({ sites, seed: 5 });
+async function budget(sites: number, rps: number, minutes: number, logRate?: number): Promise<void> {
+  const sim = await startSimulator({
+    sites,
+    seed: 5,
+    ...(logRate === undefined ? {} : { logRatePerSite: logRate }),
+  });
   const receiver = await ackingReceiver();
   const d = await startDaemon(sim, receiver.url, { maxRequestsPerSecond: rps, maxConcurrency: 16 });
   let readyS: number | undefined;
@@ -175,6 +179,7 @@ async function budget(sites: number, rps: number, minutes: number): Promise<void
       phase: "budget",
       sites,
       budget: rps,
+      logRatePerSite: logRate ?? "simulator default",
       streams,
       readySeconds: readyS === undefined ? null : +readyS.toFixed(1),
       ...(readyS === undefined ? { notReady } : {}),
@@ -241,5 +246,11 @@ async function rss(sites: number, minutes: number): Promise<void> {
 
 const [mode, ...rest] = process.argv.slice(2);
 if (mode === "rss") await rss(Number(rest[0] ?? 5000), Number(rest[1] ?? 4));
-else await budget(Number(rest[0] ?? 1000), Number(rest[1] ?? 100), Number(rest[2] ?? 6));
+else
+  await budget(
+    Number(rest[0] ?? 1000),
+    Number(rest[1] ?? 100),
+    Number(rest[2] ?? 6),
+    rest[3] === undefined ? undefined : Number(rest[3]),
+  );
 process.exit(0);

@@ -72,17 +72,25 @@ export class BudgetPlanner {
   }
 
   /**
-   * Hand the budget its fair-share weights: each source's planned rate, or the rate that finishes its
-   * pending start-up work in time, whichever is higher. Called after each plan and while start-up work
-   * remains (the daemon refreshes it every few seconds).
+   * Hand the budget its fair-share weights: each source's planned rate, raised towards the rate that
+   * finishes its pending start-up work in time, as far as the budget left over by the plan allows.
+   * Called after each plan and while start-up work remains (the daemon refreshes it every few seconds).
    */
   refreshWeights(): void {
     const weights = new Map<string, number>();
     for (const s of this.plan?.sources ?? this.inputs.sources()) weights.set(s.source, s.requestsPerSecond);
+    const planned = [...weights.values()].reduce((a, b) => a + b, 0);
+    const extra = new Map<string, number>();
     for (const { source, requests, withinSeconds } of this.inputs.startupWork?.() ?? []) {
-      const rate = requests / withinSeconds;
-      if (rate > (weights.get(source) ?? 0)) weights.set(source, rate);
+      const more = requests / withinSeconds - (weights.get(source) ?? 0);
+      if (more > 0) extra.set(source, (extra.get(source) ?? 0) + more);
     }
+    // Start-up work shares what the plan leaves of the budget, so steady work (traffic every minute)
+    // keeps the rate it needs while first runs catch up.
+    const extraTotal = [...extra.values()].reduce((a, b) => a + b, 0);
+    const room = Math.max(0, this.config.api.maxRequestsPerSecond - planned);
+    const scale = extraTotal > room ? room / extraTotal : 1;
+    for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more * scale);
     this.budget.setWeights(Object.fromEntries(weights));
   }
 

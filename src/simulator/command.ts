@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { redactQueryToken, redactUrl } from "../config/redact.js";
 import { ConfigSchema, DEFAULT_PORT } from "../config/schema.js";
 import { createLogger, type LogFormat } from "../logging.js";
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from "./index.js";
@@ -186,8 +187,10 @@ function onSignals(stop: () => Promise<void>): void {
       () => process.exit(1),
     );
   };
+  // SIGHUP too: a closed terminal stops the demo as Ctrl-C does, removing its temporary files.
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+  process.on("SIGHUP", handler);
 }
 
 export function simulateCommand(): Command {
@@ -206,7 +209,7 @@ export function simulateCommand(): Command {
         `SITEHOST_CLIENT_SECRET=${sim.clientSecret}`,
         `control: GET ${sim.authUrl}/_simulator/stats, POST ${sim.authUrl}/_simulator/faults, POST ${sim.authUrl}/_simulator/logs, POST ${sim.authUrl}/_simulator/sites/{id}/disable (docs/simulator.md)`,
         flags.webhookUrl
-          ? `webhook events are POSTed to ${flags.webhookUrl}`
+          ? `webhook events are POSTed to ${redactQueryToken(redactUrl(flags.webhookUrl))}`
           : "no webhook URL (--webhook-url)",
         "",
       ].join("\n"),
@@ -265,7 +268,7 @@ export function demoCommand(): Command {
             `  metrics:       ${daemon.url}/metrics`,
             `  landing page:  ${daemon.url}/`,
             `  readiness:     ${daemon.url}/-/ready`,
-            `  webhooks:      ${flags.webhookUrl ? `the simulator sends its events to ${flags.webhookUrl}` : `the simulator POSTs its events to ${webhookUrl} (token generated for this run)`}`,
+            `  webhooks:      ${flags.webhookUrl ? `the simulator sends its events to ${redactQueryToken(redactUrl(flags.webhookUrl))}` : `the simulator POSTs its events to ${webhookUrl} (token generated for this run)`}`,
             `  simulator API: ${sim.apiUrl}`,
             `    its account has DNS zones with certificates (one expiring in 5 days, one broken record), git`,
             `    deploys, on-demand backups, restores and activity logs; make things happen with, e.g.:`,
@@ -279,7 +282,7 @@ export function demoCommand(): Command {
             `          - targets: ["${daemon.url.replace(/^https?:\/\//, "")}"]`,
             "",
             otlp
-              ? `  logs are shipped over OTLP to ${otlp}`
+              ? `  logs are shipped over OTLP to ${redactUrl(otlp)}`
               : "  logs are read and counted but not shipped; to ship them, start an OpenTelemetry Collector with an\n" +
                 "  OTLP receiver and run: OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318 npm run demo",
             "",

@@ -89,6 +89,24 @@ describe("SIGHUP", () => {
   });
 });
 
+describe("the simulator", () => {
+  it("stops on SIGHUP with exit 0, and never prints a token in the webhook URL it was given", async () => {
+    const d = daemon({}, [
+      "simulate",
+      "--port",
+      "0",
+      "--sites",
+      "2",
+      "--webhook-url",
+      "http://127.0.0.1:9/hook?token=s3cr3t-webhook-token",
+    ]);
+    await until(hasLine(d, "webhook events are POSTed to"), "start", d);
+    expect(d.output()).not.toContain("s3cr3t-webhook-token");
+    d.child.kill("SIGHUP");
+    expect(await exitWithin(d, 20_000)).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe("SIGTERM while the daemon is still starting", () => {
   it("is a graceful exit 0, even during the configuration load", async () => {
     // The client secret is read from a FIFO: the daemon is held inside the configuration load

@@ -124,13 +124,32 @@ describe("BudgetPlanner", () => {
       () => work,
     );
     p.update();
-    expect(weights.at(-1)?.backups).toBeCloseTo(3000 / 90, 6);
-    expect(weights.at(-1)?.logs).toBeCloseTo(150, 6);
-    expect(weights.at(-1)?.traffic).toBe(16.7);
+    const w = weights.at(-1) ?? {};
+    const total = Object.values(w).reduce((a, b) => a + b, 0);
+    // Start-up work fills the budget and no more: traffic keeps a share that gives it its own rate.
+    expect(total).toBeCloseTo(100, 6);
+    expect(((w.traffic ?? 0) / total) * 100).toBeGreaterThanOrEqual(16.7 - 1e-9);
+    // Both start-up sources are raised above their plan, the more urgent one more.
+    expect(w.backups).toBeGreaterThan(0.83);
+    expect(w.logs).toBeGreaterThan(10);
+    expect((w.logs ?? 0) - 10).toBeGreaterThan((w.backups ?? 0) - 0.83);
     // Less pending work than the plan's rate never lowers a weight below the plan.
     work = [{ source: "logs", requests: 10, withinSeconds: 20 }];
     p.refreshWeights();
     expect(weights.at(-1)).toEqual({ traffic: 16.7, backups: 0.83, logs: 10 });
+  });
+
+  it("gives start-up work no extra weight when the plan alone fills the budget", () => {
+    const { p, weights } = planner(
+      20,
+      () => [
+        { source: "traffic", requestsPerSecond: 16.7 },
+        { source: "logs", requestsPerSecond: 10 },
+      ],
+      () => [{ source: "logs", requests: 3000, withinSeconds: 20 }],
+    );
+    p.update();
+    expect(weights.at(-1)).toEqual({ traffic: 16.7, logs: 10 });
   });
 });
 
