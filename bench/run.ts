@@ -2,22 +2,34 @@
  * `npm run bench`: every benchmark, one after another, each in its own process
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
- *   npm run bench                 all of them
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, simulator)
+ *   npm run bench                 all of them (about 45 minutes)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, busy, idle, fleet, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { V8_FLAGS } from "../src/cli/v8Flags.js";
+import { LEAN_MALLOC_ENV, V8_FLAGS } from "../src/cli/v8Flags.js";
 
 const BENCHES: Record<string, string[][]> = {
   simulator: [["simulator.js"]],
   metrics: [["metrics.js", "1000", "5000"]],
-  logs: [["logs.js"]],
+  logs: [["logs.js"], ["logs.js", "newest-first", "1000000", "10800", "no-steady", "16"]],
+  busy: [
+    ["logs.js", "busy", "30", "120"],
+    ["logs.js", "busy", "30", "120", "0.05", "3"],
+  ],
+  idle: [["logs.js", "idle", "200", "20"]],
+  fleet: [
+    ["fleet.js", "budget", "1000", "100", "5", "0.01"],
+    ["fleet.js", "rss", "5000", "4"],
+  ],
 };
 /** The log pipeline runs in the benchmark's own process: give it the V8 flags the daemon gives itself. */
+const lean = process.env.SITEHOST_NODE_FLAGS !== "off";
 const DAEMON_FLAGS: Record<string, readonly string[]> = {
-  logs: process.env.SITEHOST_NODE_FLAGS === "off" ? [] : V8_FLAGS.logs,
+  logs: lean ? V8_FLAGS.logs : [],
+  busy: lean ? V8_FLAGS.logs : [],
+  idle: lean ? V8_FLAGS.logs : [],
 };
 
 const wanted = process.argv.slice(2);
@@ -35,6 +47,7 @@ for (const [name, runs] of Object.entries(BENCHES)) {
     console.log(`\n=== ${name}: node ${[...flags, file, ...args].join(" ")}`);
     const r = spawnSync(process.execPath, [...process.execArgv, ...flags, script, ...args], {
       stdio: "inherit",
+      env: DAEMON_FLAGS[name] && lean ? { ...process.env, ...LEAN_MALLOC_ENV } : process.env,
     });
     if (r.status !== 0) failed = true;
   }
