@@ -14,8 +14,6 @@ import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
 import { renderLanding, type LandingInfo } from "./landing.js";
 import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 
-export type { LandingInfo } from "./landing.js";
-
 /**
  * Connection deadlines, as Go's http.Server has them (ReadHeaderTimeout, ReadTimeout,
  * IdleTimeout, and the TLS handshake bounded by them): a client that connects and sends
@@ -163,7 +161,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
 
   const listener = (req: Req, res: Res) => {
     handle(req, res).catch((err: unknown) => {
-      log.error({ err: (err as Error).message, path: req.url }, "request failed");
+      log.error({ err, path: req.url }, "request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain" });
       res.end("Internal Server Error\n");
     });

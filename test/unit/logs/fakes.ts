@@ -249,7 +249,6 @@ export function makeTailer(
       collectorDown: () => health.down,
       ...opts,
     },
-    silent,
   );
   return rig;
 }
