@@ -15,9 +15,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { sleep } from "../src/util/time.js";
 
 const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function freePort(): Promise<number> {
   const { createServer: net } = await import("node:net");

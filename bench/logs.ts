@@ -29,7 +29,8 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { apiClientOptionsFromConfig, createApiClient } from "../src/api/client.js";
+import { createApiClient } from "../src/api/client.js";
+import { apiClientOptionsFromConfig } from "../src/api/options.js";
 import type { Site } from "../src/api/schemas.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
@@ -37,6 +38,7 @@ import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import { MetricStore } from "../src/metrics/store.js";
 import { startSimulator } from "../src/simulator/index.js";
 import type { LogOrder, ScrollMode } from "../src/simulator/logs.js";
+import { sleep } from "../src/util/time.js";
 
 interface Served {
   apiUrl: string;
@@ -145,8 +147,6 @@ async function setup(
       .reduce((a, v) => a + v.value, 0) ?? 0;
   return { pipeline, api, shipped, lag, logRequests };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function backlog(order: LogOrder, size: number, seconds: number, sites: number): Promise<void> {
   const rate = size / seconds / sites;

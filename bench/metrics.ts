@@ -18,6 +18,7 @@ import { ROUTES, type RouteSpec } from "../src/api/routes.js";
 import { createCollectors } from "../src/collectors/index.js";
 import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
 import { startSimulator } from "../src/simulator/index.js";
+import { sleep } from "../src/util/time.js";
 
 const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
 
@@ -111,7 +112,7 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
       // starting
     }
     if (performance.now() - started > 600_000) throw new Error("daemon not ready after 10 minutes");
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
   const startupStats = sim.control.stats();
 
@@ -134,7 +135,7 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     ],
     { stdio: "ignore" },
   );
-  await new Promise((r) => setTimeout(r, 500));
+  await sleep(500);
   const n = 1000;
   const [daemonTimes = [], baseTimes = []] = await measure(
     [`${url}/metrics`, `http://127.0.0.1:${basePort}/`],

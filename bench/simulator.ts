@@ -134,7 +134,7 @@ async function main(): Promise<void> {
 
   const tokenRes = await pool.request({
     method: "POST",
-    path: "/auth/token",
+    path: ROUTES.token.template,
     headers: { "content-type": "application/json" },
     body: JSON.stringify({
       grant_type: "client_credentials",

@@ -1,7 +1,8 @@
 /** Wiring: config → api client → discovery/scheduler → collectors → store → exposition → HTTP; the log pipeline and the webhook receiver. */
 import type { Logger } from "pino";
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
-import { apiClientOptionsFromConfig, createApiClient, type ApiClient } from "./api/client.js";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { createApiClient, type ApiClient } from "./api/client.js";
+import { apiClientOptionsFromConfig } from "./api/options.js";
 import { ApiAuthError, ApiNetworkError } from "./api/errors.js";
 import { durationMs } from "./config/duration.js";
 import type { Config } from "./config/schema.js";
@@ -10,6 +11,7 @@ import { publishShardInfo, reconcileShardLayout } from "./ha/shardLayout.js";
 import { LogPipeline } from "./logs/pipeline.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
+import { gauge } from "./metrics/selfMetric.js";
 import { MetricStore } from "./metrics/store.js";
 import { CollectorRunner } from "./scheduling/runner.js";
 import { Scheduler } from "./scheduling/scheduler.js";
@@ -44,11 +46,10 @@ function createRegistry(): Registry {
   ]) {
     registry.removeSingleMetric(name);
   }
-  new Gauge({
+  gauge(registry, {
     name: "sitehost_exporter_build_info",
     help: "Build information; always 1.",
-    labelNames: ["version", "revision", "nodejs"] as const,
-    registers: [registry],
+    labelNames: ["version", "revision", "nodejs"],
   }).set({ version: VERSION, revision: REVISION, nodejs: process.version }, 1);
   return registry;
 }
@@ -139,7 +140,7 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
       refreshSite: (id, signal) => runner.discovery.refreshSite(id, signal, "webhooks"),
       rediscover: async () => {
         if (runner.status().some((s) => s.name === runner.discoveryName && s.running)) return false;
-        return (await runner.run(runner.discoveryName)) !== "skipped";
+        return (await runner.run(runner.discoveryName)).result !== "skipped";
       },
     },
   });
@@ -207,7 +208,7 @@ export async function runDaemon({
       if (acquired) active = await activate(config, logger, core);
     });
     activating.catch((err: unknown) => {
-      logger.error({ err: (err as Error).message }, "could not start after taking over the checkpoint lock");
+      logger.error({ err }, "could not start after taking over the checkpoint lock");
       stopAndExit();
     });
   }
@@ -249,16 +250,14 @@ export async function runOnce({
   const { registry, api, store } = createCore(config, logger);
   const runner = new CollectorRunner({ config, api, store, registry, logger });
   try {
-    const result = await runner.run(runner.discoveryName);
+    const { result, error } = await runner.run(runner.discoveryName);
     if (!runner.discovered) {
-      // Re-run the discovery call once more to surface its error as one line.
-      const err = await api.allSites().then(
-        () => undefined,
-        (e: unknown) => e,
+      if (error instanceof ApiAuthError) throw new Error(`authentication failed: ${error.message}`);
+      if (error instanceof ApiNetworkError)
+        throw new Error(`the platform API is unreachable: ${error.message}`);
+      throw new Error(
+        `site discovery failed (${result})${error instanceof Error ? `: ${error.message}` : ""}`,
       );
-      if (err instanceof ApiAuthError) throw new Error(`authentication failed: ${err.message}`);
-      if (err instanceof ApiNetworkError) throw new Error(`the platform API is unreachable: ${err.message}`);
-      throw new Error(`site discovery failed (${result})${err ? `: ${(err as Error).message}` : ""}`);
     }
     const wanted = (collectors && collectors.length > 0 ? collectors : COLLECTOR_NAMES) as CollectorName[];
     await Promise.all(

@@ -32,7 +32,6 @@ interface SourceState {
   queue: Waiter[];
   weight: number;
   pass: number;
-  granted: number;
 }
 
 export class RequestBudget {
@@ -65,20 +64,6 @@ export class RequestBudget {
 
   get waiting(): number {
     return this.queued;
-  }
-
-  /** Requests waiting, by source. */
-  waitingBySource(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, s] of this.sources) if (s.queue.length > 0) out[name] = s.queue.length;
-    return out;
-  }
-
-  /** Requests granted so far, by source. */
-  grantedBySource(): Record<string, number> {
-    const out: Record<string, number> = {};
-    for (const [name, s] of this.sources) out[name] = s.granted;
-    return out;
   }
 
   /**
@@ -137,7 +122,7 @@ export class RequestBudget {
   private sourceState(source: string): SourceState {
     let state = this.sources.get(source);
     if (!state) {
-      state = { queue: [], weight: this.weightOf(source), pass: this.virtualTime, granted: 0 };
+      state = { queue: [], weight: this.weightOf(source), pass: this.virtualTime };
       this.sources.set(source, state);
     }
     return state;
@@ -174,7 +159,6 @@ export class RequestBudget {
       this.queued -= 1;
       this.virtualTime = source.pass;
       source.pass += 1 / source.weight;
-      source.granted += 1;
       this.tokens -= 1;
       this.inFlight += 1;
       if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);

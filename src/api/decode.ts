@@ -34,6 +34,16 @@ export interface PageResult<T> extends ListResult<T> {
   page?: Page;
 }
 
+/** A response body as JSON; an empty body is null. */
+export function parseJsonBody(text: string, endpoint: string): unknown {
+  if (text.trim() === "") return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiSchemaError(endpoint, "", "the response body is not JSON");
+  }
+}
+
 function envelope(body: unknown, ctx: DecodeContext): { data: unknown; page?: Page } {
   const parsed = EnvelopeSchema.safeParse(body);
   if (!parsed.success) {

@@ -63,6 +63,9 @@ export interface LogPageRef extends SiteRef {
   scrollId: string | null;
 }
 
+/** Sites per page when listing them (discovery's cost is one request per page). */
+export const SITES_PER_PAGE = 100;
+
 const define = <I, O>(e: Endpoint<I, O>): Endpoint<I, O> => e;
 const site = ({ id }: SiteRef): RequestParts => ({ params: { id } });
 const noInput = (): RequestParts => ({ params: {} });

@@ -5,6 +5,7 @@ import { byteSize } from "../config/size.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../util/time.js";
 import { ApiAuthError } from "./errors.js";
+import { ROUTES } from "./routes.js";
 
 export interface ApiClientOptions {
   apiUrl: string;
@@ -40,7 +41,7 @@ export function apiClientOptionsFromConfig(
   if (!api.clientId || !api.clientSecret) {
     throw new ApiAuthError(
       "client id and client secret are required (api.clientId, api.clientSecret)",
-      "/auth/token",
+      ROUTES.token.template,
     );
   }
   return {

@@ -64,6 +64,8 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
   backoff: BackoffOptions;
   clock: Clock;
+  /** Aborted when the client closes: ends every wait between retries. */
+  stop?: AbortSignal;
 }
 
 export interface Exchange {
@@ -119,11 +121,16 @@ export async function exchange(policy: RetryPolicy, x: Exchange): Promise<Exchan
         }
         x.onRetry?.(verdict.reason);
         try {
-          await policy.clock.sleep(backoffMs(retries++, policy.backoff), x.signal);
-        } catch {
-          return { ok: false, reason: "aborted", last: { kind: "aborted", reason: x.signal?.reason } };
+          await policy.clock.sleep(backoffMs(retries++, policy.backoff), waitSignal(x.signal, policy.stop));
+        } catch (reason) {
+          return { ok: false, reason: "aborted", last: { kind: "aborted", reason } };
         }
         continue;
     }
   }
+}
+
+/** What ends a wait between retries: the caller's signal, the client's closing, either or neither. */
+function waitSignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  return a && b ? AbortSignal.any([a, b]) : (a ?? b);
 }

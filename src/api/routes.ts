@@ -4,7 +4,7 @@
  * named by its template; `{id}` is always a site id, other parameters say what they are.
  */
 
-export type HttpMethod = "GET" | "POST";
+export type HttpMethod = "GET" | "POST" | "PUT";
 /** `auth`: the host root (token endpoints); `api`: the versioned base that ends in /v1. */
 export type RouteBase = "auth" | "api";
 
@@ -66,15 +66,21 @@ export function routePath<N extends RouteName>(name: N, params: ParamsOf<N>): st
   });
 }
 
-interface CompiledRoute {
-  name: RouteName;
-  spec: Route;
-  pattern: RegExp;
-  keys: string[];
+export interface RouteMatch<N extends string = RouteName, R extends RouteSpec = Route> {
+  name: N;
+  spec: R;
+  /** Decoded parameter values by name. */
+  params: Record<string, string>;
 }
 
-const COMPILED: CompiledRoute[] = (Object.entries(ROUTES) as Array<[RouteName, Route]>).map(
-  ([name, spec]) => {
+/**
+ * A matcher for a table of routes: the route a request path (relative to its base) belongs to, or
+ * undefined. `method` narrows the match; without it any method matches (so a server can answer 405
+ * for a known path). The simulator matches its own extra routes with one of these too.
+ */
+export function routeMatcher<T extends Readonly<Record<string, RouteSpec>>>(table: T) {
+  type Name = keyof T & string;
+  const compiled = (Object.entries(table) as Array<[Name, T[Name]]>).map(([name, spec]) => {
     const keys: string[] = [];
     const source = spec.template
       .split(/(\{\w+\})/)
@@ -86,30 +92,21 @@ const COMPILED: CompiledRoute[] = (Object.entries(ROUTES) as Array<[RouteName, R
       })
       .join("");
     return { name, spec, pattern: new RegExp(`^${source}$`), keys };
-  },
-);
-
-export interface RouteMatch {
-  name: RouteName;
-  spec: Route;
-  /** Decoded parameter values by name. */
-  params: Record<string, string>;
+  });
+  return (path: string, base: RouteBase, method?: string): RouteMatch<Name, T[Name]> | undefined => {
+    for (const c of compiled) {
+      if (c.spec.base !== base || (method !== undefined && c.spec.method !== method)) continue;
+      const m = c.pattern.exec(path);
+      if (!m) continue;
+      const params: Record<string, string> = {};
+      c.keys.forEach((key, i) => {
+        params[key] = decodeURIComponent(m[i + 1] as string);
+      });
+      return { name: c.name, spec: c.spec, params };
+    }
+    return undefined;
+  };
 }
 
-/**
- * The route a request path (relative to its base) belongs to, or undefined. `method` narrows the
- * match; without it any method matches (so a server can answer 405 for a known path).
- */
-export function matchRoute(path: string, base: RouteBase, method?: string): RouteMatch | undefined {
-  for (const c of COMPILED) {
-    if (c.spec.base !== base || (method !== undefined && c.spec.method !== method)) continue;
-    const m = c.pattern.exec(path);
-    if (!m) continue;
-    const params: Record<string, string> = {};
-    c.keys.forEach((key, i) => {
-      params[key] = decodeURIComponent(m[i + 1] as string);
-    });
-    return { name: c.name, spec: c.spec, params };
-  }
-  return undefined;
-}
+/** The route of the exporter's table a request path belongs to (see routeMatcher). */
+export const matchRoute = routeMatcher(ROUTES);

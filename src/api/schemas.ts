@@ -1,13 +1,14 @@
 /**
  * zod schemas for every platform API response the daemon reads: the single
- * source of the API's shapes (spec/api-concepts.md, spec/api-endpoints.md).
+ * place in the code that knows the API's shapes (docs/platform-api.md says
+ * what they are and which parts were guessed).
  *
  * Rules:
  * - Unknown fields are tolerated (z.object strips them).
- * - Fields the spec marks "or null" accept null.
+ * - Fields the platform's documentation marks "or null" accept null.
  * - Fields the exporter publishes are required, so a record missing one is
  *   reported and skipped instead of producing a wrong value.
- * - Casing is kept exactly as the spec spells it (camelCase for most
+ * - Casing is kept exactly as the platform spells it (camelCase for most
  *   resources, snake_case for usage reports, performance reports, backup
  *   listings, security alerts and logs).
  */
@@ -59,7 +60,6 @@ export const TokenResponseSchema = z.object({
   gravatar: z.string().optional(),
   scopes: z.array(z.string()).optional(),
 });
-export type TokenResponse = z.infer<typeof TokenResponseSchema>;
 
 // ---------------------------------------------------------------- account
 
@@ -167,7 +167,7 @@ export type AuditName = (typeof AuditNames)[number];
 
 const auditScore = num().nullable().optional();
 const auditText = z.string().nullable().optional();
-// The spec says the numeric value is a string; accept a number too.
+// Documented as a string; accept a number too.
 const auditNumeric = z.union([z.string(), num()]).nullable().optional();
 
 /** Per audit: `<name>_score`, `<name>_display_value`, `<name>_numeric_value`, `<name>_numeric_unit`. */
@@ -210,7 +210,6 @@ export type PerformanceReport = z.infer<typeof PerformanceReportSchema>;
 export const MetricsPeriodSchema = z
   .object({ timestamp: num() })
   .catchall(z.union([z.record(z.string(), z.record(z.string(), num().nullable())), num()]));
-export type MetricsPeriod = z.infer<typeof MetricsPeriodSchema>;
 
 export const MetricsResultSchema = z.object({
   id: int().optional(),
@@ -245,22 +244,13 @@ export const SecurityAlertItemSchema = z.object({
   version: z.string().nullable(),
   status: z.string().nullable().optional(),
   active: z.boolean().optional(),
-  // Unstated type in the spec: a boolean, or the plugin record's none/available wording.
+  // The documentation leaves the type open: a boolean, or the plugin record's none/available wording.
   update_available: z.union([z.boolean(), z.string()]).nullable().optional(),
   update_version: z.string().nullable().optional(),
   security_risk: z.boolean().optional(),
   security_alerts: z.array(SecurityAlertSchema).nullable().default([]),
 });
 export type SecurityAlertItem = z.infer<typeof SecurityAlertItemSchema>;
-
-/**
- * data = object grouped by status (plugins: active, active-network, drop-ins, inactive, must-use;
- * themes: active, inactive, parent). A flat list is accepted too (each item's own status then groups it).
- */
-export const SecurityAlertGroupsSchema = z.union([
-  z.record(z.string(), z.array(z.unknown()).nullable()),
-  z.array(z.unknown()),
-]);
 
 // ---------------------------------------------------------------- domains
 
@@ -430,7 +420,7 @@ export const ZoneWithRecordsSchema = ZoneSchema.extend({
   records: z.array(z.unknown()).nullable(),
 });
 
-/** An id the spec calls an integer, tolerated as a string of digits. */
+/** An id documented as an integer, tolerated as a string of digits. */
 const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
 
 /** A record; a missing or null `name` is the zone apex, like `@`. */
@@ -450,7 +440,7 @@ export const DnsRecordSchema = z.object({
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;
 
-/** A flag whose type the spec leaves open: a boolean, 0/1, or the same spelled as text. */
+/** A flag whose type the documentation leaves open: a boolean, 0/1, or the same spelled as text. */
 const FlagSchema = z.union([z.boolean(), z.literal(0), z.literal(1), z.enum(["true", "false", "0", "1"])]);
 export type Flag = z.infer<typeof FlagSchema>;
 

@@ -9,7 +9,7 @@ export function isEpochMs(value: number): boolean {
 }
 
 /**
- * A backup listing time as Unix seconds: the spec's 'YYYY-MM-DD-HH-MM' (UTC), tolerating seconds and
+ * A backup listing time as Unix seconds: the documented 'YYYY-MM-DD-HH-MM' (UTC), tolerating seconds and
  * the ISO / 'YYYY-MM-DD HH:MM:SS' forms other backup views use; zone-less times are UTC.
  */
 export function parseBackupTimestamp(text: string): number | undefined {

@@ -9,7 +9,10 @@
  */
 import { backoffMs, type Clock, systemClock } from "../util/time.js";
 import { ApiAuthError, SitehostApiError } from "./errors.js";
+import { ROUTES } from "./routes.js";
 import { TokenResponseSchema } from "./schemas.js";
+
+const TOKEN = ROUTES.token.template;
 
 /** Shorter-lived tokens are refused: refreshing at half their lifetime would be a request loop. */
 export const MIN_TOKEN_LIFETIME_S = 10;
@@ -100,31 +103,28 @@ export class TokenManager {
     const { status } = answer;
     if (status === 400 || status === 401 || status === 403) {
       throw new ApiAuthError(
-        `/auth/token: the platform rejected the client credentials (HTTP ${status})`,
-        "/auth/token",
+        `${TOKEN}: the platform rejected the client credentials (HTTP ${status})`,
+        TOKEN,
       );
     }
     if (status < 200 || status >= 300) {
-      throw new SitehostApiError(`/auth/token: token request failed (HTTP ${status})`, "/auth/token");
+      throw new SitehostApiError(`${TOKEN}: token request failed (HTTP ${status})`, TOKEN);
     }
     let body: unknown;
     try {
       body = JSON.parse(answer.body);
     } catch {
-      throw new ApiAuthError("/auth/token: the token answer is not JSON", "/auth/token");
+      throw new ApiAuthError(`${TOKEN}: the token answer is not JSON`, TOKEN);
     }
     const parsed = TokenResponseSchema.safeParse(body);
     if (!parsed.success) {
-      throw new ApiAuthError(
-        "/auth/token: the token answer has no usable access_token and expires_in",
-        "/auth/token",
-      );
+      throw new ApiAuthError(`${TOKEN}: the token answer has no usable access_token and expires_in`, TOKEN);
     }
     const lifetimeS = parsed.data.expires_in;
     if (lifetimeS < MIN_TOKEN_LIFETIME_S) {
       throw new ApiAuthError(
-        `/auth/token: the token answer's expires_in (${lifetimeS} s) is shorter than the ${MIN_TOKEN_LIFETIME_S} s a token must last to be used`,
-        "/auth/token",
+        `${TOKEN}: the token answer's expires_in (${lifetimeS} s) is shorter than the ${MIN_TOKEN_LIFETIME_S} s a token must last to be used`,
+        TOKEN,
       );
     }
     const lifetimeMs = lifetimeS * 1000;

@@ -96,7 +96,7 @@ function shutdownLog(logger: Logger) {
   return {
     info: (signal: string, message: string) => logger.info({ signal }, message),
     warn: (signal: string, message: string) => logger.warn({ signal }, message),
-    error: (message: string) => logger.error(message),
+    error: (err: unknown, message: string) => logger.error({ err }, message),
   };
 }
 

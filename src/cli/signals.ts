@@ -18,7 +18,7 @@ type ShutdownSignal = (typeof SHUTDOWN_SIGNALS)[number];
 export interface ShutdownLog {
   info(signal: string, message: string): void;
   warn(signal: string, message: string): void;
-  error(message: string): void;
+  error(err: unknown, message: string): void;
 }
 
 export class ShutdownSignals {
@@ -66,7 +66,7 @@ export class ShutdownSignals {
     stop().then(
       () => this.exit(0),
       (err: unknown) => {
-        this.log?.error(`shutdown failed: ${(err as Error).message}`);
+        this.log?.error(err, "shutdown failed");
         this.exit(1);
       },
     );

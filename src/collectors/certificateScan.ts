@@ -160,7 +160,7 @@ export class CertificateCollector implements AccountCollector {
     }
     const bySite = new Map<number, Sample[]>();
     for (const [siteId, samples] of grouped) bySite.set(siteId, mergeCertificates(samples));
-    const global = RECORD_RESULTS.map((result) => ({
+    const global = RECORD_RESULTS.map((result): Sample => ({
       name: CERTIFICATE_RECORDS,
       labels: { result },
       value: counts[result],

@@ -32,8 +32,6 @@ import { collectTraffic, TRAFFIC_QUERY } from "./traffic.js";
 import type { AccountCollector, CollectorEnv, SiteCollector } from "./types.js";
 import { collectUsage } from "./usage.js";
 
-export type { AccountCollector, Collector, CollectorEnv, SiteCollector } from "./types.js";
-
 /** Restores read per run: the newest page (they are rare; this covers months). */
 export const RESTORES_PAGE_SIZE = 50;
 

@@ -3,7 +3,7 @@ import type { Sample } from "../metrics/sample.js";
 import { siteKind } from "../discovery/kind.js";
 import { sampleFor } from "./labels.js";
 
-/** States the spec lists; any other value seen is kept as its own series. */
+/** States the platform's documentation lists; any other value seen is kept as its own series. */
 export const KNOWN_STATES = ["live", "deploying", "cloning", "disabled"] as const;
 
 export function collectAccount(account: Account): Sample[] {

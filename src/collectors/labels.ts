@@ -1,3 +1,4 @@
+import type { MetricName } from "../metrics/families.js";
 import type { Labels, Sample } from "../metrics/sample.js";
 
 /** The two labels every per-site series carries. */
@@ -10,7 +11,8 @@ export function siteLabels(site: SiteRef): { site_id: string; site: string } {
   return { site_id: String(site.id), site: site.name };
 }
 
-export function sampleFor(site: SiteRef, name: string, labels: Labels, value: number): Sample {
+/** A sample of a per-site family: the site's two labels, then `labels`. */
+export function sampleFor(site: SiteRef, name: MetricName, labels: Labels, value: number): Sample {
   return { name, labels: { ...siteLabels(site), ...labels }, value };
 }
 

@@ -16,7 +16,7 @@ export const ONDEMAND_SLOTS = 3;
 /**
  * Every listed backup holds its slot, whatever its status: one being created already does, and one
  * being deleted still does until it leaves the listing. Both types are always published (0 when
- * none); a type the spec does not name is kept as its own series.
+ * none); a type the platform's documentation does not name is kept as its own series.
  */
 export function collectOndemandBackups(site: SiteRef, backups: readonly OndemandBackup[]): Sample[] {
   const counts = new Map<string, number>(ONDEMAND_TYPES.map((t) => [t, 0]));

@@ -1,6 +1,7 @@
 /**
- * Restores of a site from its backups. The spec shows the statuses `in_progress` and `completed` and
- * says a failed restore carries `failedAt` and `error` without naming its status, so a restore is
+ * Restores of a site from its backups. The platform's documentation shows the statuses `in_progress`
+ * and `completed` and says a failed restore carries `failedAt` and `error` without naming its status,
+ * so a restore is
  * read as failed when it has a failure time (or says so), completed when it has a completion time (or
  * says so), failed when it has an error but no completion, and otherwise by its status as given
  * (`in_progress`, or any other value, kept as it is).

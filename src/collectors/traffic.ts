@@ -1,5 +1,6 @@
 import type { MetricsResult } from "../api/schemas.js";
 import { isEpochMs } from "../api/times.js";
+import type { MetricName } from "../metrics/families.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "./labels.js";
 
@@ -9,7 +10,7 @@ export const TRAFFIC_QUERY = {
   dimensions: ["page_is_cached"],
 };
 
-const METRIC_NAMES: Record<string, string> = {
+const METRIC_NAMES: Readonly<Record<string, MetricName>> = {
   requests_persec: "sitehost_site_requests_per_second",
   response_bytes_persec: "sitehost_site_response_bytes_per_second",
 };

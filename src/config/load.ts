@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
 import { checkpointDirProblem } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
 import { otlpEnvProblems } from "./otelEnv.js";
@@ -8,6 +8,7 @@ import { valueAt } from "./path.js";
 import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
 import { CLIENT_SECRET, pickSecretLayer, readSecretFile, WEBHOOK_TOKEN } from "./secrets.js";
+import { allowedKeys } from "./schemaKeys.js";
 import { parseShard, shardFromEnv } from "./shard.js";
 
 /** Command-line flags that map onto config keys. */
@@ -94,33 +95,6 @@ async function readYaml(file: string): Promise<Json> {
     ]);
   }
   return value as Json;
-}
-
-/** Allowed keys at a path of the schema, for "did you mean" hints. */
-function allowedKeys(root: z.ZodType, path: PropertyKey[]): string[] {
-  let schema: z.ZodType = root;
-  for (const key of path) {
-    schema = unwrap(schema);
-    if (schema instanceof z.ZodObject) {
-      const child = (schema.shape as Record<string, z.ZodType>)[String(key)];
-      if (!child) return [];
-      schema = child;
-    } else return [];
-  }
-  schema = unwrap(schema);
-  return schema instanceof z.ZodObject ? Object.keys(schema.shape as object) : [];
-}
-
-function unwrap(schema: z.ZodType): z.ZodType {
-  let s: z.ZodType = schema;
-  for (let i = 0; i < 10; i++) {
-    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })
-      ._zod.def;
-    if (def.innerType) s = def.innerType;
-    else if (def.type === "pipe" && def.in) s = def.in;
-    else break;
-  }
-  return s;
 }
 
 function describe(value: unknown): string {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import { SITES_PER_PAGE } from "../api/client.js";
+import { SITES_PER_PAGE } from "../api/endpoints.js";
 import { ApiHttpError, errorReason } from "../api/errors.js";
 import type { Account, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
@@ -81,7 +81,7 @@ export class SiteDiscovery implements DiscoveryCollector {
         this.deps.api.account(undefined, opts).catch((err: unknown) => {
           // The account view is nice to have; discovery stands without it.
           this.metrics.siteErrors.inc({ collector: this.name, reason: errorReason(err) });
-          this.log.warn({ err: (err as Error).message }, "could not read the account");
+          this.log.warn({ err }, "could not read the account");
           return undefined;
         }),
       ]);

@@ -17,33 +17,13 @@
  *   (so clock skew between hosts does not matter).
  */
 import { randomUUID } from "node:crypto";
-import { readFileSync, readlinkSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
-import { hostname } from "node:os";
 import { join } from "node:path";
-import { setTimeout as delay } from "node:timers/promises";
 import type { Logger } from "pino";
-import { Gauge, type Registry } from "prom-client";
-import { getOrCreate } from "../metrics/registry.js";
-
-/** Who holds (or held) the lock: the content of a generation file. */
-export interface LockHolder {
-  version: 1;
-  /** Random per process: tells two processes apart even with the same host and pid. */
-  owner: string;
-  host: string;
-  pid: number;
-  /** When the holding process started. */
-  startedAt: string;
-  /** Refreshed every timeout / 4 while held. */
-  heartbeatAt: string;
-  generation: number;
-  /** Set by a graceful stop: the next exporter takes over at once. */
-  released?: boolean;
-  /** Kernel boot and PID namespace: only there can a contender tell that the holder's pid is dead. */
-  bootId?: string;
-  pidNamespace?: string;
-}
+import type { Registry } from "prom-client";
+import { gauge } from "../metrics/selfMetric.js";
+import { pause } from "../util/time.js";
+import { GenerationFiles } from "./lockFiles.js";
+import { isDeadHere, parseHolder, selfIdentity, type Identity, type LockHolder } from "./lockHolder.js";
 
 export type AcquiredHow = "free" | "released" | "dead" | "stale";
 
@@ -55,77 +35,22 @@ export interface CheckpointLockOptions {
   logger: Logger;
   registry?: Registry;
   /** Tests stand in for other processes and hosts. */
-  identity?: Partial<Pick<LockHolder, "host" | "pid" | "bootId" | "pidNamespace">>;
+  identity?: Partial<Identity>;
   /** Called once when the lock is lost while held (taken over, or heartbeats failing). */
   onLost?: (reason: string) => void;
 }
 
-const NAME = /^(\d+)\.json$/;
-const TMP_MARK = ".tmp-";
-
-function readOr(read: () => string): string | undefined {
-  try {
-    return read().trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/** The identity fields of this process. */
-function selfIdentity(): Pick<LockHolder, "host" | "pid" | "bootId" | "pidNamespace"> {
-  return {
-    host: hostname(),
-    pid: process.pid,
-    bootId: readOr(() => readFileSync("/proc/sys/kernel/random/boot_id", "utf8")),
-    pidNamespace: readOr(() => readlinkSync("/proc/self/ns/pid")),
-  };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it is someone else's.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function parseHolder(raw: string): LockHolder | undefined {
-  try {
-    const v = JSON.parse(raw) as Partial<LockHolder>;
-    return typeof v.owner === "string" && typeof v.host === "string" && typeof v.pid === "number"
-      ? (v as LockHolder)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function lockMetrics(registry: Registry) {
-  const registers = [registry];
   return {
-    held: getOrCreate(
-      registry,
-      "sitehost_exporter_checkpoint_lock_held",
-      () =>
-        new Gauge({
-          name: "sitehost_exporter_checkpoint_lock_held",
-          help: "1 when this exporter holds the lock on its checkpoint directory (it collects and ships), 0 while it stands by.",
-          registers,
-        }),
-    ),
-    holder: getOrCreate(
-      registry,
-      "sitehost_exporter_checkpoint_lock_holder_info",
-      () =>
-        new Gauge({
-          name: "sitehost_exporter_checkpoint_lock_holder_info",
-          help: "The exporter holding the lock on this exporter's checkpoint directory (this one or another); always 1.",
-          labelNames: ["owner", "host", "pid"],
-          registers,
-        }),
-    ),
+    held: gauge(registry, {
+      name: "sitehost_exporter_checkpoint_lock_held",
+      help: "1 when this exporter holds the lock on its checkpoint directory (it collects and ships), 0 while it stands by.",
+    }),
+    holder: gauge(registry, {
+      name: "sitehost_exporter_checkpoint_lock_holder_info",
+      help: "The exporter holding the lock on this exporter's checkpoint directory (this one or another); always 1.",
+      labelNames: ["owner", "host", "pid"],
+    }),
   };
 }
 
@@ -148,14 +73,16 @@ export class CheckpointLock {
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private lastHeartbeat = 0;
   private lost = false;
-  private tmpCounter = 0;
+  private readonly files: GenerationFiles;
 
   constructor(private readonly opts: CheckpointLockOptions) {
     this.lockDir = join(opts.dir, "lock");
     const now = new Date().toISOString();
+    const owner = randomUUID();
+    this.files = new GenerationFiles(this.lockDir, owner);
     this.me = {
       version: 1,
-      owner: randomUUID(),
+      owner,
       ...selfIdentity(),
       ...opts.identity,
       startedAt: new Date(performance.timeOrigin).toISOString(),
@@ -201,7 +128,7 @@ export class CheckpointLock {
       try {
         if (await this.tryAcquire()) return true;
       } catch (err) {
-        this.log.warn({ err: (err as Error).message, dir: this.opts.dir }, "checkpoint lock attempt failed");
+        this.log.warn({ err, dir: this.opts.dir }, "checkpoint lock attempt failed");
       }
       const h = this.current;
       const who = h ? `${h.owner}@${h.generation}` : "unknown";
@@ -217,24 +144,24 @@ export class CheckpointLock {
           "the checkpoint directory is locked by another exporter; standing by (no collectors, no log tailing) until it stops or its heartbeat is older than logs.lockTimeout",
         );
       }
-      await delay(poll, undefined, { signal }).catch(() => undefined); // aborted: the loop ends
+      await pause(poll, signal); // aborted: the loop ends
     }
     return false;
   }
 
   /** One attempt: how it was acquired, or undefined while another exporter holds it. */
   async tryAcquire(): Promise<AcquiredHow | undefined> {
-    await mkdir(this.lockDir, { recursive: true });
-    const top = await this.highest();
+    await this.files.ensureDir();
+    const top = await this.files.highest();
     if (top === 0) return this.claim(1, "free");
-    const raw = await this.readGeneration(top);
+    const raw = await this.files.read(top);
     if (raw === undefined) return undefined; // gone between listing and reading: look again
     const holder = parseHolder(raw);
     this.current = holder;
     this.updateHolderMetric(holder);
     let how: AcquiredHow | undefined;
     if (holder?.released) how = "released";
-    else if (holder && this.isDeadHere(holder)) how = "dead";
+    else if (holder && isDeadHere(holder, this.me)) how = "dead";
     else {
       const now = performance.now();
       const seen = this.observed;
@@ -247,8 +174,8 @@ export class CheckpointLock {
     }
     // Re-read: a holder that came back to life (or a release just written) must not be overtaken
     // on an old reading. A released lock may still be rewritten only by its releasing holder.
-    const again = await this.readGeneration(top);
-    if (again !== raw || (await this.highest()) !== top) return undefined;
+    const again = await this.files.read(top);
+    if (again !== raw || (await this.files.highest()) !== top) return undefined;
     return this.claim(top + 1, how, holder);
   }
 
@@ -259,21 +186,9 @@ export class CheckpointLock {
     previous?: LockHolder,
   ): Promise<AcquiredHow | undefined> {
     const content: LockHolder = { ...this.me, generation, heartbeatAt: new Date().toISOString() };
-    let file;
-    try {
-      file = await open(this.fileOf(generation), "wx");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "EEXIST") return undefined; // another contender won
-      throw err;
-    }
-    try {
-      await file.writeFile(JSON.stringify(content, null, 2) + "\n");
-      await file.sync();
-    } finally {
-      await file.close();
-    }
+    if (!(await this.files.create(content))) return undefined; // another contender won
     // Confirm: nobody claimed a later generation meanwhile.
-    if ((await this.highest()) !== generation) return undefined;
+    if ((await this.files.highest()) !== generation) return undefined;
     this.heldGeneration = generation;
     this.current = content;
     this.lastHeartbeat = performance.now();
@@ -291,7 +206,7 @@ export class CheckpointLock {
         ? "took over the checkpoint lock: its holder's heartbeat was older than logs.lockTimeout"
         : "acquired the checkpoint lock",
     );
-    await this.removeOlderThan(generation);
+    await this.files.removeOlderThan(generation);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs);
     this.heartbeatTimer.unref();
     return how;
@@ -302,27 +217,25 @@ export class CheckpointLock {
     const generation = this.heldGeneration;
     if (generation === undefined || this.lost) return;
     try {
-      await this.write(generation, { heartbeatAt: new Date().toISOString() });
-      if ((await this.highest()) > generation) {
+      await this.files.write({ ...this.me, generation, heartbeatAt: new Date().toISOString() });
+      if ((await this.files.highest()) > generation) {
         return this.loseLock("another exporter took over the checkpoint lock");
       }
       this.lastHeartbeat = performance.now();
     } catch (err) {
-      this.log.warn({ err: (err as Error).message, dir: this.opts.dir }, "checkpoint lock heartbeat failed");
+      this.log.warn({ err, dir: this.opts.dir }, "checkpoint lock heartbeat failed");
       if (performance.now() - this.lastHeartbeat > this.opts.timeoutMs) {
-        this.loseLock(
-          `no heartbeat could be written for longer than logs.lockTimeout (${(err as Error).message})`,
-        );
+        this.loseLock("no heartbeat could be written for longer than logs.lockTimeout", err);
       }
     }
   }
 
-  private loseLock(reason: string): void {
+  private loseLock(reason: string, err?: unknown): void {
     if (this.lost) return;
     this.lost = true;
     clearInterval(this.heartbeatTimer);
     this.metrics?.held.set(0);
-    this.log.error({ dir: this.opts.dir, reason }, "lost the checkpoint lock");
+    this.log.error({ dir: this.opts.dir, reason, err }, "lost the checkpoint lock");
     this.opts.onLost?.(reason);
   }
 
@@ -334,69 +247,20 @@ export class CheckpointLock {
     if (generation === undefined || this.lost) return;
     this.metrics?.held.set(0);
     try {
-      if ((await this.highest()) === generation) {
-        await this.write(generation, { released: true, heartbeatAt: new Date().toISOString() });
+      if ((await this.files.highest()) === generation) {
+        await this.files.write({
+          ...this.me,
+          generation,
+          released: true,
+          heartbeatAt: new Date().toISOString(),
+        });
         this.log.info({ dir: this.opts.dir, generation }, "released the checkpoint lock");
       }
     } catch (err) {
       this.log.warn(
-        { err: (err as Error).message, dir: this.opts.dir },
+        { err, dir: this.opts.dir },
         "could not release the checkpoint lock; a standby takes over once its heartbeat is stale",
       );
-    }
-  }
-
-  /** The holder process is on this kernel and in this PID namespace, and no longer runs. */
-  private isDeadHere(h: LockHolder): boolean {
-    const me = this.me;
-    if (!me.bootId || !me.pidNamespace || h.bootId !== me.bootId || h.pidNamespace !== me.pidNamespace) {
-      return false;
-    }
-    // A process with this process's own pid in this namespace is this process: the holder is gone.
-    return h.pid === process.pid || !isAlive(h.pid);
-  }
-
-  private async write(generation: number, change: Partial<LockHolder>): Promise<void> {
-    const file = this.fileOf(generation);
-    const tmp = `${file}${TMP_MARK}${this.me.owner}-${++this.tmpCounter}`;
-    const content: LockHolder = { ...this.me, ...change, generation };
-    const handle = await open(tmp, "w");
-    try {
-      await handle.writeFile(JSON.stringify(content, null, 2) + "\n");
-    } finally {
-      await handle.close();
-    }
-    await rename(tmp, file);
-  }
-
-  private fileOf(generation: number): string {
-    return join(this.lockDir, `${generation}.json`);
-  }
-
-  private async highest(): Promise<number> {
-    let top = 0;
-    for (const name of await readdir(this.lockDir)) {
-      const m = NAME.exec(name);
-      if (m) top = Math.max(top, Number(m[1]));
-    }
-    return top;
-  }
-
-  private async readGeneration(generation: number): Promise<string | undefined> {
-    try {
-      return await readFile(this.fileOf(generation), "utf8");
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw err;
-    }
-  }
-
-  /** Earlier generations and temporary files left by killed processes. */
-  private async removeOlderThan(generation: number): Promise<void> {
-    for (const name of await readdir(this.lockDir)) {
-      const m = NAME.exec(name);
-      const old = m ? Number(m[1]) < generation : name.includes(TMP_MARK) && !name.includes(this.me.owner);
-      if (old) await unlink(join(this.lockDir, name)).catch(() => undefined);
     }
   }
 

@@ -9,9 +9,9 @@
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
-import { Gauge, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import { shardOf } from "../discovery/shard.js";
-import { getOrCreate } from "../metrics/registry.js";
+import { gauge } from "../metrics/selfMetric.js";
 
 export interface Shard {
   index: number;
@@ -147,16 +147,9 @@ async function writeLayout(dir: string, shard: Shard, now: number): Promise<void
 
 /** `sitehost_exporter_shard_info{shard="i/n"} 1`, published by the exporter that serves the shard. */
 export function publishShardInfo(registry: Registry, shard: Shard): void {
-  const name = "sitehost_exporter_shard_info";
-  getOrCreate(
-    registry,
-    name,
-    () =>
-      new Gauge({
-        name,
-        help: "The shard this exporter serves (sites.shard as index/count); exported only while it collects and ships (not as a standby); always 1.",
-        labelNames: ["shard"],
-        registers: [registry],
-      }),
-  ).set({ shard: `${shard.index}/${shard.count}` }, 1);
+  gauge(registry, {
+    name: "sitehost_exporter_shard_info",
+    help: "The shard this exporter serves (sites.shard as index/count); exported only while it collects and ships (not as a standby); always 1.",
+    labelNames: ["shard"],
+  }).set({ shard: `${shard.index}/${shard.count}` }, 1);
 }

@@ -1,59 +1,49 @@
 /** The log pipeline's self-metrics. */
-import { Counter, Gauge, type Registry } from "prom-client";
-import { getOrCreate } from "../metrics/registry.js";
+import type { Registry } from "prom-client";
+import { counter, gauge } from "../metrics/selfMetric.js";
 
 export function logMetrics(registry: Registry) {
-  const registers = [registry];
-  const counter = (name: string, help: string) =>
-    getOrCreate(
-      registry,
-      name,
-      () => new Counter({ name, help, labelNames: ["stream"] as const, registers }),
-    );
+  const byStream = (name: string, help: string) => counter(registry, { name, help, labelNames: ["stream"] });
   const perStream = (name: string, help: string) =>
-    getOrCreate(
-      registry,
-      name,
-      () => new Gauge({ name, help, labelNames: ["site_id", "site", "stream"] as const, registers }),
-    );
+    gauge(registry, { name, help, labelNames: ["site_id", "site", "stream"] });
   return {
-    shipped: counter(
+    shipped: byStream(
       "sitehost_exporter_log_records_shipped_total",
       "Log records acknowledged by the OTLP collector (or counted, with logs.ship false), by stream.",
     ),
-    deduplicated: counter(
+    deduplicated: byStream(
       "sitehost_exporter_log_records_deduplicated_total",
       "Log entries read again (overlap window, replays) and dropped as already delivered, by stream.",
     ),
-    exportFailures: counter(
+    exportFailures: byStream(
       "sitehost_exporter_log_export_failures_total",
       "OTLP export attempts that failed and are retried with backoff (the collector is down, or refuses every export), by stream.",
     ),
-    rejected: counter(
+    rejected: byStream(
       "sitehost_exporter_log_records_rejected_total",
       "Log records the OTLP collector refused for good (a non-retryable answer, isolated by splitting the batch, or a partial success) and that were dropped, by stream.",
     ),
-    gaps: counter(
+    gaps: byStream(
       "sitehost_exporter_log_gaps_total",
       "Times the platform's retention had already removed entries after a checkpoint (logs lost upstream), by stream.",
     ),
-    malformed: counter(
+    malformed: byStream(
       "sitehost_exporter_log_records_malformed_total",
       "Log entries that did not fit the schema or had no usable time and were skipped, by stream.",
     ),
-    future: counter(
+    future: byStream(
       "sitehost_exporter_log_records_future_total",
       "Log entries stamped more than a minute ahead of the exporter's clock; shipped, but they never move the checkpoint past the time they were read, by stream.",
     ),
-    late: counter(
+    late: byStream(
       "sitehost_exporter_log_records_late_total",
       "Log entries that appeared behind entries already shipped (the platform indexed them late); shipped, by stream.",
     ),
-    checkpointErrors: counter(
+    checkpointErrors: byStream(
       "sitehost_exporter_log_checkpoint_errors_total",
       "Checkpoints that could not be trusted; the stream is stopped until reset, by stream.",
     ),
-    cycleFailures: counter(
+    cycleFailures: byStream(
       "sitehost_exporter_log_cycle_failures_total",
       "Reads abandoned after a failed page request or a local error (restarted from the checkpoint with backoff), by stream.",
     ),

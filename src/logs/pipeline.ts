@@ -1,44 +1,42 @@
 /**
  * The log pipeline: one tailer per (site, stream) and one for the account's activity log, read by the
  * scheduler's workers with adaptive polling, shipped over OTLP with durable checkpoints, and the
- * log-derived counters.
+ * log-derived counters. What each kind of stream is lives in streams.ts, how streams report in
+ * reporting.ts, the choice of sink in otlp/createSink.ts; this file keeps the set of streams in step
+ * with the sites, and starts and stops the whole.
  */
 import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import {
-  ActivityEntrySchema,
-  PhpLogEntrySchema,
-  ServerLogEntrySchema,
-  type LogStream,
-  type PhpLogEntry,
-  type ServerLogEntry,
-  type Site,
-} from "../api/schemas.js";
+import type { LogStream, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
-import { durationMs, parseDuration } from "../config/duration.js";
+import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
-import { systemClock, type Clock } from "../util/time.js";
+import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import { ActivityClaims } from "./activityClaims.js";
-import { fingerprinter } from "./entry.js";
-import { CheckpointStore } from "./journal.js";
-import { counterKey, mapActivityEntry, mapPhpEntry, mapServerEntry, type MappedRecord } from "./mapper.js";
-import { logMetrics, type LogMetrics } from "./metrics.js";
-import type { OutgoingRecord } from "./otlp/encode.js";
-import { createLogSink } from "./otlp/factory.js";
-import type { LogSink } from "./otlp/sink.js";
-import type { PendingRecord, StreamEntry } from "./pending.js";
-import type { RecordEncoder } from "./prepared.js";
-import type { ProtoWriter } from "./otlp/protoWriter.js";
 import { publishCounts } from "./counts.js";
+import { CheckpointStore, type StreamCheckpoint } from "./journal.js";
+import { logMetrics, type LogMetrics } from "./metrics.js";
+import { countingSink, createLogSink } from "./otlp/createSink.js";
+import type { LogSink } from "./otlp/sink.js";
+import { shipperHooks, tailerEvents, type Reporting } from "./reporting.js";
 import { LogScheduler } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
-import { NumberedSource, ScrollSource } from "./sources.js";
 import { BufferBudget, clearSpool } from "./spool.js";
+import {
+  ACCOUNT,
+  encoderFor,
+  fingerprintOf,
+  resolveStartFrom,
+  retentionMs,
+  sourceFor,
+  streamKey,
+  streamLabels,
+} from "./streams.js";
 import { Tailer, type SiteIdentity } from "./tailer.js";
 
 export interface LogPipelineDeps {
@@ -64,37 +62,6 @@ const EXPORT_MAX_BYTES = 1024 * 1024;
 /** Exports in flight per stream. */
 const EXPORT_DEPTH = 2;
 const MAX_PAGES_PER_READ = 5_000;
-const DAY_MS = 86_400_000;
-const RETENTION_MS: Record<LogStream, { site: number; account: number }> = {
-  php: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  server: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  activity: { site: 30 * DAY_MS, account: 60 * DAY_MS },
-};
-const ACTIVITY_PER_PAGE = 50;
-/** The account's own activity log is tailed as a stream of "site" 0. */
-const ACCOUNT: SiteIdentity = { id: 0, name: "" };
-
-const FINGERPRINTS: Record<LogStream, (entry: object) => string> = {
-  php: fingerprinter(Object.keys(PhpLogEntrySchema.shape)),
-  server: fingerprinter(Object.keys(ServerLogEntrySchema.shape)),
-  activity: fingerprinter(Object.keys(ActivityEntrySchema.shape)),
-};
-
-/** logs.startFrom → epoch ms. */
-export function resolveStartFrom(startFrom: string, now: number): number {
-  // Entry times have one-second precision (web-server logs carry epoch seconds): start at a whole
-  // second so an entry written in the same second as "now" is not mistaken for history.
-  const second = (ms: number) => Math.floor(ms / 1000) * 1000;
-  if (startFrom === "now") return second(now);
-  if (startFrom.startsWith("-")) return second(now - (parseDuration(startFrom.slice(1)) ?? 0));
-  return Date.parse(startFrom);
-}
-
-function labels(site: SiteIdentity, stream: LogStream) {
-  return site.id === 0
-    ? { site_id: "", site: "", stream }
-    : { site_id: String(site.id), site: site.name, stream };
-}
 
 export class LogPipeline {
   private readonly metrics: LogMetrics;
@@ -108,6 +75,7 @@ export class LogPipeline {
   /** When each stream was last read to its end, ms (to move the gauge when a site is renamed). */
   private readonly lastReadAt = new Map<string, number>();
   private readonly warnings: ThrottledWarnings;
+  private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
   /** Cancels an export still retrying after the shutdown deadline. */
@@ -130,6 +98,7 @@ export class LogPipeline {
     this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
     this.warnings = new ThrottledWarnings(this.log, 60_000, this.clock);
+    this.reporting = { metrics: this.metrics, log: this.log, warnings: this.warnings };
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -152,7 +121,10 @@ export class LogPipeline {
     // "now" is when the process started, not when a stream is first read: every line written while
     // the exporter ran is shipped.
     this.startFromMs = resolveStartFrom(this.deps.config.logs.startFrom, performance.timeOrigin);
-    if (this.deps.config.logs.ship) this.sink = await this.createSink();
+    if (this.deps.config.logs.ship) {
+      const { sink, exporter, env = process.env } = this.deps;
+      this.sink = await createLogSink({ sink, exporter, env });
+    }
     this.scheduler = new LogScheduler({
       workers: this.deps.config.logs.maxConcurrentTailers,
       pollMs: this.pollMs,
@@ -176,15 +148,6 @@ export class LogPipeline {
     );
   }
 
-  private async createSink(): Promise<LogSink> {
-    return this.deps.sink ?? createLogSink(this.deps.env ?? process.env, this.deps.exporter);
-  }
-
-  /** Streams tailed now. */
-  get streamCount(): number {
-    return this.tailers.size;
-  }
-
   /** Requests per second the streams need: each at least once per maxPollInterval, active ones per pollInterval. */
   /** Streams not yet read to their end once (each needs at least one request at start-up). */
   unreadStreams(): number {
@@ -204,7 +167,7 @@ export class LogPipeline {
     const streams = this.deps.config.logs.streams;
     for (const site of sites) {
       for (const stream of streams) {
-        const key = `${site.id}/${stream}`;
+        const key = streamKey(site, stream);
         wanted.add(key);
         const running = this.tailers.get(key);
         if (!running) this.spawn({ id: site.id, name: site.name }, stream);
@@ -213,8 +176,9 @@ export class LogPipeline {
     }
     // The account's activity log is one for all shards: the first shard ships it, alone.
     if (streams.includes("activity") && this.deps.config.sites.shard.index === 0) {
-      wanted.add("0/activity");
-      if (!this.tailers.has("0/activity")) this.spawn(ACCOUNT, "activity");
+      const account = streamKey(ACCOUNT, "activity");
+      wanted.add(account);
+      if (!this.tailers.has(account)) this.spawn(ACCOUNT, "activity");
     }
     for (const [key, tailer] of this.tailers) {
       if (wanted.has(key)) continue;
@@ -223,8 +187,8 @@ export class LogPipeline {
       this.active.delete(key);
       void this.scheduler?.remove(key).then(() => tailer.close());
       const { site, stream } = tailer;
-      this.metrics.lag.remove(labels(site, stream));
-      this.metrics.lastRead.remove(labels(site, stream));
+      this.metrics.lag.remove(streamLabels(site, stream));
+      this.metrics.lastRead.remove(streamLabels(site, stream));
       if (stream !== "activity") this.counts.delete(site.id);
       this.deps.store?.replaceSite("logs", String(site.id), []);
     }
@@ -236,11 +200,11 @@ export class LogPipeline {
    */
   private rename(key: string, tailer: Tailer, name: string): void {
     const { site, stream } = tailer;
-    this.metrics.lag.remove(labels(site, stream));
-    this.metrics.lastRead.remove(labels(site, stream));
+    this.metrics.lag.remove(streamLabels(site, stream));
+    this.metrics.lastRead.remove(streamLabels(site, stream));
     site.name = name;
     const at = this.lastReadAt.get(key);
-    if (at !== undefined) this.metrics.lastRead.set(labels(site, stream), at / 1000);
+    if (at !== undefined) this.metrics.lastRead.set(streamLabels(site, stream), at / 1000);
     const cp = tailer.checkpoint;
     if (cp && stream !== "activity") this.publish(site, stream, cp);
     if (cp) this.updateLag(site, stream, cp);
@@ -248,29 +212,12 @@ export class LogPipeline {
 
   /** The site served requests lately: read its web-server log soon. */
   hintActive(siteId: number): void {
-    this.scheduler?.nudge(`${siteId}/server`);
+    this.scheduler?.nudge(streamKey({ id: siteId }, "server"));
   }
 
   private spawn(site: SiteIdentity, stream: LogStream): void {
-    const key = `${site.id}/${stream}`;
-    const api = this.deps.api;
-    const source =
-      stream === "activity"
-        ? {
-            kind: "numbered" as const,
-            numbered: new NumberedSource((page, opts) =>
-              site.id === 0
-                ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
-                : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
-            ),
-          }
-        : {
-            kind: "scroll" as const,
-            scroll: new ScrollSource((scrollId, opts) =>
-              (stream === "php" ? api.phpLogs : api.serverLogs)({ id: site.id, scrollId }, opts),
-            ),
-          };
-    const m = this.metrics;
+    const key = streamKey(site, stream);
+    const source = sourceFor(this.deps.api, site, stream);
     const tailer = new Tailer(
       site,
       stream,
@@ -278,37 +225,10 @@ export class LogPipeline {
       this.checkpoints,
       (stored) => this.shipperFor(site, stream, stored),
       {
-        deduplicated: (n) => m.deduplicated.inc({ stream }, n),
-        malformed: (n) => m.malformed.inc({ stream }, n),
-        future: (n) => {
-          m.future.inc({ stream }, n);
-          this.warnings.warn(
-            `future ${stream}`,
-            { stream, siteId: site.id, site: site.name, entries: n },
-            "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
-          );
-        },
-        late: (n) => m.late.inc({ stream }, n),
-        gap: (fromMs, toMs) => {
-          m.gaps.inc({ stream });
-          this.log.warn(
-            {
-              site: site.name,
-              siteId: site.id,
-              stream,
-              from: new Date(fromMs).toISOString(),
-              to: new Date(toMs).toISOString(),
-            },
-            "log gap: the platform's retention removed entries after the checkpoint",
-          );
-        },
-        checkpointError: (err) => {
-          m.checkpointErrors.inc({ stream });
-          this.log.error({ site: site.name, siteId: site.id, stream, file: err.file, err }, err.message);
-        },
+        ...tailerEvents(this.reporting, site, stream),
         readToEnd: (atMs) => {
           this.lastReadAt.set(key, atMs);
-          m.lastRead.set(labels(site, stream), atMs / 1000);
+          this.metrics.lastRead.set(streamLabels(site, stream), atMs / 1000);
         },
       },
       {
@@ -318,15 +238,14 @@ export class LogPipeline {
         ...(stream === "activity"
           ? { claim: (fp: string) => this.activityClaims.claim(fp, key, this.clock.now()) }
           : {}),
-        retentionMs: site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site,
+        retentionMs: retentionMs(site, stream),
         spoolDir: this.spoolDir,
         bufferBudget: this.budget,
-        fingerprint: FINGERPRINTS[stream],
-        encoder: this.encoderFor(site, stream),
+        fingerprint: fingerprintOf(stream),
+        encoder: encoderFor(this.sink ?? countingSink, site, stream, () => this.clock.now()),
         clock: this.clock,
         collectorDown: () => this.health.down,
       },
-      this.log,
     );
     this.tailers.set(key, tailer);
     // Spread the first reads of many streams over a few seconds.
@@ -342,41 +261,15 @@ export class LogPipeline {
     return outcome;
   }
 
-  private shipperFor(
-    site: SiteIdentity,
-    stream: LogStream,
-    stored: Parameters<ConstructorParameters<typeof Tailer>[4]>[0],
-  ) {
+  private shipperFor(site: SiteIdentity, stream: LogStream, stored: StreamCheckpoint): StreamShipper {
     return new StreamShipper(
       this.sink ?? countingSink,
       stored,
       this.health,
-      {
-        delivered: (count, cp) => {
-          this.metrics.shipped.inc({ stream }, count);
-          if (stream !== "activity") this.publish(site, stream, cp);
-          this.updateLag(site, stream, cp);
-        },
-        rejected: (count, reason) => {
-          this.metrics.rejected.inc({ stream }, count);
-          this.warnings.warn(
-            `rejected ${stream} ${reason}`,
-            { stream, siteId: site.id, site: site.name, records: count, reason },
-            "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
-          );
-        },
-        retrying: (outcome, attempt, waitMs) => {
-          this.metrics.exportFailures.inc({ stream });
-          if (attempt === 0 || attempt % 10 === 0) {
-            this.log.warn(
-              { stream, reason: outcome.reason, attempt, retryInMs: Math.round(waitMs) },
-              outcome.kind === "misconfigured"
-                ? "the OTLP collector refuses every export (check OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS); retrying, not fetching meanwhile"
-                : "OTLP export failed; retrying (not fetching meanwhile)",
-            );
-          }
-        },
-      },
+      shipperHooks(this.reporting, site, stream, (cp) => {
+        if (stream !== "activity") this.publish(site, stream, cp);
+        this.updateLag(site, stream, cp);
+      }),
       {
         maxRecords: EXPORT_MAX_RECORDS,
         maxBytes: EXPORT_MAX_BYTES,
@@ -388,38 +281,12 @@ export class LogPipeline {
     );
   }
 
-  /** Encodes a stream's new records for the sink as they are read, with their counter keys. */
-  private encoderFor(site: SiteIdentity, stream: LogStream): RecordEncoder {
-    const sink = this.sink ?? countingSink;
-    const encode = (w: ProtoWriter, r: PendingRecord) => sink.encode(w, this.outgoing(site, stream, r));
-    return stream === "activity"
-      ? { encode }
-      : { encode, countKey: (r) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) };
-  }
-
-  private outgoing(site: SiteIdentity, stream: LogStream, r: PendingRecord): OutgoingRecord {
-    const mapped: MappedRecord =
-      stream === "server"
-        ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
-        : stream === "php"
-          ? mapPhpEntry(r.entry as PhpLogEntry, r.timeMs)
-          : mapActivityEntry(r.entry as Parameters<typeof mapActivityEntry>[0], r.timeMs);
-    if (site.id !== 0) {
-      mapped.attributes["sitehost.site.id"] = String(site.id);
-      mapped.attributes["sitehost.site.name"] = site.name;
-    }
-    mapped.attributes["sitehost.log.stream"] = stream;
-    // Unique per site and stream: the same line in two sites is two records.
-    mapped.attributes["log.record.uid"] =
-      `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`;
-    const out = mapped as OutgoingRecord;
-    out.observedMs = this.clock.now();
-    return out;
-  }
-
   private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
     if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
-      this.metrics.lag.set(labels(site, stream), Math.max(0, (this.clock.now() - cp.highWaterMs) / 1000));
+      this.metrics.lag.set(
+        streamLabels(site, stream),
+        Math.max(0, (this.clock.now() - cp.highWaterMs) / 1000),
+      );
     }
   }
 
@@ -452,32 +319,12 @@ export class LogPipeline {
     this.stopping = true;
     const deadline = durationMs(this.deps.config.logs.shutdownTimeout);
     const scheduler = this.scheduler;
-    if (scheduler) {
-      const stopped = scheduler.stop();
-      let timer: NodeJS.Timeout | undefined;
-      const expired = new Promise<"expired">((resolve) => {
-        timer = setTimeout(() => resolve("expired"), deadline);
-      });
-      if ((await Promise.race([stopped, expired])) === "expired") {
-        this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
-      }
-      clearTimeout(timer);
+    if (scheduler && !(await settlesWithin(scheduler.stop(), deadline))) {
+      this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
     }
     this.exportStop.abort(new Error("shutting down"));
-    await Promise.race([
-      this.sink?.shutdown().catch(() => undefined),
-      new Promise((r) => setTimeout(r, 2000).unref()),
-    ]);
+    if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
     await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");
   }
 }
-
-/** With logs.ship false: records are read and counted only; every batch is "accepted" at once. */
-const countingSink: LogSink = {
-  encode: () => undefined,
-  send: async () => ({ kind: "accepted", rejected: 0 }),
-  shutdown: async () => undefined,
-};
-
-export type { StreamEntry };

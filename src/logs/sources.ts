@@ -74,14 +74,6 @@ export class ScrollSource {
     this.ahead = undefined;
   }
 
-  get current(): string | null {
-    return this.scrollId;
-  }
-
-  get prefetching(): boolean {
-    return this.ahead !== undefined;
-  }
-
   /** Keep the current scroll, and a page fetched ahead, for the next read. */
   hold(atEnd: boolean): void {
     if (this.scrollId === null) return;
@@ -89,10 +81,6 @@ export class ScrollSource {
       ? { scrollId: this.scrollId, atEnd, pending: this.ahead }
       : { scrollId: this.scrollId, atEnd };
     this.ahead = undefined;
-  }
-
-  get holding(): boolean {
-    return this.held !== null;
   }
 }
 

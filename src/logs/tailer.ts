@@ -14,22 +14,19 @@
  * MAX_TIMELESS_PAGES pages (they give no place to stop at), so malformed data cannot cost a walk
  * through the whole retention.
  */
-import type { Logger } from "pino";
 import type { LogStream } from "../api/schemas.js";
 import type { Clock } from "../util/time.js";
-import { CorruptCheckpointError, deliveredCount, prune, type Checkpoint } from "./checkpoint.js";
+import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
-import { ProtoWriter } from "./otlp/protoWriter.js";
 import type { StreamEntry } from "./pending.js";
-import { preparePage, type PreparedPage, type RecordEncoder } from "./prepared.js";
-import { PageReader, type ReadBounds } from "./read.js";
+import type { RecordEncoder } from "./prepared.js";
+import type { ReadBounds } from "./read.js";
+import { ReadRun, type ReadResult } from "./readRun.js";
 import type { StreamShipper } from "./shipper.js";
-import { ReadBuffer, type BufferBudget } from "./spool.js";
-import { entryTimeMs } from "./entry.js";
-import type { NumberedSource, ScrollSource, SourcePage } from "./sources.js";
+import type { BufferBudget } from "./spool.js";
+import type { NumberedSource, ScrollSource } from "./sources.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
-export const MAX_TIMELESS_PAGES = 5;
 /**
  * Lateness (decayed) below this counts as none. With none seen, the short window is empty: a read
  * still re-reads the high-water mark's own second (times have one-second precision, and entries of
@@ -90,7 +87,9 @@ export interface TailerOptions {
   collectorDown: () => boolean;
 }
 
-type Source = { kind: "scroll"; scroll: ScrollSource } | { kind: "numbered"; numbered: NumberedSource };
+/** Where a stream's pages come from: a scroll (PHP and web-server logs) or numbered pages (activity). */
+export type StreamSource =
+  { kind: "scroll"; scroll: ScrollSource } | { kind: "numbered"; numbered: NumberedSource };
 
 export class Tailer {
   private stored: StreamCheckpoint | undefined;
@@ -104,12 +103,11 @@ export class Tailer {
   constructor(
     readonly site: SiteIdentity,
     readonly stream: LogStream,
-    private readonly source: Source,
+    private readonly source: StreamSource,
     private readonly checkpoints: CheckpointStore,
     private readonly makeShipper: (cp: StreamCheckpoint) => StreamShipper,
     private readonly events: TailerEvents,
     private readonly opts: TailerOptions,
-    private readonly logger: Logger,
   ) {}
 
   /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
@@ -177,7 +175,8 @@ export class Tailer {
       nowMs: now,
       futureToleranceMs: FUTURE_TOLERANCE_MS,
     });
-    const run = new ReadRun(this, stored, bounds, signal, ++this.spoolCounter);
+    const context = { events: this.events, opts: this.opts, site: this.site, stream: this.stream };
+    const run = new ReadRun(context, stored, bounds, signal, ++this.spoolCounter);
     this.shipper.begin(now);
     let result: ReadResult;
     try {
@@ -212,214 +211,5 @@ export class Tailer {
     }
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
     return result.shipped > 0 ? { kind: "found", shipped: result.shipped } : { kind: "empty" };
-  }
-
-  /** For ReadRun. */
-  get context() {
-    return {
-      events: this.events,
-      opts: this.opts,
-      logger: this.logger,
-      site: this.site,
-      stream: this.stream,
-    };
-  }
-}
-
-interface ReadResult {
-  end: "end" | "lower" | "cap" | "timeless" | "interrupted";
-  shipped: number;
-  /** The read began on a fresh scroll (not a held one). */
-  fresh: boolean;
-  reachedLower: boolean;
-  oldestSeen: number;
-  maxLatenessMs: number;
-}
-
-/** One read in progress: its reader (order, bound, occurrences), buffer and counts. */
-class ReadRun {
-  readonly buffer: ReadBuffer;
-  private readonly writer = new ProtoWriter(64 * 1024);
-  private reader: PageReader;
-  /** The reader's lower bound. */
-  private lowerMs = 0;
-  private shipped = 0;
-  private maxLatenessMs = 0;
-
-  constructor(
-    private readonly tailer: Tailer,
-    private readonly stored: StreamCheckpoint,
-    private readonly bounds: () => ReadBounds,
-    private readonly signal: AbortSignal,
-    serial: number,
-  ) {
-    const { opts, site, stream } = tailer.context;
-    this.buffer = new ReadBuffer(
-      opts.spoolDir,
-      `${site.id}-${stream}-${process.pid}-${serial}`,
-      opts.bufferBudget,
-    );
-    this.reader = this.newReader();
-  }
-
-  private newReader(): PageReader {
-    const bounds = this.bounds();
-    this.lowerMs = bounds.lowerMs;
-    const { opts, stream } = this.tailer.context;
-    const state = this.stored.state;
-    return new PageReader(
-      bounds,
-      (fp) => deliveredCount(state, fp),
-      opts.fingerprint,
-      stream === "activity",
-      opts.claim,
-    );
-  }
-
-  /** Start over from the checkpoint (the dedupe absorbs what is read again). */
-  private async restart(): Promise<void> {
-    await this.buffer.discard();
-    this.reader = this.newReader();
-  }
-
-  /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
-  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ timeless: boolean }> {
-    const { events } = this.tailer.context;
-    if (page.rejected > 0) events.malformed(page.rejected);
-    const v = this.reader.accept(page.entries);
-    if (v.deduplicated > 0) events.deduplicated(v.deduplicated);
-    if (v.malformed > 0) events.malformed(v.malformed);
-    if (v.future > 0) events.future(v.future);
-    if (v.late > 0) events.late(v.late);
-    this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
-    const { encoder } = this.tailer.context.opts;
-    if (this.reader.order === "oldest-first") {
-      // Ship what was buffered while the order was unknown, then page by page.
-      for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
-      await this.buffer.discard();
-      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder, this.writer), shipper);
-    } else if (v.kept.length > 0) {
-      // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
-      await this.buffer.add(preparePage(v.kept.reverse(), encoder, this.writer));
-    }
-    return { timeless: v.timeless && page.rawCount > 0 };
-  }
-
-  private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {
-    this.shipped += page.count;
-    await shipper.add(page);
-  }
-
-  private async finish(shipper: StreamShipper, end: ReadResult["end"], fresh: boolean): Promise<ReadResult> {
-    if (end !== "interrupted") {
-      for await (const chunk of this.buffer.oldestFirst()) await this.ship(chunk, shipper);
-    }
-    await shipper.flush();
-    return {
-      end,
-      shipped: this.shipped,
-      fresh,
-      reachedLower: this.reader.reachedLower,
-      oldestSeen: this.reader.oldestSeen,
-      maxLatenessMs: this.maxLatenessMs,
-    };
-  }
-
-  /** Would the page after this one be read? (Then it can be fetched while this one is processed.) */
-  private needsNext(
-    page: SourcePage & { scrollId: string | null },
-    pages: number,
-    timelessRun: number,
-  ): boolean {
-    if (page.rawCount === 0 || page.scrollId === null) return false;
-    const { maxPagesPerRead } = this.tailer.context.opts;
-    if (this.reader.order === "oldest-first" && pages >= maxPagesPerRead) return false;
-    let first: number | undefined;
-    let last: number | undefined;
-    for (let i = 0; first === undefined && i < page.entries.length; i++)
-      first = entryTimeMs(page.entries[i]?.timestamp);
-    for (let i = page.entries.length - 1; last === undefined && i >= 0; i--)
-      last = entryTimeMs(page.entries[i]?.timestamp);
-    // A page without a usable time that ends the run of such pages ends the read.
-    if (first === undefined && timelessRun + 1 >= MAX_TIMELESS_PAGES) return false;
-    // A newest-first page that already goes below the bound ends the read.
-    return !(first !== undefined && last !== undefined && last < first && last < this.lowerMs);
-  }
-
-  async scroll(source: ScrollSource, shipper: StreamShipper): Promise<ReadResult> {
-    const { opts } = this.tailer.context;
-    const request = { signal: this.signal, source: "logs" };
-    const { continuing: heldAtStart, heldAtEnd } = source.begin();
-    let continuing = heldAtStart;
-    let pages = 0;
-    let timelessRun = 0;
-    for (;;) {
-      if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
-      if (opts.collectorDown()) {
-        // Everything read so far was shipped: continue this scroll next time.
-        if (this.buffer.pageCount === 0 && (continuing || this.reader.order === "oldest-first")) {
-          source.hold(heldAtEnd && pages === 0);
-        }
-        return this.finish(shipper, "interrupted", !heldAtStart);
-      }
-      // Only an oldest-first scroll is cut at the cap: what it read is shipped, so it resumes next
-      // time. A newest-first read must reach the checkpoint before anything is shipped.
-      if (pages >= opts.maxPagesPerRead && this.reader.order === "oldest-first") {
-        source.hold(false);
-        return this.finish(shipper, "cap", !heldAtStart);
-      }
-      let page;
-      try {
-        page = await source.next(request);
-      } catch (err) {
-        if (!continuing || this.signal.aborted) throw err;
-        // The held scroll expired: start over with a fresh scroll.
-        source.restart();
-        continuing = false;
-        await this.restart();
-        continue;
-      }
-      pages += 1;
-      if (page.rawCount === 0) {
-        if (continuing && heldAtEnd && !source.cursorGrows) {
-          // Nothing new on a held scroll that never grew: it may be a snapshot, so look afresh.
-          source.restart();
-          continuing = false;
-          await this.restart();
-          continue;
-        }
-        if (continuing || this.reader.order === "oldest-first") source.hold(true);
-        return this.finish(shipper, "end", !heldAtStart);
-      }
-      if (continuing && heldAtEnd && page.entries.length > 0) source.cursorGrows = true;
-      if (this.needsNext(page, pages, timelessRun)) source.prefetch(request);
-      const { timeless } = await this.take(page, shipper);
-      timelessRun = timeless ? timelessRun + 1 : 0;
-      if (this.reader.complete) return this.finish(shipper, "lower", !heldAtStart);
-      if (page.scrollId === null) return this.finish(shipper, "end", !heldAtStart);
-      if (timelessRun >= MAX_TIMELESS_PAGES) {
-        if (continuing || this.reader.order === "oldest-first") source.hold(false);
-        return this.finish(shipper, "timeless", !heldAtStart);
-      }
-    }
-  }
-
-  async numbered(source: NumberedSource, shipper: StreamShipper): Promise<ReadResult> {
-    const { opts } = this.tailer.context;
-    const request = { signal: this.signal, source: "logs" };
-    source.begin();
-    let timelessRun = 0;
-    for (;;) {
-      if (this.signal.aborted) throw this.signal.reason ?? new Error("aborted");
-      if (opts.collectorDown()) return this.finish(shipper, "interrupted", true);
-      // Numbered pages are always taken newest first, so like a newest-first scroll the read has no
-      // page cap: stopping short of the checkpoint would ship the newest entries and skip the middle.
-      const page = await source.next(request);
-      if (page === null || page.rawCount === 0) return this.finish(shipper, "end", true);
-      const { timeless } = await this.take(page, shipper);
-      timelessRun = timeless ? timelessRun + 1 : 0;
-      if (this.reader.complete) return this.finish(shipper, "lower", true);
-      if (timelessRun >= MAX_TIMELESS_PAGES) return this.finish(shipper, "timeless", true);
-    }
   }
 }

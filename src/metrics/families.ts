@@ -1,28 +1,41 @@
 /**
- * Every per-site and account metric family of the public contract
- * (DESIGN.md "Metrics"). Drives HELP/TYPE in the exposition, `metrics.exclude`
- * and docs/metrics.md.
+ * Every per-site and account metric family the collectors publish: name, type, labels, help, the
+ * collector that produces it and the endpoint it comes from. Names, types and labels are the public
+ * contract (dashboards and alert rules query them); renaming one breaks users. Drives HELP/TYPE in
+ * the exposition, `metrics.exclude`, the `MetricName` type and docs/metrics.md.
  */
+import { ROUTES, type RouteName } from "../api/routes.js";
 import type { MetricFamily } from "./sample.js";
 
-const f = (
-  name: string,
+/**
+ * A family; `routes` are the endpoints it comes from, from the shared route table, or `{ from }` for a
+ * family that no API request feeds (the platform's webhook deliveries).
+ */
+const f = <N extends string>(
+  name: N,
   collector: string,
   type: MetricFamily["type"],
   labels: readonly string[],
   help: string,
-  source: string,
+  routes: RouteName | readonly RouteName[] | { from: string },
   perSite = true,
-): MetricFamily => ({ name, collector, type, labels, help, source, perSite });
+): MetricFamily<N> => {
+  const names: readonly RouteName[] | undefined =
+    typeof routes === "string" ? [routes] : Array.isArray(routes) ? routes : undefined;
+  const source = names
+    ? names.map((r) => `${ROUTES[r].method} ${ROUTES[r].template}`).join(", ")
+    : (routes as { from: string }).from;
+  return { name, collector, type, labels, help, source, perSite };
+};
 
-export const METRIC_FAMILIES: readonly MetricFamily[] = [
+export const METRIC_FAMILIES = [
   f(
     "sitehost_account_sites",
     "inventory",
     "gauge",
     ["kind"],
     "Sites on the account, by kind (billable, staging, total).",
-    "GET /account",
+    "account",
     false,
   ),
   f(
@@ -31,7 +44,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["kind"],
     "Maximum sites the account may have, by kind (billable, staging).",
-    "GET /account",
+    "account",
     false,
   ),
   f(
@@ -40,7 +53,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "Maximum number of sites of the account.",
-    "GET /account",
+    "account",
     false,
   ),
   f(
@@ -49,7 +62,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "info",
     ["display_name", "url", "datacenter", "php_version", "environment", "kind"],
     "Site metadata; always 1.",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_state",
@@ -57,7 +70,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "stateset",
     ["state"],
     "Site state: 1 for the current state, 0 for the other known states.",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_storage_used_bytes",
@@ -65,7 +78,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["store"],
     "Storage used by the site in bytes, by store (filesystem, database).",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_storage_limit_bytes",
@@ -73,7 +86,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["store"],
     "Storage limit of the site in bytes, by store; only when a limit is set.",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_storage_warning_headroom_bytes",
@@ -81,7 +94,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["store"],
     "Warning headroom below the storage limit in bytes, by store; only when set.",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_edge_cache_enabled",
@@ -89,7 +102,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "1 when the edge cache is enabled for the site.",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_edge_cache_defensive_mode_enabled",
@@ -97,7 +110,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "1 when the edge cache's defensive mode is on (and not past its end time).",
-    "GET /sites",
+    "sites",
   ),
   f(
     "sitehost_site_page_views",
@@ -105,7 +118,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["period"],
     "Page views of the site over the period (updated daily by the platform).",
-    "GET /sites/{id}/statistics",
+    "statistics",
   ),
   f(
     "sitehost_site_unique_visits",
@@ -113,7 +126,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["period"],
     "Unique visits of the site over the period (updated daily by the platform).",
-    "GET /sites/{id}/statistics",
+    "statistics",
   ),
   f(
     "sitehost_site_usage_storage_daily_average_bytes",
@@ -121,7 +134,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "Daily average storage usage in bytes over the latest billing cycle.",
-    "GET /sites/{id}/reports/usage",
+    "usageReport",
   ),
   f(
     "sitehost_site_usage_daily_average_visits",
@@ -129,7 +142,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "Daily average visits over the latest billing cycle.",
-    "GET /sites/{id}/reports/usage",
+    "usageReport",
   ),
   f(
     "sitehost_site_audit_score",
@@ -137,7 +150,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["strategy", "category"],
     "Latest performance audit score as a ratio 0-1, by strategy and category.",
-    "GET /sites/{id}/reports/performance/latest",
+    "performanceReport",
   ),
   f(
     "sitehost_site_audit_timing_seconds",
@@ -145,7 +158,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["strategy", "audit"],
     "Latest performance audit timing in seconds, by strategy and audit.",
-    "GET /sites/{id}/reports/performance/latest",
+    "performanceReport",
   ),
   f(
     "sitehost_site_audit_cumulative_layout_shift",
@@ -153,7 +166,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["strategy"],
     "Latest cumulative layout shift (unitless), by strategy.",
-    "GET /sites/{id}/reports/performance/latest",
+    "performanceReport",
   ),
   f(
     "sitehost_site_audit_timestamp_seconds",
@@ -161,7 +174,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["strategy"],
     "When the latest performance audit ran, Unix seconds.",
-    "GET /sites/{id}/reports/performance/latest",
+    "performanceReport",
   ),
   f(
     "sitehost_site_requests_per_second",
@@ -169,7 +182,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["cached"],
     "Requests per second in the latest complete period, by cache status.",
-    "POST /sites/{id}/metrics",
+    "trafficMetrics",
   ),
   f(
     "sitehost_site_response_bytes_per_second",
@@ -177,7 +190,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["cached"],
     "Response bytes per second in the latest complete period, by cache status.",
-    "POST /sites/{id}/metrics",
+    "trafficMetrics",
   ),
   f(
     "sitehost_site_extensions",
@@ -185,7 +198,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["type", "status"],
     "Installed plugins and themes, by type and status.",
-    "GET /sites/{id}/security-alerts/plugins and /themes",
+    ["pluginAlerts", "themeAlerts"],
   ),
   f(
     "sitehost_site_extension_updates_available",
@@ -193,7 +206,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["type"],
     "Plugins and themes with an update available, by type.",
-    "GET /sites/{id}/security-alerts/plugins and /themes",
+    ["pluginAlerts", "themeAlerts"],
   ),
   f(
     "sitehost_site_vulnerable_extensions",
@@ -201,7 +214,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["type", "severity"],
     "Plugins and themes with known vulnerabilities, by type and highest severity.",
-    "GET /sites/{id}/security-alerts/plugins and /themes",
+    ["pluginAlerts", "themeAlerts"],
   ),
   f(
     "sitehost_site_vulnerability_info",
@@ -209,7 +222,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "info",
     ["type", "extension", "version", "fixed_in", "severity"],
     "A known vulnerability of an installed plugin or theme; always 1.",
-    "GET /sites/{id}/security-alerts/plugins and /themes",
+    ["pluginAlerts", "themeAlerts"],
   ),
   f(
     "sitehost_site_domain_healthy",
@@ -217,7 +230,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["domain", "primary"],
     "1 when the domain is healthy.",
-    "GET /sites/{id}/domains",
+    "domains",
   ),
   f(
     "sitehost_site_domain_dns_confirmed",
@@ -225,7 +238,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["domain", "primary"],
     "1 when the domain's DNS is confirmed.",
-    "GET /sites/{id}/domains",
+    "domains",
   ),
   f(
     "sitehost_site_domain_provisioned",
@@ -233,7 +246,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["domain", "primary"],
     "1 when the domain is provisioned.",
-    "GET /sites/{id}/domains",
+    "domains",
   ),
   f(
     "sitehost_site_backup_last_timestamp_seconds",
@@ -241,7 +254,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["type"],
     "Time of the newest automatic backup, Unix seconds, by type (filesystem, database).",
-    "GET /sites/{id}/backups",
+    "backups",
   ),
   f(
     "sitehost_site_ondemand_backups",
@@ -249,7 +262,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["type"],
     "On-demand backups the site holds, by type (fs, db); the platform allows 3 of each, whatever their status.",
-    "GET /sites/{id}/ondemand-backups",
+    "ondemandBackups",
   ),
   f(
     "sitehost_site_restore_last_timestamp_seconds",
@@ -257,7 +270,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "When the site's latest restore was requested, Unix seconds.",
-    "GET /sites/{id}/restores",
+    "restores",
   ),
   f(
     "sitehost_site_restore_last_state",
@@ -265,7 +278,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "stateset",
     ["state"],
     "State of the site's latest restore: 1 for its state (in_progress, completed, failed, or another status as given), 0 for the others.",
-    "GET /sites/{id}/restores",
+    "restores",
   ),
   f(
     "sitehost_site_restores",
@@ -273,7 +286,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["state"],
     "Restores in the newest page (50) of the site's restore listing, by state (in_progress, completed, failed, ...).",
-    "GET /sites/{id}/restores",
+    "restores",
   ),
   f(
     "sitehost_certificate_expiry_timestamp_seconds",
@@ -281,7 +294,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["zone", "domain"],
     "When the certificate of the domain's A record expires, Unix seconds; none while the platform has no certificate data.",
-    "GET /zones, /zones/{zone_id}/records, /zones/{zone_id}/records/{record_id}/ssl",
+    ["zones", "zoneRecords", "recordSsl"],
   ),
   f(
     "sitehost_certificate_broken",
@@ -289,7 +302,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["zone", "domain"],
     "1 when the platform flags the domain's A record as broken (it no longer points at the platform, so the certificate cannot be renewed).",
-    "GET /zones/{zone_id}/records/{record_id}/ssl",
+    "recordSsl",
   ),
   f(
     "sitehost_exporter_certificate_records",
@@ -297,7 +310,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     ["result"],
     "A records of the DNS zones in the last certificates run, by result: read (SSL details read), no_data (no certificate information yet), failed (request failed; last samples kept), skipped (no site, or a site this exporter does not select: not asked).",
-    "GET /zones, /zones/{zone_id}/records, /zones/{zone_id}/records/{record_id}/ssl",
+    ["zones", "zoneRecords", "recordSsl"],
     false,
   ),
   f(
@@ -306,7 +319,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "When the site's newest finished git deploy (successful or failed) was created, Unix seconds.",
-    "GET /sites/{id}/git/history",
+    "gitHistory",
   ),
   f(
     "sitehost_site_git_last_deploy_success",
@@ -314,7 +327,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "1 when the site's newest finished git deploy succeeded (deployed), 0 when it failed.",
-    "GET /sites/{id}/git/history",
+    "gitHistory",
   ),
   f(
     "sitehost_exporter_git_sites_not_enrolled",
@@ -322,7 +335,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "gauge",
     [],
     "Selected sites not enrolled in the platform's git integration (their history answers 422); each is asked again once a day.",
-    "GET /sites/{id}/git/history",
+    "gitHistory",
     false,
   ),
   f(
@@ -331,7 +344,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "counter",
     ["status_class", "cached"],
     "Web-server responses counted from shipped log records, by status class and cache status.",
-    "GET /sites/{id}/logs/server",
+    "serverLogs",
   ),
   f(
     "sitehost_site_php_log_entries_total",
@@ -339,7 +352,7 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "counter",
     ["severity"],
     "PHP log entries counted from shipped log records, by severity.",
-    "GET /sites/{id}/logs/php",
+    "phpLogs",
   ),
   f(
     "sitehost_events_total",
@@ -347,11 +360,10 @@ export const METRIC_FAMILIES: readonly MetricFamily[] = [
     "counter",
     ["event"],
     "Webhook events the platform delivered and the exporter accepted, by event name. With webhooks enabled every documented event starts at 0; a name outside the safe pattern, or beyond the 64th distinct name, counts as other.",
-    "POST webhooks.path (the platform's webhooks)",
+    { from: "POST webhooks.path (the platform's webhooks)" },
     false,
   ),
-];
+] as const;
 
-export const FAMILY_BY_NAME: ReadonlyMap<string, MetricFamily> = new Map(
-  METRIC_FAMILIES.map((m) => [m.name, m]),
-);
+/** The name of a published family: what `Sample.name` and the metric store accept. */
+export type MetricName = (typeof METRIC_FAMILIES)[number]["name"];

@@ -22,7 +22,7 @@ export function renderFamilyHeader(family: MetricFamily): string {
 }
 
 /** One series line; labels in a stable order: site_id, site, then the family's labels. */
-export function renderSample(family: MetricFamily, sample: Sample): string {
+export function renderSample<N extends string>(family: MetricFamily<N>, sample: Sample<N>): string {
   const parts: string[] = [];
   const order = family.perSite ? ["site_id", "site", ...family.labels] : [...family.labels];
   const seen = new Set<string>();

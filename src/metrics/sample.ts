@@ -1,9 +1,15 @@
 /** The unit collectors produce and the metric store keeps. */
+import type { MetricName } from "./families.js";
+
 export type Labels = Readonly<Record<string, string>>;
 
-export interface Sample {
+/**
+ * One series value. `N` is the set of family names it may carry: by default the families of
+ * src/metrics/families.ts, so a misspelt or unknown metric name does not compile.
+ */
+export interface Sample<N extends string = MetricName> {
   /** Full metric name, e.g. `sitehost_site_storage_used_bytes`. */
-  name: string;
+  name: N;
   labels: Labels;
   value: number;
 }
@@ -11,8 +17,8 @@ export interface Sample {
 export type MetricType = "gauge" | "counter" | "stateset" | "info";
 
 /** Static description of a published metric family (drives HELP/TYPE and docs/metrics.md). */
-export interface MetricFamily {
-  name: string;
+export interface MetricFamily<N extends string = string> {
+  name: N;
   help: string;
   /** `info` and `stateset` are exposed as gauges (Prometheus text format). */
   type: MetricType;

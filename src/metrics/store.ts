@@ -9,6 +9,7 @@
  * and `site_id="…",site="…"` are put back when a family is rendered (only
  * families that changed are rendered, see `gzipParts`).
  */
+import type { MetricName } from "./families.js";
 import type { MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
@@ -43,7 +44,7 @@ interface Entry {
 }
 
 /** `site_id="…",site="…"` as renderSample writes them, or "" when a sample lacks them. */
-function sitePartOf(family: MetricFamily, sample: Sample): string {
+function sitePartOf<N extends string>(family: MetricFamily<N>, sample: Sample<N>): string {
   const { site_id: id, site } = sample.labels;
   if (!family.perSite || id === undefined || site === undefined) return "";
   return `site_id="${escapeLabelValue(id)}",site="${escapeLabelValue(site)}"`;
@@ -73,7 +74,11 @@ function expand(text: string, head: string): string {
   return out;
 }
 
-export class MetricStore {
+/**
+ * `N`: the family names it keeps, taken from the families it is built with (METRIC_FAMILIES: every
+ * published name), so samples of an unknown family do not compile.
+ */
+export class MetricStore<N extends string = MetricName> {
   private readonly byName = new Map<string, FamilyState>();
   /** In name order. */
   private readonly families: FamilyState[];
@@ -87,7 +92,7 @@ export class MetricStore {
   private readonly listeners: Array<() => void> = [];
   private versionCounter = 0;
 
-  constructor(families: readonly MetricFamily[], opts: { exclude?: string[] } = {}) {
+  constructor(families: readonly MetricFamily<N>[], opts: { exclude?: string[] } = {}) {
     this.families = [...families]
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
       .map((family, index) => ({
@@ -121,11 +126,11 @@ export class MetricStore {
     return own.length > 0 && own.every((f) => this.isExcluded(f.family.name));
   }
 
-  replaceSite(collector: string, siteId: string, samples: readonly Sample[]): void {
+  replaceSite(collector: string, siteId: string, samples: readonly Sample<N>[]): void {
     if (this.replace(collector, siteId, samples)) this.changed();
   }
 
-  replaceGlobal(collector: string, samples: readonly Sample[]): void {
+  replaceGlobal(collector: string, samples: readonly Sample<N>[]): void {
     if (this.replace(collector, GLOBAL, samples)) this.changed();
   }
 
@@ -184,7 +189,7 @@ export class MetricStore {
   }
 
   /** Stores the entry's new lines; true when the exposition text changed. */
-  private replace(collector: string, scope: string, samples: readonly Sample[]): boolean {
+  private replace(collector: string, scope: string, samples: readonly Sample<N>[]): boolean {
     const byFamily = new Map<FamilyState, Map<string, string>>();
     let sitePart: string | undefined;
     for (const sample of samples) {

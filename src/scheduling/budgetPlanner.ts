@@ -4,10 +4,10 @@
  * fit the budget (again only when the answer changes).
  */
 import type { Logger } from "pino";
-import { Gauge, type Registry } from "prom-client";
+import type { Gauge, Registry } from "prom-client";
 import type { RequestBudget } from "../api/budget.js";
 import type { Config } from "../config/schema.js";
-import { getOrCreate } from "../metrics/registry.js";
+import { gauge } from "../metrics/selfMetric.js";
 import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./plan.js";
 
 export interface PlanInputs {
@@ -41,29 +41,16 @@ export class BudgetPlanner {
     private readonly budget: Pick<RequestBudget, "setWeights">,
     private readonly inputs: PlanInputs,
   ) {
-    const registers = [registry];
     this.log = logger.child({ component: "budget" });
-    this.planned = getOrCreate(
-      registry,
-      "sitehost_exporter_api_planned_requests_per_second",
-      () =>
-        new Gauge({
-          name: "sitehost_exporter_api_planned_requests_per_second",
-          help: "API requests per second the schedules (by collector) and the log streams (source logs) plan for the current sites, and the site refreshes after webhook events made lately (source webhooks).",
-          labelNames: ["source"] as const,
-          registers,
-        }),
-    );
-    this.budgetGauge = getOrCreate(
-      registry,
-      "sitehost_exporter_api_budget_requests_per_second",
-      () =>
-        new Gauge({
-          name: "sitehost_exporter_api_budget_requests_per_second",
-          help: "The API request budget, api.maxRequestsPerSecond.",
-          registers,
-        }),
-    );
+    this.planned = gauge(registry, {
+      name: "sitehost_exporter_api_planned_requests_per_second",
+      help: "API requests per second the schedules (by collector) and the log streams (source logs) plan for the current sites, and the site refreshes after webhook events made lately (source webhooks).",
+      labelNames: ["source"],
+    });
+    this.budgetGauge = gauge(registry, {
+      name: "sitehost_exporter_api_budget_requests_per_second",
+      help: "The API request budget, api.maxRequestsPerSecond.",
+    });
     this.budgetGauge.set(config.api.maxRequestsPerSecond);
   }
 

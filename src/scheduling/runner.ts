@@ -14,9 +14,20 @@ import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/sche
 import { SiteDiscovery, type SitesListener } from "../discovery/discovery.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
+import { forEachLimited } from "../util/pool.js";
+import { settlesWithin } from "../util/time.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
 
-export type { RunResult } from "../collectors/types.js";
+/**
+ * What a run came to. `error`: why a failed run failed (the error of the run, or of its first site
+ * when every site failed), so a caller can say why without asking the API again.
+ */
+export interface RunOutcome {
+  result: RunResult | "skipped";
+  error?: unknown;
+}
+
+type SettledRun = RunOutcome & { result: RunResult };
 
 export interface CollectorStatus {
   name: CollectorName;
@@ -149,24 +160,23 @@ export class CollectorRunner {
   }
 
   /** Run a collector unless its previous run is still going (then the tick is skipped and counted). */
-  async run(name: CollectorName): Promise<RunResult | "skipped"> {
-    if (this.abort.signal.aborted) return "skipped";
+  async run(name: CollectorName): Promise<RunOutcome> {
+    if (this.abort.signal.aborted) return { result: "skipped" };
     const collector = this.collector(name);
     if (this.running.has(name)) {
       this.metrics.skipped.inc({ collector: name });
       this.log.warn({ collector: name }, "previous run still going; skipping this tick");
-      return "skipped";
+      return { result: "skipped" };
     }
     this.running.add(name);
     const started = this.now();
     const promise = this.dispatch(collector)
-      .catch((err: unknown): RunResult => {
-        if (!this.abort.signal.aborted) {
-          this.log.error({ collector: name, err: (err as Error).message }, "collector run failed");
-        }
-        return "failure";
+      .catch((err: unknown): SettledRun => {
+        if (!this.abort.signal.aborted) this.log.error({ collector: name, err }, "collector run failed");
+        return { result: "failure", error: err };
       })
-      .then((result) => {
+      .then((outcome) => {
+        const { result } = outcome;
         const seconds = (this.now() - started) / 1000;
         this.metrics.runs.inc({ collector: name, result });
         this.metrics.duration.set({ collector: name }, seconds);
@@ -175,7 +185,7 @@ export class CollectorRunner {
         status.completedRuns += 1;
         status.lastRun = { startedAt: new Date(started), durationSeconds: seconds, result };
         this.running.delete(name);
-        return result;
+        return outcome;
       });
     this.inFlight.add(promise);
     try {
@@ -185,10 +195,10 @@ export class CollectorRunner {
     }
   }
 
-  private async dispatch(collector: Collector): Promise<RunResult> {
+  private async dispatch(collector: Collector): Promise<SettledRun> {
     switch (collector.scope) {
       case "discovery":
-        return collector.refresh(this.abort.signal);
+        return { result: await collector.refresh(this.abort.signal) };
       case "site":
         return this.runSiteCollector(collector);
       case "account":
@@ -196,17 +206,18 @@ export class CollectorRunner {
     }
   }
 
-  private async runSiteCollector(collector: SiteCollector): Promise<RunResult> {
+  private async runSiteCollector(collector: SiteCollector): Promise<SettledRun> {
     const sites = [...this.sites];
     const signal = this.abort.signal;
     let failures = 0;
-    let next = 0;
-    const worker = async () => {
-      while (next < sites.length && !signal.aborted) {
-        const site = sites[next++] as Site;
+    let firstError: unknown;
+    await forEachLimited(
+      sites,
+      this.siteConcurrency,
+      async (site) => {
         try {
           const input = await collector.fetch(this.deps.api, site, signal);
-          if (!this.discovery.has(site.id)) continue; // removed meanwhile
+          if (!this.discovery.has(site.id)) return; // removed meanwhile
           const samples = collector.collect(site, input, this.now());
           this.deps.store.replaceSite(collector.name, String(site.id), samples);
           this.deps.onSiteCollected?.(collector.name, site, samples);
@@ -219,26 +230,27 @@ export class CollectorRunner {
               this.log.debug({ collector: collector.name, site: site.name }, "no data for this site (404)");
               this.deps.store.replaceSite(collector.name, String(site.id), []);
             }
-            continue;
+            return;
           }
           failures += 1;
+          firstError ??= err;
           this.metrics.siteErrors.inc({ collector: collector.name, reason: errorReason(err) });
           this.log.warn(
-            { collector: collector.name, site: site.name, siteId: site.id, err: (err as Error).message },
+            { collector: collector.name, site: site.name, siteId: site.id, err },
             "site collection failed; keeping its last samples",
           );
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.siteConcurrency, sites.length) }, worker));
+      },
+      signal,
+    );
     if (collector.summary && !signal.aborted) {
       this.deps.store.replaceGlobal(collector.name, collector.summary(this.sites, this.now()));
     }
-    if (failures === 0) return "success";
-    return failures >= sites.length ? "failure" : "partial";
+    if (failures === 0) return { result: "success" };
+    return failures >= sites.length ? { result: "failure", error: firstError } : { result: "partial" };
   }
 
-  private async runAccountCollector(collector: AccountCollector): Promise<RunResult> {
+  private async runAccountCollector(collector: AccountCollector): Promise<SettledRun> {
     const sites = [...this.sites];
     const out = await collector.run(this.deps.api, sites, this.abort.signal, this.now());
     for (const site of sites) {
@@ -253,16 +265,13 @@ export class CollectorRunner {
         "parts of the run failed; keeping their last samples",
       );
     }
-    if (out.failures.length === 0) return "success";
-    return out.failures.length >= out.parts ? "failure" : "partial";
+    if (out.failures.length === 0) return { result: "success" };
+    return { result: out.failures.length >= out.parts ? "failure" : "partial" };
   }
 
   /** Abort runs in flight and wait for them (bounded). */
   async stop(timeoutMs = 5000): Promise<void> {
     this.abort.abort(new Error("shutting down"));
-    await Promise.race([
-      Promise.allSettled([...this.inFlight]),
-      new Promise((r) => setTimeout(r, timeoutMs).unref()),
-    ]);
+    await settlesWithin(Promise.allSettled([...this.inFlight]), timeoutMs);
   }
 }

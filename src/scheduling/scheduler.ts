@@ -1,22 +1,30 @@
 /**
- * One node-cron task per enabled collector. Every collector runs once at
- * start-up: discovery first (retried with backoff until it works), then the
- * others. Overlapping ticks are skipped by the runner.
+ * One node-cron task per enabled collector. Every collector runs once at start-up: discovery first
+ * (retried with backoff until it works), then the others. Overlapping ticks are skipped by the runner.
  */
 import cron, { type ScheduledTask } from "node-cron";
 import type { Logger } from "pino";
 import { COLLECTOR_NAMES, type Config } from "../config/schema.js";
+import { backoffMs, pause } from "../util/time.js";
 import type { CollectorRunner } from "./runner.js";
+
+/** Discovery retries at start-up: from about 2 s, doubling, up to a minute. */
+const DISCOVERY_RETRY = { baseMs: 2_000, capMs: 60_000 };
+
+export interface SchedulerOptions {
+  /** The backoff's jitter (tests pin it). */
+  random?: () => number;
+}
 
 export class Scheduler {
   private readonly tasks: ScheduledTask[] = [];
-  private stopped = false;
-  private retryTimer: NodeJS.Timeout | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly runner: CollectorRunner,
     private readonly config: Config,
     private readonly logger: Logger,
+    private readonly opts: SchedulerOptions = {},
   ) {}
 
   start(): void {
@@ -39,19 +47,20 @@ export class Scheduler {
 
   private async startup(): Promise<void> {
     const discovery = this.runner.discoveryName;
-    let delay = 2000;
-    while (!this.stopped) {
-      const result = await this.runner.run(discovery);
+    const signal = this.stopping.signal;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      const outcome = await this.runner.run(discovery);
       if (this.runner.discovered) break;
-      if (result !== "skipped") {
-        this.logger.warn({ retryInSeconds: delay / 1000 }, "site discovery failed at start-up; retrying");
+      const waitMs = backoffMs(attempt, DISCOVERY_RETRY, this.opts.random);
+      if (outcome.result !== "skipped") {
+        this.logger.warn(
+          { retryInSeconds: Math.round(waitMs / 100) / 10, err: outcome.error },
+          "site discovery failed at start-up; retrying",
+        );
       }
-      await new Promise<void>((resolve) => {
-        this.retryTimer = setTimeout(resolve, delay);
-      });
-      delay = Math.min(delay * 2, 60_000);
+      await pause(waitMs, signal);
     }
-    if (this.stopped) return;
+    if (signal.aborted) return;
     await Promise.all(
       COLLECTOR_NAMES.filter((n) => n !== discovery && this.runner.isEnabled(n)).map((n) =>
         this.runner.run(n),
@@ -60,8 +69,7 @@ export class Scheduler {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.stopping.abort();
     await Promise.all(this.tasks.map(async (t) => t.destroy()));
     await this.runner.stop();
   }

@@ -8,6 +8,7 @@
  * the answer is "busy" (HTTP 429) at once instead of a growing backlog.
  */
 import { createHmac, randomBytes } from "node:crypto";
+import { Semaphore } from "../util/semaphore.js";
 import type { PasswordVerifier } from "./bcryptPool.js";
 
 export type AuthResult = "ok" | "denied" | "busy";
@@ -56,8 +57,8 @@ export class BasicAuth {
   private readonly verified = new Map<string, true>();
   /** Verifications under way, so concurrent requests with the same credentials share one. */
   private readonly pending = new Map<string, Promise<boolean>>();
-  private readonly queue: Array<() => void> = [];
-  private running = 0;
+  /** Verification slots; waiting for one is bounded by limits.maxQueued. */
+  private readonly slots: Semaphore;
   private readonly decoy: string;
 
   constructor(
@@ -66,11 +67,12 @@ export class BasicAuth {
     private readonly limits: BasicAuthLimits = DEFAULT_AUTH_LIMITS,
   ) {
     this.decoy = users.values().next().value ?? "";
+    this.slots = new Semaphore(limits.maxConcurrent);
   }
 
   /** Comparisons running and waiting (for tests and metrics). */
   get load(): { running: number; queued: number } {
-    return { running: this.running, queued: this.queue.length };
+    return { running: this.slots.inUse, queued: this.slots.queued };
   }
 
   async check(header: string | undefined): Promise<AuthResult> {
@@ -116,20 +118,14 @@ export class BasicAuth {
 
   /** Runs `task` in a verification slot; undefined when every slot is taken and the queue is full. */
   private slot<T>(task: () => Promise<T>): Promise<T> | undefined {
-    if (this.running >= this.limits.maxConcurrent && this.queue.length >= this.limits.maxQueued)
+    if (this.slots.inUse >= this.limits.maxConcurrent && this.slots.queued >= this.limits.maxQueued)
       return undefined;
-    return new Promise<T>((resolve, reject) => {
-      const run = () => {
-        this.running += 1;
-        task()
-          .then(resolve, reject)
-          .finally(() => {
-            this.running -= 1;
-            this.queue.shift()?.();
-          });
-      };
-      if (this.running < this.limits.maxConcurrent) run();
-      else this.queue.push(run);
+    return this.slots.acquire().then(async (release) => {
+      try {
+        return await task();
+      } finally {
+        release();
+      }
     });
   }
 }

@@ -16,8 +16,6 @@ import { renderLanding, type LandingInfo } from "./landing.js";
 import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";
 
-export type { LandingInfo } from "./landing.js";
-
 /**
  * Connection deadlines, as Go's http.Server has them (ReadHeaderTimeout, ReadTimeout,
  * IdleTimeout, and the TLS handshake bounded by them): a client that connects and sends

@@ -11,6 +11,7 @@ import { API_HANDLERS, LOCAL_HANDLERS, type Handler } from "./handlers/index.js"
 import type { Platform } from "./platform.js";
 import { matchLocalRoute } from "./routes.js";
 import { countRequest } from "./stats.js";
+import { sleep } from "../util/time.js";
 
 type Body = Record<string, unknown>;
 export type ControlHandler = (
@@ -74,7 +75,7 @@ function resolve(method: string, path: string): Resolved {
         handler: API_HANDLERS[shared.name as Exclude<RouteName, "token" | "revoke">],
         params: shared.params,
       };
-    const local = matchLocalRoute(rel, method);
+    const local = matchLocalRoute(rel, "api", method);
     if (local)
       return { template: local.spec.template, handler: LOCAL_HANDLERS[local.name], params: local.params };
     return { template: "(unknown)", params: {} };
@@ -163,7 +164,7 @@ export function createSimulatorServer(p: Platform, control: ControlHandler): Ser
     inFlight += 1;
     p.stats.maxInFlight = Math.max(p.stats.maxInFlight, inFlight);
     try {
-      if (p.faults.latencyMs > 0) await new Promise((r) => setTimeout(r, p.faults.latencyMs));
+      if (p.faults.latencyMs > 0) await sleep(p.faults.latencyMs);
       const body = await readBody(req);
       if (p.faults.requestBudget) {
         const retryAfter = p.budget.take(p.now(), p.faults.requestBudget);

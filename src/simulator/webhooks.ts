@@ -7,6 +7,7 @@
  */
 import type { WebhookPayload } from "./events.js";
 import type { WebhookAttempt } from "./stats.js";
+import { backoffMs, sleep } from "../util/time.js";
 
 export const WEBHOOK_TIMEOUT_MS = 5000;
 
@@ -19,7 +20,6 @@ export interface WebhookSettings {
 export class WebhookSender {
   private pending = 0;
   private idleWaiters: Array<() => void> = [];
-  private readonly timers = new Set<NodeJS.Timeout>();
   private readonly controller = new AbortController();
   private closed = false;
 
@@ -55,14 +55,14 @@ export class WebhookSender {
     this.record({ event: payload.event, attempt, status, at: this.now() });
     const delivered = status !== null && status >= 200 && status < 300;
     if (delivered || attempt >= this.settings.attempts) return this.done();
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        void this.attempt(url, payload, attempt + 1);
-      },
-      this.settings.backoffMs * 2 ** (attempt - 1),
-    );
-    this.timers.add(timer);
+    // A plain doubling from the configured backoff (no jitter): tests can tell when each attempt comes.
+    const waitMs = backoffMs(attempt - 1, { baseMs: this.settings.backoffMs, capMs: Infinity }, () => 1);
+    try {
+      await sleep(waitMs, this.controller.signal);
+    } catch {
+      return; // closed
+    }
+    return this.attempt(url, payload, attempt + 1);
   }
 
   private done(): void {
@@ -79,8 +79,6 @@ export class WebhookSender {
   close(): void {
     this.closed = true;
     this.controller.abort();
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
     this.pending = 0;
     for (const w of this.idleWaiters.splice(0)) w();
   }

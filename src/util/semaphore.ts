@@ -21,13 +21,6 @@ export class Semaphore {
     return this.releaser();
   }
 
-  /** A place now, or undefined when all are taken (the caller answers "busy" instead of queueing). */
-  tryAcquire(): (() => void) | undefined {
-    if (this.active >= this.limit || this.waiters.length > 0) return undefined;
-    this.active += 1;
-    return this.releaser();
-  }
-
   private releaser(): () => void {
     let released = false;
     return () => {

@@ -4,8 +4,8 @@
  * is guarded: a name outside EVENT_NAME_PATTERN, or any new name once MAX_EVENT_LABELS names are in
  * use, is counted as `other`.
  */
-import { Counter, Gauge, type Registry } from "prom-client";
-import { getOrCreate } from "../metrics/registry.js";
+import type { Registry } from "prom-client";
+import { counter, gauge } from "../metrics/selfMetric.js";
 import type { MetricStore } from "../metrics/store.js";
 import { EVENT_NAME_PATTERN, KNOWN_EVENTS } from "./payload.js";
 
@@ -63,29 +63,16 @@ export const REJECT_REASONS = [
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export function webhookSelfMetrics(registry: Registry) {
-  const registers = [registry];
-  const rejected = getOrCreate(
-    registry,
-    "sitehost_exporter_webhook_rejected_total",
-    () =>
-      new Counter({
-        name: "sitehost_exporter_webhook_rejected_total",
-        help: "Webhook deliveries not accepted, by reason: unauthorized (wrong or missing token), method_not_allowed, too_large (over 1 MiB), unsupported_media_type (a Content-Encoding), bad_request (not JSON, or no event name), unavailable (the durable queue is full or failing, or the exporter stands by; answered 503 so the platform retries).",
-        labelNames: ["reason"] as const,
-        registers,
-      }),
-  );
+  const rejected = counter(registry, {
+    name: "sitehost_exporter_webhook_rejected_total",
+    help: "Webhook deliveries not accepted, by reason: unauthorized (wrong or missing token), method_not_allowed, too_large (over 1 MiB), unsupported_media_type (a Content-Encoding), bad_request (not JSON, or no event name), unavailable (the durable queue is full or failing, or the exporter stands by; answered 503 so the platform retries).",
+    labelNames: ["reason"],
+  });
   for (const reason of REJECT_REASONS) rejected.inc({ reason }, 0);
-  const queued = getOrCreate(
-    registry,
-    "sitehost_exporter_webhook_queued_records",
-    () =>
-      new Gauge({
-        name: "sitehost_exporter_webhook_queued_records",
-        help: "Accepted webhook events held durably on disk until the OTLP collector acknowledges them.",
-        registers,
-      }),
-  );
+  const queued = gauge(registry, {
+    name: "sitehost_exporter_webhook_queued_records",
+    help: "Accepted webhook events held durably on disk until the OTLP collector acknowledges them.",
+  });
   return { rejected, queued };
 }
 

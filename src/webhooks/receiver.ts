@@ -12,7 +12,7 @@ import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { shardOf } from "../discovery/shard.js";
 import { logMetrics } from "../logs/metrics.js";
-import { createLogSink } from "../logs/otlp/factory.js";
+import { createLogSink } from "../logs/otlp/createSink.js";
 import type { LogSink } from "../logs/otlp/sink.js";
 import type { MetricStore } from "../metrics/store.js";
 import { systemClock } from "../util/time.js";
@@ -92,7 +92,7 @@ export class WebhookReceiver {
           "webhook events left queued by the previous run are shipped now",
         );
       }
-      const sink = inputs.sink ?? (await createLogSink(inputs.env ?? process.env));
+      const sink = inputs.sink ?? (await createLogSink({ env: inputs.env ?? process.env }));
       this.delivery = this.startDelivery(queue, sink);
       this.queue = queue;
       target.queue = queue;

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { captureOutput, freePort } from "./prometheus.js";
+import { waitFor } from "./wait.js";
 
 export const MAIN = resolve(import.meta.dirname, "../../dist/src/cli/main.js");
 
@@ -116,17 +117,73 @@ export async function startDaemonProcess(opts: {
 
 /** Polls /-/ready until 200. */
 export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let last = "";
-  while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/-/ready`);
-      last = await res.text();
-      if (res.ok) return;
-    } catch (err) {
-      last = String(err);
-    }
-    await new Promise((r) => setTimeout(r, 200));
+  await waitFor(
+    "/-/ready to answer 200",
+    async () => {
+      try {
+        const res = await fetch(`${url}/-/ready`);
+        last = await res.text();
+        return res.ok;
+      } catch (err) {
+        last = String(err);
+        return false;
+      }
+    },
+    { timeoutMs, intervalMs: 200, last: () => last },
+  );
+}
+
+/** The daemon's exposition. */
+export async function scrape(d: Pick<DaemonProcess, "url">): Promise<string> {
+  return (await fetch(`${d.url}/metrics`)).text();
+}
+
+/** The value of the first series of `name` whose label text contains `labels`. */
+export function metricValue(text: string, name: string, labels = ""): number | undefined {
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(name) || !/[ {]/.test(line[name.length] ?? "")) continue;
+    if (labels && !line.includes(labels)) continue;
+    return Number(line.slice(line.lastIndexOf(" ") + 1));
   }
-  throw new Error(`not ready after ${timeoutMs} ms: ${last}`);
+  return undefined;
+}
+
+/** The values of every series of `name`. */
+export function metricValues(text: string, name: string): number[] {
+  const out: number[] = [];
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      out.push(Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return out;
+}
+
+/**
+ * Waits until `streams` PHP and web-server streams have each been read to their end by a read that
+ * began at `sinceMs` or later (sitehost_exporter_log_last_read_timestamp_seconds). A read moves that
+ * gauge only after everything it found was acknowledged by the collector and committed, and a stream
+ * is never read twice at once, so by then every record read before `sinceMs` has arrived, replays
+ * included: nothing more can come from those reads.
+ */
+export async function waitForReadsSince(
+  d: DaemonProcess,
+  sinceMs: number,
+  streams: number,
+  timeoutMs = 30_000,
+): Promise<void> {
+  let last = "";
+  await waitFor(
+    `${streams} log streams read to their end since ${new Date(sinceMs).toISOString()}`,
+    async () => {
+      const text = await scrape(d);
+      const reads = text
+        .split("\n")
+        .filter((l) => l.startsWith("sitehost_exporter_log_last_read_timestamp_seconds{"))
+        .filter((l) => /stream="(php|server)"/.test(l));
+      last = reads.join("; ");
+      return reads.filter((l) => Number(l.slice(l.lastIndexOf(" ") + 1)) * 1000 >= sinceMs).length >= streams;
+    },
+    { timeoutMs, intervalMs: 250, last: () => `${last}\n${d.logs().slice(-2000)}` },
+  );
 }

@@ -4,6 +4,7 @@
  */
 import type { RunningSimulator } from "../../src/simulator/index.js";
 import type { OtlpReceiver } from "./otlp-receiver.js";
+import { waitFor } from "./wait.js";
 
 /** Marked entries written so far: marker → times written. */
 export class Marks {
@@ -12,6 +13,8 @@ export class Marks {
   constructor(
     private readonly sim: RunningSimulator,
     readonly run: string,
+    /** Every third write, the web-server line twice in the same second (identical lines are all real). */
+    private readonly identicalPairs = false,
   ) {}
 
   /** One marked web-server line and one PHP line per site (of the first three). */
@@ -19,8 +22,10 @@ export class Marks {
     const at = Date.now();
     for (const s of this.sim.control.sites().slice(0, 3)) {
       const marker = `/marker/${this.run}/${this.n}/${s.site.id}`;
-      this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at);
-      this.written.set(marker, (this.written.get(marker) ?? 0) + 1);
+      const copies = this.identicalPairs && this.n % 3 === 0 ? 2 : 1;
+      for (let i = 0; i < copies; i++)
+        this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at);
+      this.written.set(marker, (this.written.get(marker) ?? 0) + copies);
       const php = `marker ${this.run} ${this.n} ${s.site.id}`;
       this.sim.control.appendLog(s.site.id, "php", { message: php, severity: "Warning" }, at);
       this.written.set(php, 1);
@@ -28,7 +33,11 @@ export class Marks {
     this.n += 1;
   }
 
-  /** Arrivals per marker; with `byUid`, a record whose log.record.uid already arrived counts once. */
+  /**
+   * Arrivals per marker. With `byUid`, a record whose log.record.uid already arrived is not counted
+   * again: how a downstream store drops the one replay a SIGKILL between the collector's ack and the
+   * checkpoint write can cause. Identical lines keep distinct uids, so they all count.
+   */
   received(receiver: OtlpReceiver, byUid = false): Map<string, number> {
     const counts = new Map<string, number>();
     const uids = new Set<unknown>();
@@ -58,14 +67,19 @@ export class Marks {
       .map(([k, n]) => `${k}: written ${n}, received ${got.get(k) ?? 0}`);
   }
 
-  /** Waits until every marker arrived at least as often as written. */
+  /** Waits until every marker arrived at least as often as written; false at the deadline. */
   async allArrived(receiver: OtlpReceiver, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
+    const arrived = () => {
       const got = this.received(receiver);
-      if ([...this.written].every(([k, n]) => (got.get(k) ?? 0) >= n)) return true;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    return false;
+      return [...this.written].every(([k, n]) => (got.get(k) ?? 0) >= n);
+    };
+    return waitFor("every marker", arrived, { timeoutMs, intervalMs: 250 }).catch(() => false);
+  }
+
+  /** Records that arrived more often than written (replays), in all. */
+  replayed(receiver: OtlpReceiver): number {
+    const raw = this.received(receiver);
+    const once = this.received(receiver, true);
+    return [...raw].reduce((sum, [k, n]) => sum + n - (once.get(k) ?? 0), 0);
   }
 }

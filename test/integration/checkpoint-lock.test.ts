@@ -9,41 +9,29 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/index.js";
-import { startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
+import { sleep } from "../../src/util/time.js";
+import {
+  metricValue,
+  scrape,
+  startDaemonProcess,
+  waitForReadsSince,
+  type DaemonProcess,
+} from "../helpers/daemon.js";
 import { Marks } from "../helpers/log-marks.js";
 import { startOtlpReceiver } from "../helpers/otlp-receiver.js";
+import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(200);
-  }
-}
-
-async function scrape(d: DaemonProcess): Promise<string> {
-  return (await fetch(`${d.url}/metrics`)).text();
-}
-
-/** The value of the first series of `name` whose labels contain `labels`. */
-function value(text: string, name: string, labels = ""): number | undefined {
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(name) || !/[ {]/.test(line[name.length] ?? "")) continue;
-    if (labels && !line.includes(labels)) continue;
-    return Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return undefined;
-}
+/** Waits for `cond` (polled every 200 ms); fails after `timeoutMs` saying what it waited for. */
+const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number) =>
+  waitFor(what, cond, { timeoutMs, intervalMs: 200 });
 
 const holds = async (d: DaemonProcess) =>
-  value(await scrape(d), "sitehost_exporter_checkpoint_lock_held") === 1;
+  metricValue(await scrape(d), "sitehost_exporter_checkpoint_lock_held") === 1;
 
 async function setup() {
   const sim = await startSimulator({ sites: 3, seed: 23, logRatePerSite: 0.5 });
@@ -58,7 +46,8 @@ async function setup() {
       sim,
       checkpointDir,
       config: {
-        logs: { ship: true, pollInterval: "1s", startFrom: "now" },
+        // Idle streams are still read every few seconds, so "every stream read again" comes soon.
+        logs: { ship: true, pollInterval: "1s", maxPollInterval: "4s", startFrom: "now" },
         collectors: { traffic: { enabled: false }, performance: { enabled: false } },
       },
       env: { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint },
@@ -95,7 +84,8 @@ describe("checkpoint directory across processes", () => {
       await sleep(300);
     }
     expect(await marks.allArrived(receiver, 30_000), second.logs()).toBe(true);
-    await sleep(2500); // a late duplicate would arrive by now
+    // Every stream read to its end again: a late duplicate would have arrived by then.
+    await waitForReadsSince(second, Date.now(), 6);
     expect(marks.wrong(receiver), second.logs()).toEqual([]);
     expect(await second.stop("SIGTERM")).toBe(0);
   }, 90_000);
@@ -116,8 +106,8 @@ describe("checkpoint directory across processes", () => {
       .find((l) => l.includes("standing by")) as string;
     expect(said).toContain(`"pid":${a.pid}`);
     const standby = await scrape(b);
-    expect(value(standby, "sitehost_exporter_checkpoint_lock_held")).toBe(0);
-    expect(value(standby, "sitehost_exporter_checkpoint_lock_holder_info", `pid="${a.pid}"`)).toBe(1);
+    expect(metricValue(standby, "sitehost_exporter_checkpoint_lock_held")).toBe(0);
+    expect(metricValue(standby, "sitehost_exporter_checkpoint_lock_holder_info", `pid="${a.pid}"`)).toBe(1);
     expect(standby).not.toContain("sitehost_exporter_shard_info");
     expect(standby).not.toContain("sitehost_site_info");
     expect(standby).not.toMatch(/^sitehost_up /m);
@@ -125,14 +115,14 @@ describe("checkpoint directory across processes", () => {
     expect(ready.status).toBe(503);
     expect(await ready.text()).toContain(`pid ${a.pid}`);
     expect((await fetch(`${b.url}/-/healthy`)).status).toBe(200);
-    expect(value(await scrape(a), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
+    expect(metricValue(await scrape(a), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
 
     for (let i = 0; i < 4; i++) {
       marks.write();
       await sleep(400);
     }
     expect(await marks.allArrived(receiver, 20_000), a.logs()).toBe(true);
-    expect(value(await scrape(b), "sitehost_exporter_log_records_shipped_total")).toBeUndefined();
+    expect(metricValue(await scrape(b), "sitehost_exporter_log_records_shipped_total")).toBeUndefined();
 
     // The holder dies without releasing the lock; the standby takes over and ships the rest.
     await a.kill();
@@ -147,15 +137,12 @@ describe("checkpoint directory across processes", () => {
       await sleep(300);
     }
     expect(await marks.allArrived(receiver, 30_000), b.logs()).toBe(true);
-    await sleep(2500);
+    await waitForReadsSince(b, Date.now(), 6);
     // Exactly once each, counting a record whose log.record.uid already arrived once: a SIGKILL
     // between the collector's acknowledgement and the checkpoint rename can replay one export.
     expect(marks.wrong(receiver, true), b.logs()).toEqual([]);
-    const raw = marks.received(receiver);
-    const replayed =
-      [...raw.values()].reduce((s, n) => s + n, 0) - [...marks.written.values()].reduce((s, n) => s + n, 0);
-    expect(replayed).toBeLessThanOrEqual(2 * 3);
-    expect(value(await scrape(b), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
+    expect(marks.replayed(receiver)).toBeLessThanOrEqual(2 * 3);
+    expect(metricValue(await scrape(b), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
     expect(await b.stop("SIGTERM")).toBe(0);
   }, 120_000);
 

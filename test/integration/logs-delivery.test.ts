@@ -3,88 +3,35 @@
  * runs, is killed with SIGKILL and restarted, or while the collector refuses,
  * arrive at a real OTLP receiver exactly as often as they were written, in both
  * of the simulator's paging behaviours.
+ *
+ * The waits are on events and counters, never on a fixed time: markers arriving at the receiver,
+ * the collector's refusals, the daemon's own export-failure counter, and every stream read to its
+ * end after the last marker arrived (after which nothing from earlier reads can still come).
  */
-import { readdir } from "node:fs/promises";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
-import { startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
-import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
+import { startSimulator } from "../../src/simulator/index.js";
+import { sleep } from "../../src/util/time.js";
+import {
+  metricValues,
+  scrape,
+  startDaemonProcess,
+  waitForReadsSince,
+  type DaemonProcess,
+} from "../helpers/daemon.js";
+import { Marks } from "../helpers/log-marks.js";
+import { startOtlpReceiver } from "../helpers/otlp-receiver.js";
+import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Marked entries written so far: marker → times written. */
-class Marks {
-  readonly written = new Map<string, number>();
-  private n = 0;
-  constructor(
-    private readonly sim: RunningSimulator,
-    private readonly run: string,
-  ) {}
-  /** One marked web-server line per site, and (every third call) an identical pair in the same second. */
-  write(): void {
-    const at = Date.now();
-    for (const s of this.sim.control.sites().slice(0, 3)) {
-      const marker = `/marker/${this.run}/${this.n}/${s.site.id}`;
-      const copies = this.n % 3 === 0 ? 2 : 1;
-      for (let i = 0; i < copies; i++)
-        this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at);
-      this.written.set(marker, (this.written.get(marker) ?? 0) + copies);
-      const php = `marker ${this.run} ${this.n} ${s.site.id}`;
-      this.sim.control.appendLog(s.site.id, "php", { message: php, severity: "Warning" }, at);
-      this.written.set(php, 1);
-    }
-    this.n += 1;
-  }
-}
-
-/**
- * Arrivals per marker. With `byUid`, a record whose log.record.uid already arrived is not counted
- * again: how a downstream store drops the one replay a SIGKILL between the collector's ack and the
- * checkpoint write can cause (DESIGN.md). Identical lines keep distinct uids, so they all count.
- */
-function receivedCounts(receiver: OtlpReceiver, run: string, byUid = false): Map<string, number> {
-  const counts = new Map<string, number>();
-  const uids = new Set<unknown>();
-  for (const r of receiver.records) {
-    if (byUid) {
-      const uid = r.attributes["log.record.uid"];
-      if (uids.has(uid)) continue;
-      uids.add(uid);
-    }
-    const path = r.attributes["url.path"];
-    const key =
-      typeof path === "string" && path.startsWith(`/marker/${run}/`)
-        ? path
-        : typeof r.body === "string" && r.body.startsWith(`marker ${run} `)
-          ? r.body
-          : undefined;
-    if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  return counts;
-}
-
-async function waitForAll(
-  receiver: OtlpReceiver,
-  marks: Marks,
-  run: string,
-  timeoutMs: number,
-): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const got = receivedCounts(receiver, run);
-    if ([...marks.written].every(([k, n]) => (got.get(k) ?? 0) >= n)) return true;
-    await sleep(250);
-  }
-  return false;
-}
+/** The marks go to the first three sites: their PHP and web-server streams. */
+const MARKED_STREAMS = 3 * 2;
 
 async function setup(paging: "newest-first" | "oldest-first", protocol: "http/json" | "http/protobuf") {
   // An oldest-first scroll starts at the 7-day retention horizon, so the first cycle reads the whole
@@ -107,7 +54,8 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
       sim,
       checkpointDir,
       config: {
-        logs: { ship: true, pollInterval: "1s", startFrom: "now", overlap: "2m" },
+        // Idle streams are still read every few seconds, so "every stream read again" comes soon.
+        logs: { ship: true, pollInterval: "1s", maxPollInterval: "4s", startFrom: "now", overlap: "2m" },
         collectors: { traffic: { enabled: false }, performance: { enabled: false } },
       },
       env: {
@@ -117,16 +65,15 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
     });
     cleanups.push(() => d.kill());
     early?.();
-    // Wait until every tailer has fixed its start point on disk, so a SIGKILL cannot move it.
-    const deadline = Date.now() + 20_000;
-    while (
-      (await readdir(checkpointDir)).filter((f) => /^site-.*\.json$/.test(f)).length < 6 &&
-      Date.now() < deadline
-    )
-      await sleep(100);
+    // Every tailer has fixed its start point on disk, so a SIGKILL cannot move it.
+    await waitFor(
+      "six checkpoints on disk",
+      async () => (await readdir(checkpointDir)).filter((f) => /^site-.*\.json$/.test(f)).length >= 6,
+      { timeoutMs: 20_000, intervalMs: 100, last: () => d.logs().slice(-2000) },
+    );
     return d;
   };
-  return { sim, receiver, checkpointDir, start };
+  return { sim, receiver, start };
 }
 
 describe.each([
@@ -135,11 +82,11 @@ describe.each([
 ] as const)("log delivery with %s paging over %s", (paging, protocol) => {
   it("keeps every marked line exactly once across a SIGKILL and restart", async () => {
     const { sim, receiver, start } = await setup(paging, protocol);
-    const run = `kill-${paging}`;
-    const marks = new Marks(sim, run);
+    const marks = new Marks(sim, `kill-${paging}`, true);
     // Lines written right after start-up, before any tailer polled, are shipped too: startFrom "now"
     // is when the process started.
     let daemon = await start(() => marks.write());
+    // Lines written over a few seconds of running, between polls.
     for (let i = 0; i < 6; i++) {
       marks.write();
       await sleep(400);
@@ -151,44 +98,39 @@ describe.each([
       marks.write();
       await sleep(300);
     }
-    await waitForAll(receiver, marks, run, 30_000);
-    await sleep(2500); // any late duplicate would arrive by now
-    const got = receivedCounts(receiver, run, true);
-    const raw = receivedCounts(receiver, run);
-    const replayed = [...raw].reduce((sum, [k, n]) => sum + n - (got.get(k) ?? 0), 0);
+    expect(await marks.allArrived(receiver, 30_000), daemon.logs()).toBe(true);
+    await waitForReadsSince(daemon, Date.now(), MARKED_STREAMS);
     // At most one export (one page per stream) can be replayed by a kill between ack and checkpoint.
-    expect(replayed).toBeLessThanOrEqual(2 * 3 * 2);
-    const wrong = [...marks.written]
-      .filter(([k, n]) => got.get(k) !== n)
-      .map(([k, n]) => `${k}: written ${n}, received ${got.get(k) ?? 0}`);
-    expect(wrong, daemon.logs()).toEqual([]);
+    expect(marks.replayed(receiver)).toBeLessThanOrEqual(2 * 3 * 2);
+    expect(marks.wrong(receiver, true), daemon.logs()).toEqual([]);
     expect(await daemon.stop("SIGTERM")).toBe(0);
   }, 90_000);
 
-  it("loses and doubles nothing while the collector answers 503 for ten seconds, and stops fetching meanwhile", async () => {
+  it("loses and doubles nothing while the collector answers 503 for a while, and stops fetching meanwhile", async () => {
     const { sim, receiver, start } = await setup(paging, protocol);
-    const run = `refuse-${paging}`;
-    const marks = new Marks(sim, run);
+    const marks = new Marks(sim, `refuse-${paging}`, true);
     const daemon = await start();
     marks.write();
-    expect(await waitForAll(receiver, marks, run, 20_000), "tailers caught up before the outage").toBe(true);
+    expect(await marks.allArrived(receiver, 20_000), "tailers caught up before the outage").toBe(true);
     receiver.setFailing(503);
     marks.write();
-    await sleep(3000); // the first refusal happens and the tailers back off
+    // The first refusal happens, and the daemon counts it: from then on the tailers fetch nothing.
+    await waitFor("an export refused and counted by the daemon", async () => {
+      if (receiver.requests.refused === 0) return false;
+      const failures = metricValues(await scrape(daemon), "sitehost_exporter_log_export_failures_total");
+      return failures.reduce((a, b) => a + b, 0) > 0;
+    });
     const pagesBefore = sim.control.stats().logPageRequests;
+    // Six seconds of outage with lines written all along.
     for (let i = 0; i < 4; i++) {
       marks.write();
       await sleep(1500);
     }
     const pagesDuring = sim.control.stats().logPageRequests - pagesBefore;
     receiver.setFailing(null);
-    await waitForAll(receiver, marks, run, 40_000);
-    await sleep(2500);
-    const got = receivedCounts(receiver, run);
-    const wrong = [...marks.written]
-      .filter(([k, n]) => got.get(k) !== n)
-      .map(([k, n]) => `${k}: written ${n}, received ${got.get(k) ?? 0}`);
-    expect(wrong, daemon.logs()).toEqual([]);
+    expect(await marks.allArrived(receiver, 40_000), daemon.logs()).toBe(true);
+    await waitForReadsSince(daemon, Date.now(), MARKED_STREAMS);
+    expect(marks.wrong(receiver), daemon.logs()).toEqual([]);
     expect(receiver.requests.refused).toBeGreaterThan(0);
     // 6 tailers polling every second would make ~36 page requests in 6 s; backpressure keeps it to a few.
     expect(pagesDuring).toBeLessThanOrEqual(8);

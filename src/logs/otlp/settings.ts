@@ -5,8 +5,6 @@
  */
 import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
 
-export type { OtlpProtocol };
-
 export interface OtlpSettings {
   protocol: OtlpProtocol;
   /** The full URL (HTTP: .../v1/logs) or, for gRPC, the endpoint as given. */

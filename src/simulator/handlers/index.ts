@@ -8,7 +8,7 @@ import * as logs from "./logs.js";
 import * as resources from "./resources.js";
 import * as sites from "./sites.js";
 
-export type { Handler, RequestContext } from "./context.js";
+export type { Handler } from "./context.js";
 
 /** The token endpoints are the server's: they are about HTTP credentials, not platform data. */
 export type ApiRouteName = Exclude<RouteName, "token" | "revoke">;

@@ -11,9 +11,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { Registry } from "prom-client";
-import { createApiClient, type ApiClient, type ApiClientOptions } from "../../../src/api/client.js";
+import { createApiClient, type ApiClient } from "../../../src/api/client.js";
+import type { ApiClientOptions } from "../../../src/api/options.js";
+import { sleep } from "../../../src/util/time.js";
 
-/** Distinctive placeholders (spec: write secrets in tests as placeholders). */
+/** Distinctive placeholders (secrets in tests are written as placeholders). */
 export const CLIENT_ID = "exporter-test-client";
 export const CLIENT_SECRET = "<CLIENT_SECRET>-q7Zk3vX9";
 export const TOKEN_PREFIX = "<ACCESS_TOKEN>-m4Rt8";
@@ -53,7 +55,7 @@ export interface TestServer {
 }
 
 export interface ServerOptions {
-  /** expires_in of issued tokens (seconds). Default 3599 (the spec's value). */
+  /** expires_in of issued tokens (seconds). Default 3599 (the platform's documented value). */
   expiresIn?: number;
   /** Delay before the token endpoint answers. */
   tokenDelayMs?: number;
@@ -63,10 +65,6 @@ export interface ServerOptions {
   acceptSecret?: (secret: string | undefined) => boolean;
   /** Tokens the server treats as revoked (401) even if not expired. */
   revoked?: (token: string) => boolean;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 export async function startServer(handler: Handler, opts: ServerOptions = {}): Promise<TestServer> {

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { parseRetryAfter } from "../../../src/api/retry.js";
-import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
+import { ApiAbortedError, ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
+import { waitFor } from "../../helpers/wait.js";
 import {
   domain,
   makeClient,
@@ -53,6 +54,45 @@ describe("5xx and network errors", () => {
         reason: "server_error",
       }),
     ).toBe(2);
+  });
+
+  it("closing the client ends a wait between retries at once", async () => {
+    server = await startServer(() => ({
+      status: 503,
+      body: { message: INTERNAL, data: null, errors: null },
+    }));
+    // A minute between retries: only the close can end the wait.
+    tc = makeClient(server, { maxRetries: 3, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+    const call = tc.client.statistics({ id: 42 }).catch((e: unknown) => e);
+    await waitFor("the first attempt", () => server?.api().length === 1);
+    const closedAt = performance.now();
+    await tc.client.close();
+    const err = await call;
+    expect(performance.now() - closedAt).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(ApiAbortedError);
+    expect((err as ApiAbortedError).reason).toBe("closed");
+    expect(server.api()).toHaveLength(1);
+  });
+
+  it("token requests follow the same policy: closing ends their wait between retries too", async () => {
+    server = await startServer(() => ok(site(5)), {
+      token: () => ({ status: 503, body: { message: INTERNAL, data: null, errors: null } }),
+    });
+    tc = makeClient(server, { maxRetries: 3, backoffBaseMs: 60_000, backoffCapMs: 60_000 });
+    const call = tc.client.site({ id: 5 }).catch((e: unknown) => e);
+    await waitFor("the first token request", () => server?.tokenRequests().length === 1);
+    const closedAt = performance.now();
+    await tc.client.close();
+    const err = await call;
+    expect(performance.now() - closedAt).toBeLessThan(5_000);
+    expect(err).toBeInstanceOf(ApiAbortedError);
+    expect(server.tokenRequests()).toHaveLength(1);
+    expect(
+      await metricValue(tc.registry, "sitehost_exporter_api_retries_total", {
+        endpoint: "/auth/token",
+        reason: "server_error",
+      }),
+    ).toBe(1);
   });
 
   it("a 5xx that clears up: two 500s then 200 → success on the third request", async () => {

@@ -1,5 +1,5 @@
 /**
- * self-metrics under the DESIGN.md names and labels: requests by route template and code,
+ * self-metrics under their contract names and labels (docs/metrics.md): requests by route template and code,
  * the duration histogram, retries by reason, token requests by result; never a raw site id in a label.
  */
 import { afterEach, describe, expect, it } from "vitest";

@@ -179,7 +179,7 @@ describe("token against a server (loopback)", () => {
       expect(req.tokenAgeMs).toBeLessThan(10_000);
     }
     expect(server.tokenRequests().length).toBeGreaterThanOrEqual(3);
-    // Every token request sent the client credentials as the spec's form (JSON body).
+    // Every token request sent the client credentials in the documented form (JSON body).
     expect(JSON.parse(server.tokenRequests()[0]?.body ?? "{}")).toEqual({
       grant_type: "client_credentials",
       client_id: CLIENT_ID,

@@ -1,7 +1,7 @@
 import type { Site } from "../../../src/api/schemas.js";
 import type { Sample } from "../../../src/metrics/sample.js";
 
-/** A site shaped like one record of GET /sites (api-endpoints.md). */
+/** A site shaped like one record of GET /sites (the Site fields of docs/platform-api.md). */
 export function makeSite(id: number, over: Partial<Site> = {}): Site {
   return {
     id,

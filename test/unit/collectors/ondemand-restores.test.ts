@@ -85,7 +85,7 @@ describe("restore state", () => {
     ["in progress", running(), "in_progress"],
     ["failed with the status failed", failed(), "failed"],
     [
-      "failed under a status the spec does not name, known by failedAt",
+      "failed under a status the platform's documentation does not name, known by failedAt",
       failed({ status: "errored_out" }),
       "failed",
     ],

@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { z } from "zod";
+import type { z } from "zod";
 import { ENV_KEYS, loadConfig } from "../../../src/config/load.js";
 import { COLLECTOR_NAMES, ConfigSchema } from "../../../src/config/schema.js";
+import { objectShape } from "../../../src/config/schemaKeys.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 
 const root = resolve(import.meta.dirname, "../../..");
@@ -66,17 +67,8 @@ describe("config/example.yaml", () => {
 
 /** Every dotted key path of the schema, e.g. api.url, sites.include.ids, collectors.traffic.schedule. */
 function keyPaths(schema: z.ZodType, prefix: string[] = []): string[] {
-  let s = schema;
-  for (let i = 0; i < 10; i++) {
-    const def = (s as unknown as { _zod: { def: { innerType?: z.ZodType; in?: z.ZodType; type: string } } })
-      ._zod.def;
-    if (def.innerType) s = def.innerType;
-    else if (def.type === "pipe" && def.in) s = def.in;
-    else break;
-  }
-  if (!(s instanceof z.ZodObject)) return [];
   const out: string[] = [];
-  for (const [key, child] of Object.entries(s.shape as Record<string, z.ZodType>)) {
+  for (const [key, child] of Object.entries(objectShape(schema) ?? {})) {
     const path = [...prefix, key];
     out.push(path.join("."));
     out.push(...keyPaths(child, path));

@@ -10,8 +10,9 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { Registry } from "prom-client";
-import { afterEach, describe, expect, it } from "vitest";
-import { CheckpointLock, type CheckpointLockOptions, type LockHolder } from "../../../src/ha/lock.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CheckpointLock, type CheckpointLockOptions } from "../../../src/ha/lock.js";
+import type { LockHolder } from "../../../src/ha/lockHolder.js";
 
 const dirs: string[] = [];
 const locks: CheckpointLock[] = [];
@@ -133,6 +134,7 @@ describe("checkpoint lock", () => {
       logger,
     });
     let acquired = false;
+    const looks = vi.spyOn(standby, "tryAcquire");
     const waiting = standBy(standby).then((ok) => (acquired = ok));
     await waitFor("the standby's log line", () => lines.some((l) => l.holder !== undefined));
     const said = lines.find((l) => l.holder !== undefined) as {
@@ -147,7 +149,8 @@ describe("checkpoint lock", () => {
     const text = await registry.metrics();
     expect(text).toContain("sitehost_exporter_checkpoint_lock_held 0");
     expect(text).toContain(`owner="${holder.owner}",host="node-a"`);
-    await new Promise((r) => setTimeout(r, 300));
+    // A second look at a lock that is held and heartbeating does not take it either.
+    await waitFor("a second look by the standby", () => looks.mock.calls.length >= 2);
     expect(acquired).toBe(false);
 
     await holder.release();
@@ -167,8 +170,11 @@ describe("checkpoint lock", () => {
     const standby = newLock({ dir, timeoutMs: 800 });
     const started = performance.now();
     let acquiredAt = 0;
+    const looks = vi.spyOn(standby, "tryAcquire");
     const waiting = standBy(standby).then(() => (acquiredAt = performance.now()));
-    await new Promise((r) => setTimeout(r, 400));
+    // Looking again before lockTimeout passed: the holder's file has not changed, but not for long enough.
+    await waitFor("two looks by the standby", () => looks.mock.calls.length >= 2);
+    expect(performance.now() - started).toBeLessThan(800);
     expect(standby.held).toBe(false);
     await waiting;
     expect(acquiredAt - started).toBeGreaterThanOrEqual(800);
@@ -225,8 +231,13 @@ describe("checkpoint lock", () => {
       );
       for (const c of contenders) void standBy(c);
       await waitFor("a winner", () => contenders.some((c) => c.held));
-      // The winner heartbeats; nobody else may win meanwhile.
-      await new Promise((r) => setTimeout(r, 600));
+      // The winner heartbeats (each heartbeat checks that no later generation appeared) while the
+      // others keep looking: nobody else may win meanwhile.
+      const beats = new Set([(await readHolder(dir)).heartbeatAt]);
+      await waitFor("two more heartbeats", async () => {
+        beats.add((await readHolder(dir)).heartbeatAt);
+        return beats.size >= 3;
+      });
       expect(contenders.filter((c) => c.held)).toHaveLength(1);
       expect(await lockFiles(dir)).toEqual(["2.json"]);
       for (const s of stops.splice(0)) s.abort();

@@ -16,7 +16,7 @@ import { NumberedSource } from "../../../src/logs/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
 import { Tailer } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
-import { MemorySink, RecordingEvents, silent } from "./fakes.js";
+import { MemorySink, RecordingEvents } from "./fakes.js";
 
 const T0 = Date.now() - 3_600_000;
 
@@ -116,7 +116,6 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
       clock: systemClock,
       collectorDown: () => health.down,
     },
-    silent,
   );
   return { t, sink };
 }

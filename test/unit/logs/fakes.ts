@@ -255,7 +255,6 @@ export function makeTailer(
       collectorDown: () => health.down,
       ...opts,
     },
-    silent,
   );
   return rig;
 }

@@ -1,6 +1,7 @@
 /**
- * Log record mapping (DESIGN.md "Log records"), entry times and fingerprints. Every expected value is
- * written out by hand from the spec; none is computed by calling the code another way.
+ * Log record mapping (the attributes listed in docs/logs.md), entry times and fingerprints. Every
+ * expected value is written out by hand from the platform's documented fields; none is computed by
+ * calling the code another way.
  */
 import { describe, expect, it } from "vitest";
 import type { PhpLogEntry, ServerLogEntry } from "../../../src/api/schemas.js";

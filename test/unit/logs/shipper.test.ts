@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, expect, it } from "vitest";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
@@ -14,6 +14,7 @@ import { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
 import { preparePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { systemClock } from "../../../src/util/time.js";
+import { waitFor } from "../../helpers/wait.js";
 import { MemorySink } from "./fakes.js";
 
 let dir: string;
@@ -57,6 +58,7 @@ async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new Abor
   const sink = new MemorySink();
   let inFlight = 0;
   let maxInFlight = 0;
+  let answered = 0;
   const sent: string[][] = [];
   sink.answer = async (records, attempt) => {
     sent.push(records.map((r) => r.body));
@@ -68,6 +70,7 @@ async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new Abor
       )();
     } finally {
       inFlight -= 1;
+      answered += 1;
     }
   };
   // What each commit delivered: the bodies of the exports in the order they were sent.
@@ -85,7 +88,16 @@ async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new Abor
     stop.signal,
   );
   shipper.begin(Date.now());
-  return { shipper, committed, cp, store, maxInFlight: () => maxInFlight };
+  return {
+    shipper,
+    committed,
+    cp,
+    store,
+    sent,
+    inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
+    answered: () => answered,
+  };
 }
 
 function deferred() {
@@ -99,9 +111,10 @@ it("commits in order when the second export is acknowledged before the first", a
   const second = deferred();
   const r = await rig([() => first.promise, () => second.promise]);
   const adding = r.shipper.add(recs(0, 4)); // two batches of two
-  await new Promise((res) => setTimeout(res, 20));
+  await waitFor("both exports in flight", () => r.inFlight() === 2);
   second.accept();
-  await new Promise((res) => setTimeout(res, 20));
+  // Once the sink has answered, the shipper has taken the acknowledgement (in the same turn).
+  await waitFor("the second export's acknowledgement", () => r.answered() === 1);
   expect(r.committed).toEqual([]); // the second waits for the first
   first.accept();
   await adding;
@@ -117,9 +130,9 @@ it("keeps at most two exports in flight", async () => {
   const gates = Array.from({ length: 5 }, () => deferred());
   const r = await rig(gates.map((g) => () => g.promise));
   const adding = r.shipper.add(recs(0, 10));
-  // Two go out (each after its journal append); the third waits for the first to be committed.
-  await vi.waitFor(() => expect(r.maxInFlight()).toBe(2), { timeout: 5000, interval: 10 });
-  await new Promise((res) => setTimeout(res, 50));
+  await waitFor("two exports in flight", () => r.inFlight() === 2);
+  // Nothing is acknowledged, so nothing else can start: the third batch waits for the first.
+  expect(r.sent).toHaveLength(2);
   expect(r.maxInFlight()).toBe(2);
   for (const g of gates) g.accept();
   await adding;
@@ -139,11 +152,12 @@ it("an export abandoned at shutdown leaves it and the ones after it uncommitted,
     ],
     stop,
   );
-  const adding = r.shipper.add(recs(0, 6)).catch((e: unknown) => e);
-  await new Promise((res) => setTimeout(res, 30));
+  // The first export is committed at once, so the third goes out beside the second (which never ends).
+  await r.shipper.add(recs(0, 6));
+  await waitFor("the third export answered", () => r.answered() === 2);
   stop.abort(new Error("shutting down"));
   // The sink ignores the signal here; what matters is what was committed.
-  await Promise.race([adding, new Promise((res) => setTimeout(res, 50))]);
+  expect(r.sent).toHaveLength(3);
   expect(r.committed).toEqual([["/r0", "/r1"]]);
   await r.cp.close();
   const reopened = await new CheckpointStore(dir).open(1, "server", () => 0, 600_000);

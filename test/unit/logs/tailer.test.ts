@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
-import { resolveStartFrom } from "../../../src/logs/pipeline.js";
-import { DEEP_READ_INTERVAL_MS, MAX_TIMELESS_PAGES } from "../../../src/logs/tailer.js";
+import { resolveStartFrom } from "../../../src/logs/streams.js";
+import { MAX_TIMELESS_PAGES } from "../../../src/logs/readRun.js";
+import { DEEP_READ_INTERVAL_MS } from "../../../src/logs/tailer.js";
 import { FakeLogApi, makeTailer, MemorySink } from "./fakes.js";
 
 /** Entries are written an hour ago, on whole seconds (web-server times are epoch seconds). */

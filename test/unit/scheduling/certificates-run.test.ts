@@ -6,6 +6,7 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
+import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, DnsRecord, Site, SslDetails, Zone } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
@@ -101,32 +102,20 @@ class Platform {
       const err = this.zoneFailures.get(zoneId);
       if (err) throw err;
       const zone = this.zones.find((z) => z.id === zoneId);
-      if (!zone) throw new ApiHttpError("GET /zones/{zone_id}/records", 404, "Not found", []);
+      if (!zone) throw new ApiHttpError(ROUTES.zoneRecords.template, 404, "Not found", []);
       return { zone, ...list(this.records.get(zoneId) ?? []) };
     },
     recordSsl: async ({ zoneId, recordId }) => {
       this.requests += 1;
       this.asked.push(recordId);
       const record = this.records.get(zoneId)?.find((r) => r.id === recordId);
-      if (!record)
-        throw new ApiHttpError("GET /zones/{zone_id}/records/{record_id}/ssl", 404, "Not found", []);
+      if (!record) throw new ApiHttpError(ROUTES.recordSsl.template, 404, "Not found", []);
       if (record.type !== "A")
-        throw new ApiHttpError(
-          "GET /zones/{zone_id}/records/{record_id}/ssl",
-          400,
-          "Only A records are supported",
-          [],
-        );
+        throw new ApiHttpError(ROUTES.recordSsl.template, 400, "Only A records are supported", []);
       const err = this.sslFailures.get(recordId);
       if (err) throw err;
       const cert = this.certificates.get(recordId);
-      if (!cert)
-        throw new ApiHttpError(
-          "GET /zones/{zone_id}/records/{record_id}/ssl",
-          400,
-          "No information found",
-          [],
-        );
+      if (!cert) throw new ApiHttpError(ROUTES.recordSsl.template, 400, "No information found", []);
       return cert;
     },
   });
@@ -160,7 +149,7 @@ describe("certificates collector", () => {
   it("asks SSL details of A records of selected sites only and publishes expiry and broken per domain", async () => {
     const { platform, runner, series } = setup();
     await runner.run("inventory");
-    expect(await runner.run("certificates")).toBe("success");
+    expect((await runner.run("certificates")).result).toBe("success");
     expect([...platform.asked].sort()).toEqual([101, 102, 201]);
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toEqual([
       `sitehost_certificate_expiry_timestamp_seconds{site_id="1",site="site-1",zone="acme.example",domain="acme.example"} ${APRIL}`,
@@ -200,8 +189,8 @@ describe("certificates collector", () => {
     await runner.run("certificates");
     platform.certificates.set(101, sslOf(APRIL + 86400, false));
     platform.certificates.set(201, sslOf(NOON + 86400, false));
-    platform.zoneFailures.set(20, new ApiNetworkError("GET /zones/{zone_id}/records", "ECONNRESET"));
-    expect(await runner.run("certificates")).toBe("partial");
+    platform.zoneFailures.set(20, new ApiNetworkError(ROUTES.zoneRecords.template, "ECONNRESET"));
+    expect((await runner.run("certificates")).result).toBe("partial");
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toEqual([
       `sitehost_certificate_expiry_timestamp_seconds{site_id="1",site="site-1",zone="acme.example",domain="acme.example"} ${APRIL + 86400}`,
       `sitehost_certificate_expiry_timestamp_seconds{site_id="2",site="site-2",zone="beta.example",domain="beta.example"} ${NOON}`,
@@ -213,15 +202,12 @@ describe("certificates collector", () => {
     const { platform, runner, series } = setup();
     await runner.run("inventory");
     await runner.run("certificates");
-    platform.sslFailures.set(
-      101,
-      new ApiHttpError("GET /zones/{zone_id}/records/{record_id}/ssl", 503, "x", []),
-    );
+    platform.sslFailures.set(101, new ApiHttpError(ROUTES.recordSsl.template, 503, "x", []));
     platform.records.set(
       20,
       (platform.records.get(20) ?? []).filter((r) => r.id !== 201),
     );
-    expect(await runner.run("certificates")).toBe("partial");
+    expect((await runner.run("certificates")).result).toBe("partial");
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toEqual([
       `sitehost_certificate_expiry_timestamp_seconds{site_id="1",site="site-1",zone="acme.example",domain="acme.example"} ${APRIL}`,
     ]);
@@ -249,8 +235,8 @@ describe("certificates collector", () => {
     await runner.run("inventory");
     await runner.run("certificates");
     const before = series("sitehost_certificate_expiry_timestamp_seconds");
-    platform.zonesFailure = new ApiNetworkError("GET /zones", "ECONNREFUSED");
-    expect(await runner.run("certificates")).toBe("failure");
+    platform.zonesFailure = new ApiNetworkError(ROUTES.zones.template, "ECONNREFUSED");
+    expect((await runner.run("certificates")).result).toBe("failure");
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toEqual(before);
     expect(before).toHaveLength(2);
   });

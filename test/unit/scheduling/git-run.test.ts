@@ -3,6 +3,7 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError } from "../../../src/api/errors.js";
+import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, GitDeploy, Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
@@ -21,7 +22,7 @@ const NOON = 1773576000; // 2026-03-15T12:00:00Z
 
 const deploy = (state: string, created: string): GitDeploy => ({ id: 1, created, state });
 const notEnrolled = () =>
-  new ApiHttpError("GET /sites/{id}/git/history", 422, "Unprocessable Entity", ["enrollment is required"]);
+  new ApiHttpError(ROUTES.gitHistory.template, 422, "Unprocessable Entity", ["enrollment is required"]);
 
 class Platform {
   sites: Site[] = [makeSite(1), makeSite(2), makeSite(3)];
@@ -78,7 +79,7 @@ describe("git collector", () => {
   it("publishes the newest final deploy; a site not enrolled has no series, is counted, and is no failure", async () => {
     const { runner, lines } = setup();
     await runner.run("inventory");
-    expect(await runner.run("git")).toBe("success");
+    expect((await runner.run("git")).result).toBe("success");
     expect(lines("sitehost_site_git_")).toEqual([
       `sitehost_site_git_last_deploy_success{site_id="1",site="site-1"} 1`,
       `sitehost_site_git_last_deploy_success{site_id="3",site="site-3"} 0`,
@@ -134,8 +135,8 @@ describe("git collector", () => {
     await runner.run("inventory");
     await runner.run("git");
     platform.history.set(1, [deploy("failed", "2026-03-15T13:30:00Z")]);
-    platform.failures.set(1, new ApiHttpError("GET /sites/{id}/git/history", 403, "Forbidden", []));
-    expect(await runner.run("git")).toBe("partial");
+    platform.failures.set(1, new ApiHttpError(ROUTES.gitHistory.template, 403, "Forbidden", []));
+    expect((await runner.run("git")).result).toBe("partial");
     expect(lines("sitehost_site_git_last_deploy_success")).toContain(
       'sitehost_site_git_last_deploy_success{site_id="1",site="site-1"} 1',
     );

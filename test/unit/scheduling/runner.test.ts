@@ -2,6 +2,7 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
+import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, Domain, Site } from "../../../src/api/schemas.js";
 import type { SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
@@ -22,6 +23,8 @@ class FakeApi {
   sites: Site[] = [];
   domains = new Map<number, Domain[]>();
   fail = new Map<number, Error>();
+  /** When set, listing the sites fails with it. */
+  listFailure: Error | undefined;
   /** When set, getDomains waits for release() before answering. */
   gate: Promise<void> | undefined;
   private open = () => {};
@@ -39,7 +42,8 @@ class FakeApi {
 
   readonly api: SitehostApi = fakeApi({
     account: () => Promise.resolve(account),
-    allSites: () => Promise.resolve(list([...this.sites])),
+    allSites: () =>
+      this.listFailure ? Promise.reject(this.listFailure) : Promise.resolve(list([...this.sites])),
     domains: async ({ id: siteId }) => {
       this.domainCalls += 1;
       this.inFlight += 1;
@@ -68,7 +72,7 @@ class FakeApi {
     site: async ({ id: siteId }) => {
       const site = this.sites.find((x) => x.id === siteId);
       if (!site)
-        throw new ApiHttpError("GET /sites/{id}", 404, "We could not locate the requested resources.", []);
+        throw new ApiHttpError(ROUTES.site.template, 404, "We could not locate the requested resources.", []);
       return site;
     },
   });
@@ -113,24 +117,24 @@ describe("CollectorRunner", () => {
     await runner.run("inventory");
     fake.hold();
     const first = runner.run("domains");
-    expect(await runner.run("domains")).toBe("skipped");
-    expect(await runner.run("domains")).toBe("skipped");
+    expect((await runner.run("domains")).result).toBe("skipped");
+    expect((await runner.run("domains")).result).toBe("skipped");
     expect(await metric("sitehost_exporter_collector_skipped_runs_total", { collector: "domains" })).toBe(2);
     fake.release();
-    expect(await first).toBe("success");
+    expect((await first).result).toBe("success");
     // once finished, the next run goes ahead
-    expect(await runner.run("domains")).toBe("success");
+    expect((await runner.run("domains")).result).toBe("success");
   });
 
   it("one failing site keeps its last samples while the others update: partial, error counted", async () => {
     const { fake, store, runner, metric } = setup(3);
     await runner.run("inventory");
-    expect(await runner.run("domains")).toBe("success");
+    expect((await runner.run("domains")).result).toBe("success");
     fake.domains.set(1, [domain("new1.example")]);
     fake.domains.set(2, [domain("new2.example")]);
     fake.domains.set(3, [domain("new3.example")]);
-    fake.fail.set(2, new ApiNetworkError("GET /sites/{id}/domains", "ECONNRESET"));
-    expect(await runner.run("domains")).toBe("partial");
+    fake.fail.set(2, new ApiNetworkError(ROUTES.domains.template, "ECONNRESET"));
+    expect((await runner.run("domains")).result).toBe("partial");
     const text = store.render();
     expect(text).toContain("new1.example");
     expect(text).toContain("new3.example");
@@ -150,9 +154,19 @@ describe("CollectorRunner", () => {
   it("every site failing is a failure", async () => {
     const { fake, runner } = setup(2);
     await runner.run("inventory");
-    fake.fail.set(1, new Error("boom"));
-    fake.fail.set(2, new Error("boom"));
-    expect(await runner.run("domains")).toBe("failure");
+    const boom = new Error("boom");
+    fake.fail.set(1, boom);
+    fake.fail.set(2, new Error("boom again"));
+    // The run says why, so a caller need not ask the API again.
+    expect(await runner.run("domains")).toEqual({ result: "failure", error: boom });
+  });
+
+  it("a failed discovery returns its error with the result", async () => {
+    const { fake, runner } = setup(1);
+    const refused = new ApiNetworkError(ROUTES.sites.template, "ECONNREFUSED");
+    fake.listFailure = refused;
+    expect(await runner.run("inventory")).toEqual({ result: "failure", error: refused });
+    expect(runner.discovered).toBe(false);
   });
 
   it("a 404 for a site deleted since discovery drops every series of that site, not of the others", async () => {
@@ -161,8 +175,8 @@ describe("CollectorRunner", () => {
     await runner.run("domains");
     expect(store.render()).toContain('site_id="1"');
     fake.sites = [makeSite(2)]; // deleted: GET /sites/1 is 404 too
-    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
-    expect(await runner.run("domains")).toBe("success");
+    fake.fail.set(1, new ApiHttpError(ROUTES.domains.template, 404, "Not found", []));
+    expect((await runner.run("domains")).result).toBe("success");
     const text = store.render();
     expect(text).not.toContain('site_id="1"'); // neither inventory nor domains series
     expect(text).toContain('sitehost_site_info{site_id="2"');
@@ -176,8 +190,8 @@ describe("CollectorRunner", () => {
     await runner.run("domains");
     expect(store.render()).toContain("d1.example");
     // GET /sites/1 still answers: the 404 is about the domains, not the site.
-    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
-    expect(await runner.run("domains")).toBe("success");
+    fake.fail.set(1, new ApiHttpError(ROUTES.domains.template, 404, "Not found", []));
+    expect((await runner.run("domains")).result).toBe("success");
     const text = store.render();
     expect(text).not.toContain("d1.example");
     expect(text).toContain('sitehost_site_info{site_id="1"');
@@ -227,14 +241,14 @@ describe("CollectorRunner", () => {
 
   it("backups: on-demand backups and restores answered 404 are empty listings, not a deleted site", async () => {
     const { fake, store, runner } = setup(2);
-    const notFound = () => Promise.reject(new ApiHttpError("GET /sites/{id}/restores", 404, "Not found", []));
+    const notFound = () => Promise.reject(new ApiHttpError(ROUTES.restores.template, 404, "Not found", []));
     const api = fake.api as unknown as Record<string, unknown>;
     api.backups = async () =>
       list([{ timestamp: "2026-03-15-04-30", databaseBackupId: 1, filesystemBackupId: 2 }]);
     api.ondemandBackups = notFound;
     api.restores = notFound;
     await runner.run("inventory");
-    expect(await runner.run("backups")).toBe("success");
+    expect((await runner.run("backups")).result).toBe("success");
     const text = store.render();
     expect(text).toContain(
       'sitehost_site_backup_last_timestamp_seconds{site_id="1",site="site-1",type="database"}',
@@ -250,7 +264,7 @@ describe("CollectorRunner", () => {
     runner.discovery.onSites((sites) => seen.push(sites.map((s) => s.id)));
     await runner.run("inventory");
     fake.sites = [makeSite(2)];
-    fake.fail.set(1, new ApiHttpError("GET /sites/{id}/domains", 404, "Not found", []));
+    fake.fail.set(1, new ApiHttpError(ROUTES.domains.template, 404, "Not found", []));
     await runner.run("domains");
     expect(seen).toEqual([[1, 2], [2]]);
   });
@@ -276,7 +290,7 @@ describe("CollectorRunner", () => {
     const { fake, runner } = setup(20, { api: { maxConcurrency: 2 } });
     expect(runner.siteConcurrency).toBe(4);
     await runner.run("inventory");
-    expect(await runner.run("domains")).toBe("success");
+    expect((await runner.run("domains")).result).toBe("success");
     expect(fake.domainCalls).toBe(20);
     expect(fake.maxInFlight).toBeGreaterThan(1); // it does run sites in parallel
     expect(fake.maxInFlight).toBeLessThanOrEqual(4);

@@ -54,7 +54,8 @@ describe("Scheduler start-up", () => {
       registry: new Registry(),
       logger: silent,
     });
-    const scheduler = new Scheduler(runner, config, silent);
+    // No jitter: the retry waits are the backoff's ceilings, 2 s then 4 s.
+    const scheduler = new Scheduler(runner, config, silent, { random: () => 1 });
     try {
       scheduler.start();
       await vi.advanceTimersByTimeAsync(0);

@@ -122,7 +122,7 @@ describe.each([1, 5])("fleet variety (seed %i, 25 sites)", (seed) => {
     }
     expect(vulnerable).toBeGreaterThan(5);
     expect(updates).toBeGreaterThan(vulnerable);
-    // Spec: severity is null, low, medium or other.
+    // Documented: severity is null, low, medium or other.
     for (const sev of [null, "low", "medium", "high", "critical"]) expect(severities.has(sev)).toBe(true);
   });
 });

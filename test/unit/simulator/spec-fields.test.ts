@@ -60,8 +60,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe("spec wording, hand-worked values", () => {
-  it("site list records carry exactly the spec's Site fields", () => {
+describe("documented wording, hand-worked values", () => {
+  it("site list records carry exactly the documented Site fields", () => {
     for (const s of sites) expect(Object.keys(s).sort()).toEqual(SITE_FIELDS);
   });
 
@@ -223,7 +223,7 @@ describe("spec wording, hand-worked values", () => {
     expect(res.status).toBe(401);
   });
 
-  it("an unknown site is a 404 with the spec's generic message", async () => {
+  it("an unknown site is a 404 with the documented generic message", async () => {
     for (const path of ["/sites/1", "/sites/1/domains", "/sites/1/statistics", "/sites/1/logs/php"]) {
       const r = await t.get(path);
       expect(r.status).toBe(404);
@@ -250,7 +250,7 @@ describe("spec wording, hand-worked values", () => {
     expect(seen).toEqual(sites.map((s) => s.id));
   });
 
-  it("GET parameters in a JSON body work like query parameters (spec: accept both)", async () => {
+  it("GET parameters in a JSON body work like query parameters (the documentation says: accept both)", async () => {
     const res = await request(`${t.sim.apiUrl}/sites`, {
       method: "GET",
       headers: { authorization: `Bearer ${t.token}`, "content-type": "application/json" },

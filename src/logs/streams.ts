@@ -1,0 +1,132 @@
+/**
+ * What each kind of stream is: where its pages come from (a scroll for PHP and web-server logs,
+ * numbered pages for activity logs), how long the platform keeps its entries, how an entry is
+ * fingerprinted, and how it becomes an OTLP record carrying its site and stream. The account's own
+ * activity log is the stream of "site" 0.
+ */
+import {
+  ActivityEntrySchema,
+  PhpLogEntrySchema,
+  ServerLogEntrySchema,
+  type ActivityEntry,
+  type LogStream,
+  type PhpLogEntry,
+  type ServerLogEntry,
+} from "../api/schemas.js";
+import type { SitehostApi } from "../api/types.js";
+import { parseDuration } from "../config/duration.js";
+import { fingerprinter } from "./entry.js";
+import { counterKey, mapActivityEntry, mapPhpEntry, mapServerEntry, type MappedRecord } from "./mapper.js";
+import type { OutgoingRecord } from "./otlp/encode.js";
+import type { ProtoWriter } from "./otlp/protoWriter.js";
+import type { LogSink } from "./otlp/sink.js";
+import type { PendingRecord } from "./pending.js";
+import type { RecordEncoder } from "./prepared.js";
+import { NumberedSource, ScrollSource } from "./sources.js";
+import type { SiteIdentity, StreamSource } from "./tailer.js";
+
+/** The account's own activity log is tailed as a stream of "site" 0. */
+export const ACCOUNT: SiteIdentity = { id: 0, name: "" };
+
+const DAY_MS = 86_400_000;
+/** How long the platform keeps entries: PHP and web-server logs 7 days; activity 30 (site), 60 (account). */
+const RETENTION_MS: Record<LogStream, { site: number; account: number }> = {
+  php: { site: 7 * DAY_MS, account: 7 * DAY_MS },
+  server: { site: 7 * DAY_MS, account: 7 * DAY_MS },
+  activity: { site: 30 * DAY_MS, account: 60 * DAY_MS },
+};
+/** Activity pages hold at most 50 entries. */
+const ACTIVITY_PER_PAGE = 50;
+
+const FINGERPRINTS: Record<LogStream, (entry: object) => string> = {
+  php: fingerprinter(Object.keys(PhpLogEntrySchema.shape)),
+  server: fingerprinter(Object.keys(ServerLogEntrySchema.shape)),
+  activity: fingerprinter(Object.keys(ActivityEntrySchema.shape)),
+};
+
+export function streamKey(site: Pick<SiteIdentity, "id">, stream: LogStream): string {
+  return `${site.id}/${stream}`;
+}
+
+/** The labels of the per-stream self-metrics (empty site labels for the account's log). */
+export function streamLabels(site: SiteIdentity, stream: LogStream) {
+  return site.id === 0
+    ? { site_id: "", site: "", stream }
+    : { site_id: String(site.id), site: site.name, stream };
+}
+
+export function retentionMs(site: SiteIdentity, stream: LogStream): number {
+  return site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site;
+}
+
+export function fingerprintOf(stream: LogStream): (entry: object) => string {
+  return FINGERPRINTS[stream];
+}
+
+/** Where the stream's pages come from, through the API client. */
+export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): StreamSource {
+  if (stream === "activity") {
+    return {
+      kind: "numbered",
+      numbered: new NumberedSource((page, opts) =>
+        site.id === 0
+          ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+          : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+      ),
+    };
+  }
+  const fetchPage = stream === "php" ? api.phpLogs : api.serverLogs;
+  return {
+    kind: "scroll",
+    scroll: new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts)),
+  };
+}
+
+/** logs.startFrom → epoch ms. */
+export function resolveStartFrom(startFrom: string, now: number): number {
+  // Entry times have one-second precision (web-server logs carry epoch seconds): start at a whole
+  // second so an entry written in the same second as "now" is not mistaken for history.
+  const second = (ms: number) => Math.floor(ms / 1000) * 1000;
+  if (startFrom === "now") return second(now);
+  if (startFrom.startsWith("-")) return second(now - (parseDuration(startFrom.slice(1)) ?? 0));
+  return Date.parse(startFrom);
+}
+
+/** The record shipped for a new entry: the mapped entry plus its site, stream and unique id. */
+export function outgoingRecord(
+  site: SiteIdentity,
+  stream: LogStream,
+  r: PendingRecord,
+  observedMs: number,
+): OutgoingRecord {
+  const mapped: MappedRecord =
+    stream === "server"
+      ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
+      : stream === "php"
+        ? mapPhpEntry(r.entry as PhpLogEntry, r.timeMs)
+        : mapActivityEntry(r.entry as ActivityEntry, r.timeMs);
+  if (site.id !== 0) {
+    mapped.attributes["sitehost.site.id"] = String(site.id);
+    mapped.attributes["sitehost.site.name"] = site.name;
+  }
+  mapped.attributes["sitehost.log.stream"] = stream;
+  // Unique per site and stream: the same line in two sites is two records.
+  mapped.attributes["log.record.uid"] =
+    `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`;
+  const out = mapped as OutgoingRecord;
+  out.observedMs = observedMs;
+  return out;
+}
+
+/** Encodes a stream's new records for the sink as they are read, with their counter keys. */
+export function encoderFor(
+  sink: LogSink,
+  site: SiteIdentity,
+  stream: LogStream,
+  now: () => number,
+): RecordEncoder {
+  const encode = (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(site, stream, r, now()));
+  return stream === "activity"
+    ? { encode }
+    : { encode, countKey: (r) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) };
+}
