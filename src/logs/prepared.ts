@@ -48,9 +48,14 @@ export function preparePage(
     fingerprints[i] = r.fingerprint;
     if (countKeys) countKeys[i] = (encoder.countKey as (r: PendingRecord) => string)(r);
   }
+  // Copied out of the scratch writer into a buffer of its own (not zero-filled first: every byte is
+  // written by the copy).
+  const view = writer.view();
+  const bytes = Buffer.allocUnsafeSlow(view.length);
+  view.copy(bytes);
   const page: PreparedPage = {
     count: n,
-    bytes: Buffer.from(writer.view()),
+    bytes,
     ends,
     fingerprints,
     occurrences,

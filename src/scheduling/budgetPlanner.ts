@@ -73,9 +73,10 @@ export class BudgetPlanner {
       if (more > 0) extra.set(source, (extra.get(source) ?? 0) + more);
     }
     // Start-up work shares what the plan leaves of the budget, so steady work (traffic every minute)
-    // keeps the rate it needs while first runs catch up.
+    // keeps the rate it needs while first runs catch up; but at least a quarter of it (weight P/3
+    // beside the plan's P), so that when the plan alone exceeds the budget first runs still finish.
     const extraTotal = [...extra.values()].reduce((a, b) => a + b, 0);
-    const room = Math.max(0, this.config.api.maxRequestsPerSecond - planned);
+    const room = Math.max(this.config.api.maxRequestsPerSecond - planned, planned / 3);
     const scale = extraTotal > room ? room / extraTotal : 1;
     for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more * scale);
     this.budget.setWeights(Object.fromEntries(weights));

@@ -139,7 +139,7 @@ describe("BudgetPlanner", () => {
     expect(weights.at(-1)).toEqual({ traffic: 16.7, backups: 0.83, logs: 10 });
   });
 
-  it("gives start-up work no extra weight when the plan alone fills the budget", () => {
+  it("gives start-up work a quarter of the budget when the plan alone exceeds it", () => {
     const { p, weights } = planner(
       20,
       () => [
@@ -149,7 +149,11 @@ describe("BudgetPlanner", () => {
       () => [{ source: "logs", requests: 3000, withinSeconds: 20 }],
     );
     p.update();
-    expect(weights.at(-1)).toEqual({ traffic: 16.7, logs: 10 });
+    const w = weights.at(-1) ?? {};
+    const total = Object.values(w).reduce((a, b) => a + b, 0);
+    // The raise (logs above their plan) is a quarter of all the weight: a quarter of the budget.
+    expect(((w.logs ?? 0) - 10) / total).toBeCloseTo(0.25, 6);
+    expect(w.traffic).toBe(16.7);
   });
 });
 
