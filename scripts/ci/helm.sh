@@ -113,9 +113,10 @@ for values in "${value_sets[@]}"; do
   "$HELM" template sitehost-exporter "$CHART" --namespace monitoring "${args[@]}" >"$OUT/$name.yaml" ||
     fail "helm template ($name)"
   # What each values file promises (see its comments): shards, persistence, grace period (the
-  # default logs.shutdownTimeout 10s + 20 s, + 15 s with the collector sidecar), TLS, sidecar.
+  # default logs.shutdownTimeout 10s + 20 s, + 15 s with the collector sidecar), TLS, sidecar,
+  # the webhook receiver behind its Ingress.
   case "$name" in
-    full-values) checks=(--shards 3 --persistence --grace 60 --tls --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
+    full-values) checks=(--shards 3 --persistence --grace 60 --tls --webhooks --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
     sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar) ;;
     podmonitor-values) checks=(--shards 1 --grace 30) ;;
     *) checks=(--shards 1 --persistence --grace 30) ;;
@@ -161,6 +162,28 @@ notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
   fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"
 notes | grep -q "are NOT shipped" && fail "NOTES warn about lost logs although persistence is on"
 echo "    NOTES say plainly that logs are lost without persistence (and only then)"
+# The webhook token: in the chart's Secret only (base64), a file for the exporter, never in NOTES.
+token=ci-webhook-token-5f1c2a9e7d
+hook=(--set webhooks.enabled=true --set webhooks.ingress.enabled=true
+  --set 'webhooks.ingress.hosts[0]=hooks.example.com' --set 'webhooks.ingress.tls[0].secretName=hooks-tls'
+  --set 'webhooks.ingress.tls[0].hosts[0]=hooks.example.com')
+render "${hook[@]}" --set webhooks.token="$token" >"$OUT/w1.yaml"
+render "${hook[@]}" --set webhooks.token="$token-2" >"$OUT/w2.yaml"
+node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/w1.yaml" --shards 1 --persistence --grace 30 --webhooks ||
+  fail "rendered manifests with a chart-managed webhook token are not valid"
+! grep -q -- "$token" "$OUT/w1.yaml" || fail "the webhook token is in clear text in the rendered manifests"
+[ "$(field "$OUT/w1.yaml" 's.spec.template.spec.containers[0].env.find(e=>e.name==="SITEHOST_WEBHOOK_TOKEN_FILE").value')" = \
+  '"/etc/sitehost-exporter/webhook/webhook-token"' ] || fail "the webhook token is not passed as SITEHOST_WEBHOOK_TOKEN_FILE"
+a="$(field "$OUT/w1.yaml" 's.spec.template.metadata.annotations["checksum/secret"]')"
+b="$(field "$OUT/w2.yaml" 's.spec.template.metadata.annotations["checksum/secret"]')"
+[ "$a" != null ] && [ "$a" != "$b" ] || fail "a new chart-managed webhook token does not change checksum/secret"
+echo "    the webhook token is a mounted file, base64 in the chart's Secret only; a new one rolls the pods"
+notes "${hook[@]}" --set webhooks.token="$token" | sed -n '/^NOTES:/,$p' >"$OUT/notes.txt"
+grep -qF "https://hooks.example.com/webhook?token=<token>" "$OUT/notes.txt" ||
+  fail "NOTES do not give the webhook URL to register on the platform"
+! grep -q -- "$token" "$OUT/notes.txt" || fail "NOTES print the webhook token"
+notes | sed -n '/^NOTES:/,$p' | grep -qi webhook && fail "NOTES mention webhooks although the receiver is off"
+echo "    NOTES give the webhook URL to register (https, the Ingress host), without the token"
 
 # ---- values the chart must refuse ------------------------------------------------------
 expect_rejected() { # description expected-message helm-args...
@@ -192,5 +215,18 @@ expect_rejected "the sidecar before Kubernetes 1.29" "needs Kubernetes 1.29" \
 expect_rejected "the Deployment-era strategy value" "additional properties" --set strategy.type=Recreate
 expect_rejected "both minAvailable and maxUnavailable" "not both" \
   --set podDisruptionBudget.enabled=true --set podDisruptionBudget.minAvailable=1
+expect_rejected "webhooks without a token" "webhooks.enabled needs a token" --set webhooks.enabled=true
+expect_rejected "a webhook token under 16 characters" "at least 16 characters" \
+  --set webhooks.enabled=true --set webhooks.token=too-short
+expect_rejected "the webhook path on the telemetry path" "served by the exporter already" \
+  --set webhooks.enabled=true --set webhooks.existingSecret=hook --set webhooks.path=/metrics
+expect_rejected "a webhook path with a query" "/webhooks/path" --set webhooks.path=/webhook?a=b
+expect_rejected "config.webhooks (the token would be in the ConfigMap)" "config.webhooks is set by the chart" \
+  --set config.webhooks.token=0123456789abcdef
+expect_rejected "the webhook Ingress with the receiver off" "webhooks.ingress.enabled needs webhooks.enabled" \
+  --set webhooks.ingress.enabled=true --set 'webhooks.ingress.hosts[0]=hooks.example.com'
+expect_rejected "the webhook Ingress without a host" "webhooks.ingress.hosts" \
+  --set webhooks.enabled=true --set webhooks.existingSecret=hook --set webhooks.ingress.enabled=true
+expect_rejected "paths of the webhook Ingress" "additional properties" --set 'webhooks.ingress.paths[0]=/metrics'
 
 echo "--- helm chart OK"

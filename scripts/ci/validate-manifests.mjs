@@ -5,10 +5,13 @@
 // StatefulSet whose pods take their shard from the pod index; checkpoints on a volume claim
 // template; a grace period sized against logs.shutdownTimeout; HTTPS probes with TLS; the
 // collector as a native sidecar with health probes and a file_storage sending queue;
-// checksum annotations; dashboards labelled for the Grafana sidecar.
+// checksum annotations; dashboards labelled for the Grafana sidecar; the webhook token as a
+// mounted file only (no Secret value in a ConfigMap, an env value or an argument); an Ingress
+// that routes the webhook path alone.
 //
 //   node scripts/ci/validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S]
-//     [--tls] [--sidecar] [--dashboards N] [--rules-out FILE]
+//     [--tls] [--sidecar] [--webhooks] [--dashboards N] [--rules-out FILE]
+import { Buffer } from "node:buffer";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments, stringify } from "yaml";
 import * as appsV1 from "kubernetes-models/apps/v1";
@@ -34,7 +37,7 @@ const opt = (name) => {
 const flag = (name) => args.includes(name);
 if (!file) {
   console.error(
-    "usage: validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S] [--tls] [--sidecar] [--dashboards N] [--rules-out FILE]",
+    "usage: validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S] [--tls] [--sidecar] [--webhooks] [--dashboards N] [--rules-out FILE]",
   );
   process.exit(2);
 }
@@ -97,6 +100,9 @@ if (sts) {
     if (envOf(c, "SITEHOST_CLIENT_SECRET")) {
       problems.push(`${where(sts)} ${c.name}: the client secret is passed as an environment variable`);
     }
+    if (envOf(c, "SITEHOST_WEBHOOK_TOKEN")) {
+      problems.push(`${where(sts)} ${c.name}: the webhook token is passed as an environment variable`);
+    }
   }
   if (!exporter) problems.push(`${where(sts)}: no exporter container`);
   if (!sts.spec.template.metadata?.annotations?.["checksum/config"]) {
@@ -127,7 +133,11 @@ if (exporter) {
 }
 
 // A chart-managed Secret the pod mounts rolls the pods when it changes.
-const checksumOf = { credentials: "checksum/secret", "web-config": "checksum/web-config" };
+const checksumOf = {
+  credentials: "checksum/secret",
+  "webhook-token": "checksum/secret",
+  "web-config": "checksum/web-config",
+};
 for (const v of pod.volumes ?? []) {
   const own = docs.find((o) => o.kind === "Secret" && o.metadata.name === v.secret?.secretName);
   if (!own) continue;
@@ -137,6 +147,91 @@ for (const v of pod.volumes ?? []) {
       `${where(sts)}: the chart's Secret ${own.metadata.name} (volume ${v.name}) has no ${key} annotation`,
     );
   }
+}
+
+// No Secret value (8 characters or more) appears in clear in a ConfigMap, an env value or an
+// argument: secrets reach the exporter as mounted files.
+const secretValues = docs
+  .filter((o) => o.kind === "Secret")
+  .flatMap((o) => [
+    ...Object.values(o.data ?? {}).map((v) => Buffer.from(String(v), "base64").toString("utf8")),
+    ...Object.values(o.stringData ?? {}).map(String),
+  ])
+  .map((v) => v.replace(/(?:\r?\n)+$/, ""))
+  .filter((v) => v.length >= 8);
+const plainTexts = [
+  ...docs
+    .filter((o) => o.kind === "ConfigMap")
+    .flatMap((o) => Object.entries(o.data ?? {}).map(([k, v]) => [`${where(o)} ${k}`, String(v)])),
+  ...[...(pod.initContainers ?? []), ...(pod.containers ?? [])].flatMap((c) => [
+    ...(c.env ?? []).filter((e) => e.value !== undefined).map((e) => [`${c.name} env ${e.name}`, e.value]),
+    ...[...(c.args ?? []), ...(c.command ?? [])].map((a) => [`${c.name} args`, a]),
+  ]),
+];
+for (const [at, text] of plainTexts) {
+  if (secretValues.some((v) => text.includes(v))) problems.push(`${at}: holds a Secret's value in clear`);
+}
+
+// The webhook receiver: config from the ConfigMap, the token a mounted Secret file, and an
+// Ingress (if any) that routes the webhook path alone, exactly, to the exporter's Service.
+const configCm = docs.find(
+  (o) =>
+    o.kind === "ConfigMap" &&
+    o.metadata.name === pod.volumes?.find((v) => v.name === "config")?.configMap?.name,
+);
+const exporterConfig = configCm
+  ? (parseAllDocuments(configCm.data?.["config.yaml"] ?? "")[0]?.toJS() ?? {})
+  : {};
+const webhooks = exporterConfig.webhooks ?? {};
+if (webhooks.token !== undefined || webhooks.tokenFile !== undefined) {
+  problems.push(`${where(configCm)}: the webhook token (or its file) is in the ConfigMap`);
+}
+const tokenFile = envOf(exporter, "SITEHOST_WEBHOOK_TOKEN_FILE")?.value;
+if (exporter && webhooks.enabled === true) {
+  const mount = (exporter.volumeMounts ?? []).find((m) => tokenFile?.startsWith(`${m.mountPath}/`));
+  const volume = (pod.volumes ?? []).find((v) => v.name === mount?.name);
+  if (!tokenFile)
+    problems.push(`${where(sts)}: webhooks are enabled but SITEHOST_WEBHOOK_TOKEN_FILE is not set`);
+  else if (mount?.name !== "webhook-token" || !volume?.secret?.secretName) {
+    problems.push(
+      `${where(sts)}: SITEHOST_WEBHOOK_TOKEN_FILE is not inside the mounted webhook-token Secret volume`,
+    );
+  }
+} else if (tokenFile) {
+  problems.push(`${where(sts)}: SITEHOST_WEBHOOK_TOKEN_FILE is set but the config does not enable webhooks`);
+}
+const webhookPath = webhooks.path ?? "/webhook";
+const service = docs.find((o) => o.kind === "Service" && o.metadata.name === sts?.spec?.serviceName);
+const ingresses = docs.filter((o) => o.kind === "Ingress");
+for (const ing of ingresses) {
+  if (webhooks.enabled !== true) problems.push(`${where(ing)}: an Ingress although webhooks are not enabled`);
+  if (ing.spec?.defaultBackend)
+    problems.push(`${where(ing)}: has a defaultBackend (it would route every path)`);
+  const rules = ing.spec?.rules ?? [];
+  if (rules.length === 0) problems.push(`${where(ing)}: no rules`);
+  for (const rule of rules) {
+    const paths = rule.http?.paths ?? [];
+    if (paths.length === 0) problems.push(`${where(ing)} ${rule.host ?? "*"}: no paths`);
+    for (const p of paths) {
+      const at = `${where(ing)} ${rule.host ?? "*"}${p.path}`;
+      if (p.path !== webhookPath || p.pathType !== "Exact") {
+        problems.push(
+          `${at}: routes ${p.pathType} ${p.path}, want only Exact ${webhookPath} (the webhook path)`,
+        );
+      }
+      const backend = p.backend?.service;
+      const port = (service?.spec?.ports ?? []).find(
+        (sp) => sp.name === backend?.port?.name || sp.port === backend?.port?.number,
+      );
+      if (backend?.name !== service?.metadata?.name || !port || port.targetPort !== "http-metrics") {
+        problems.push(`${at}: the backend is not the exporter's Service port (http-metrics)`);
+      }
+    }
+  }
+}
+if (flag("--webhooks")) {
+  if (webhooks.enabled !== true) problems.push("webhooks: the config does not enable the receiver");
+  if (ingresses.length !== 1) problems.push(`webhooks: expected 1 Ingress, got ${ingresses.length}`);
 }
 
 const shards = opt("--shards");

@@ -79,14 +79,83 @@ image's own registry. Call with (dict "image" .Values.image "global" .Values.glo
 {{- end }}
 
 {{/*
-The exporter's config file: .Values.config as given. The shard comes from the pod
-(SITEHOST_SHARD, SITEHOST_SHARD_COUNT) and overrides sites.shard; a sites.shard in config would
-be misleading, so it is refused.
+The chart's own Secret (secret.yaml, named fullname) holds what the values give in clear: the
+client secret (credentials.clientSecret without existingSecret) and the webhook token
+(webhooks.token without existingSecret, receiver enabled). "true" when it carries each.
+*/}}
+{{- define "sitehost-exporter.chartClientSecret" -}}
+{{- if and (not .Values.credentials.existingSecret) .Values.credentials.clientSecret }}true{{ end -}}
+{{- end }}
+
+{{- define "sitehost-exporter.chartWebhookToken" -}}
+{{- if and .Values.webhooks.enabled (not .Values.webhooks.existingSecret) .Values.webhooks.token }}true{{ end -}}
+{{- end }}
+
+{{- define "sitehost-exporter.chartSecret" -}}
+{{- if or (include "sitehost-exporter.chartClientSecret" .) (include "sitehost-exporter.chartWebhookToken" .) }}true{{ end -}}
+{{- end }}
+
+{{/* "true" when the receiver is on and its token comes from a Secret (mounted as a file). */}}
+{{- define "sitehost-exporter.hasWebhookToken" -}}
+{{- if and .Values.webhooks.enabled (or .Values.webhooks.existingSecret .Values.webhooks.token) }}true{{ end -}}
+{{- end }}
+
+{{/* Secret and key of the webhook token: webhooks.existingSecret, else the chart's Secret. */}}
+{{- define "sitehost-exporter.webhookSecretName" -}}
+{{- .Values.webhooks.existingSecret | default (include "sitehost-exporter.fullname" .) }}
+{{- end }}
+
+{{- define "sitehost-exporter.webhookSecretKey" -}}
+{{- if .Values.webhooks.existingSecret }}{{ .Values.webhooks.existingSecretKey }}{{ else }}webhook-token{{ end -}}
+{{- end }}
+
+{{/*
+Refuses webhook values the exporter would refuse at start (a crash loop instead of a failed
+install) and Ingress settings that cannot work. The token is never part of a message.
+*/}}
+{{- define "sitehost-exporter.validateWebhooks" -}}
+{{- $w := .Values.webhooks -}}
+{{- if $w.enabled }}
+{{- if not (or $w.existingSecret $w.token) }}
+{{- fail "webhooks.enabled needs a token: set webhooks.existingSecret (a Secret holding it under webhooks.existingSecretKey) or webhooks.token (at least 16 characters; openssl rand -hex 32)" }}
+{{- end }}
+{{- if and (not $w.existingSecret) (lt (len $w.token) 16) }}
+{{- fail "webhooks.token must be at least 16 characters long (generate one with: openssl rand -hex 32)" }}
+{{- end }}
+{{- $telemetry := dig "web" "telemetryPath" "/metrics" (.Values.config | default dict) }}
+{{- if has $w.path (list "/" "/-/healthy" "/-/ready" $telemetry) }}
+{{- fail (printf "webhooks.path %q is served by the exporter already (/, /-/healthy, /-/ready, %s); choose another path" $w.path $telemetry) }}
+{{- end }}
+{{- if and (include "sitehost-exporter.chartClientSecret" .) (include "sitehost-exporter.chartWebhookToken" .) (eq .Values.credentials.clientSecretKey "webhook-token") }}
+{{- fail "credentials.clientSecretKey \"webhook-token\" is the key of the webhook token in the chart's Secret; choose another key" }}
+{{- end }}
+{{- end }}
+{{- if $w.ingress.enabled }}
+{{- if not $w.enabled }}
+{{- fail "webhooks.ingress.enabled needs webhooks.enabled=true (and a token)" }}
+{{- end }}
+{{- if not $w.ingress.hosts }}
+{{- fail "webhooks.ingress.hosts: name at least one host, the one registered on the platform (e.g. hooks.example.com)" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The exporter's config file: .Values.config as given, plus webhooks.enabled and webhooks.path from
+the webhooks values when the receiver is on (the token is a file: SITEHOST_WEBHOOK_TOKEN_FILE). The
+shard comes from the pod (SITEHOST_SHARD, SITEHOST_SHARD_COUNT) and overrides sites.shard; a
+sites.shard in config would be misleading, so it is refused, and so is config.webhooks.
 */}}
 {{- define "sitehost-exporter.config" -}}
-{{- $cfg := .Values.config | default dict -}}
+{{- $cfg := deepCopy (.Values.config | default dict) -}}
 {{- if hasKey ($cfg.sites | default dict) "shard" }}
 {{- fail "config.sites.shard is set by the chart from the pod index and shards.count; remove it and set shards.count" }}
+{{- end }}
+{{- if hasKey $cfg "webhooks" }}
+{{- fail "config.webhooks is set by the chart from webhooks.enabled and webhooks.path (the token from a Secret, webhooks.existingSecret or webhooks.token); remove it and set those" }}
+{{- end }}
+{{- if .Values.webhooks.enabled }}
+{{- $_ := set $cfg "webhooks" (dict "enabled" true "path" .Values.webhooks.path) }}
 {{- end }}
 {{- toYaml $cfg -}}
 {{- end }}
