@@ -115,10 +115,13 @@ for _ in $(seq 1 120); do
 done
 [ "$ready" = 1 ] || fail "/-/ready did not answer 200 within 60 s"
 echo "    ready"
-# The daemon re-executed itself (same PID) with its memory-lean V8 flags.
-tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline" | grep -q -- "--optimize-for-size" ||
-  fail "the daemon runs without its V8 memory flags: $(tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline")"
-echo "    running with the memory-lean V8 flags (same PID)"
+# The daemon re-executed itself (same PID) with the V8 flags of its workload (logs on here) and
+# the allocator settings that go with them.
+tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline" | grep -q -- "--heap-growing-percent=40" ||
+  fail "the daemon runs without its V8 flags for logging: $(tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline")"
+tr '\0' '\n' <"/proc/$DAEMON_PID/environ" | grep -qx "MALLOC_ARENA_MAX=2" ||
+  fail "the daemon runs without its allocator settings (MALLOC_ARENA_MAX)"
+echo "    running with the V8 flags for logging and the lean allocator settings (same PID)"
 
 metrics="$(http_get "http://127.0.0.1:$PORT/metrics")" || fail "GET /metrics failed"
 grep -Eq '^sitehost_up(\{\})? 1$' <<<"$metrics" ||
