@@ -43,6 +43,10 @@ export function logMetrics(registry: Registry) {
       "sitehost_exporter_log_checkpoint_errors_total",
       "Checkpoints that could not be trusted; the stream is stopped until reset, by stream.",
     ),
+    startedFresh: byStream(
+      "sitehost_exporter_log_streams_started_fresh_total",
+      "Streams that had no checkpoint and started at logs.startFrom (a new site, a site that moved to this shard, a checkpoint directory that was not kept): entries written before that point are not shipped, by stream.",
+    ),
     cycleFailures: byStream(
       "sitehost_exporter_log_cycle_failures_total",
       "Reads abandoned after a failed page request or a local error (restarted from the checkpoint with backoff), by stream.",

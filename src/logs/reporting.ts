@@ -50,6 +50,14 @@ export function tailerEvents(r: Reporting, site: SiteIdentity, stream: LogStream
       r.log.error({ site: site.name, siteId: site.id, stream, file: err.file, err }, err.message);
     },
     readToEnd: (atMs) => m.lastRead.set(streamLabels(site, stream), atMs / 1000),
+    startedFresh: (fromMs) => {
+      m.startedFresh.inc({ stream });
+      r.warnings.warn(
+        `fresh ${stream}`,
+        { stream, siteId: site.id, site: site.name, from: new Date(fromMs).toISOString() },
+        "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
+      );
+    },
   };
 }
 

@@ -66,6 +66,8 @@ export interface TailerEvents {
   checkpointError(err: CorruptCheckpointError): void;
   /** The stream was read up to its end at `atMs`. */
   readToEnd(atMs: number): void;
+  /** The stream had no checkpoint and starts at `fromMs` (logs.startFrom): nothing before is shipped. */
+  startedFresh(fromMs: number): void;
 }
 
 export interface TailerOptions {
@@ -110,12 +112,12 @@ export class Tailer {
     private readonly opts: TailerOptions,
   ) {}
 
-  /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
   /** Let go of the checkpoint's files (after its last read: the stream was removed). */
   async close(): Promise<void> {
     await this.stored?.close();
   }
 
+  /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
   get checkpoint(): Checkpoint | undefined {
     return this.stored?.state;
   }
@@ -133,6 +135,7 @@ export class Tailer {
       );
       this.stored = stored;
       this.shipper = this.makeShipper(stored);
+      if (stored.created) this.events.startedFresh(stored.state.floorMs);
       return stored;
     } catch (err) {
       if (err instanceof CorruptCheckpointError) {

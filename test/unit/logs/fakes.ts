@@ -133,6 +133,7 @@ export class RecordingEvents implements TailerEvents {
   readonly gaps: Array<{ fromMs: number; toMs: number }> = [];
   readonly checkpointErrors: Error[] = [];
   readonly readsToEnd: number[] = [];
+  readonly freshStarts: number[] = [];
   deduplicated(n: number): void {
     this.dedup += n;
   }
@@ -153,6 +154,9 @@ export class RecordingEvents implements TailerEvents {
   }
   readToEnd(atMs: number): void {
     this.readsToEnd.push(atMs);
+  }
+  startedFresh(fromMs: number): void {
+    this.freshStarts.push(fromMs);
   }
 }
 

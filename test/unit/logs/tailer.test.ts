@@ -383,6 +383,9 @@ describe("checkpoints across restarts", () => {
     const second = makeTailer(dir, { api });
     await second.tailer.read(signal());
     expect(second.sink.paths()).toEqual(["/p3"]);
+    // Only the first started without a checkpoint (where history before logs.startFrom is skipped).
+    expect(first.events.freshStarts).toHaveLength(1);
+    expect(second.events.freshStarts).toEqual([]);
   });
 
   it("startFrom: no history before it, everything after it", async () => {
