@@ -6,10 +6,10 @@
  */
 import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { TMP_MARK } from "../util/atomicFile.js";
 import type { LockHolder } from "./lockHolder.js";
 
 const NAME = /^(\d+)\.json$/;
-const TMP_MARK = ".tmp-";
 
 export class GenerationFiles {
   private tmpCounter = 0;

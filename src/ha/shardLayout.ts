@@ -6,12 +6,13 @@
  * skip what the other shard shipped meanwhile). They are moved to `archive/`, kept for the
  * platform's 7-day log retention (after which they could not be resumed anyway), then deleted.
  */
-import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { shardOf } from "../discovery/shard.js";
 import { gauge } from "../metrics/selfMetric.js";
+import { writeFileAtomic } from "../util/atomicFile.js";
 
 export interface Shard {
   index: number;
@@ -132,17 +133,7 @@ async function writeLayout(dir: string, shard: Shard, now: number): Promise<void
     hash: SHARD_HASH,
     updatedAt: new Date(now).toISOString(),
   };
-  const file = join(dir, LAYOUT_FILE);
-  // The checkpoint store removes `.tmp-` files a killed process left behind.
-  const tmp = `${file}.tmp-${process.pid}`;
-  const handle = await open(tmp, "w");
-  try {
-    await handle.writeFile(JSON.stringify(layout, null, 2) + "\n");
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(tmp, file);
+  await writeFileAtomic(join(dir, LAYOUT_FILE), JSON.stringify(layout, null, 2) + "\n");
 }
 
 /** `sitehost_exporter_shard_info{shard="i/n"} 1`, published by the exporter that serves the shard. */

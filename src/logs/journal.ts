@@ -15,10 +15,11 @@
  * during compaction is not applied twice.
  */
 import { closeSync, fdatasync, fsyncSync, ftruncateSync, openSync, write, writeSync } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm, unlink } from "node:fs/promises";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import type { LogStream } from "../api/schemas.js";
+import { TMP_MARK, writeFileAtomic } from "../util/atomicFile.js";
 import {
   applyDelta,
   type Checkpoint,
@@ -30,7 +31,6 @@ import {
   serializeSnapshot,
 } from "./checkpoint.js";
 
-const TMP_MARK = ".tmp-";
 const writeAsync = promisify(write);
 const datasyncAsync = promisify(fdatasync);
 /** A journal this large (or larger than twice the snapshot) is folded into a new snapshot. */
@@ -41,7 +41,6 @@ export interface PreparedDelta {
 }
 
 export class CheckpointStore {
-  private tmpCounter = 0;
   private created: Promise<unknown> | undefined;
 
   constructor(readonly dir: string) {}
@@ -102,36 +101,6 @@ export class CheckpointStore {
     const stream_ = new StreamCheckpoint(this, cp, file, journalFile, text === undefined, overlapMs);
     await stream_.writeSnapshot();
     return stream_;
-  }
-
-  /** Write `text` to `file` atomically and durably. */
-  async writeAtomic(file: string, text: string): Promise<void> {
-    const tmp = `${file}${TMP_MARK}${process.pid}-${++this.tmpCounter}`;
-    const handle = await open(tmp, "w");
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } catch (err) {
-      await handle.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
-      throw err;
-    }
-    await handle.close();
-    await rename(tmp, file);
-    await this.syncDir();
-  }
-
-  async syncDir(): Promise<void> {
-    try {
-      const dir = await open(this.dir, "r");
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    } catch {
-      // Some filesystems refuse fsync on a directory; the rename is still atomic.
-    }
   }
 
   /** Remove a stream's checkpoint (snapshot and journal). */
@@ -206,7 +175,7 @@ export class StreamCheckpoint {
   /** Write the state as the snapshot and start an empty journal. Only with nothing uncommitted. */
   async writeSnapshot(): Promise<void> {
     const text = serializeSnapshot(this.state);
-    await this.store.writeAtomic(this.file, text);
+    await writeFileAtomic(this.file, text);
     this.snapshotBytes = Buffer.byteLength(text);
     await this.closeJournal();
     await rm(this.journalFile, { force: true });

@@ -18,7 +18,8 @@ import { closeSync, fdatasync, ftruncateSync, openSync, write } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { OutgoingRecord } from "../logs/otlp/encode.js";
-import { ackLine, parseQueueFile, queueLine, writeAtomic, type QueuedRecord } from "./queueFile.js";
+import { writeFileAtomic } from "../util/atomicFile.js";
+import { ackLine, parseQueueFile, queueLine, type QueuedRecord } from "./queueFile.js";
 
 export { parseQueueFile, type QueuedRecord } from "./queueFile.js";
 
@@ -227,7 +228,7 @@ export class WebhookQueue {
   /** Replace the file with one holding only the waiting records, atomically, and append to it. */
   private async rewrite(): Promise<void> {
     const text = [...this.waiting.values()].map((e) => queueLine(e.seq, e.record)).join("");
-    await writeAtomic(this.file, text);
+    await writeFileAtomic(this.file, text);
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = openSync(this.file, "a");
     this.size = Buffer.byteLength(text);

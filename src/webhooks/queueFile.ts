@@ -1,9 +1,7 @@
 /**
  * The webhook queue's file format: `{"q":<seq>,"r":<record>}` per queued record and `{"k":[<seq>,…]}`
- * per acknowledgement, one JSON object a line; and writing a whole file atomically.
+ * per acknowledgement, one JSON object a line.
  */
-import { open, rename, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { OutgoingRecord } from "../logs/otlp/encode.js";
 
 export interface QueuedRecord {
@@ -19,19 +17,6 @@ export function queueLine(seq: number, record: OutgoingRecord): string {
 
 export function ackLine(seqs: readonly number[]): string {
   return `${JSON.stringify({ k: seqs })}\n`;
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, "r");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some filesystems refuse fsync on a directory; the rename is still atomic.
-  }
 }
 
 /** The records of a queue file that have no acknowledgement, oldest first; torn or unreadable lines skipped. */
@@ -65,22 +50,4 @@ export function parseQueueFile(text: string): { records: QueuedRecord[]; skipped
     } else skipped += 1;
   }
   return { records: [...pending.values()].sort((a, b) => a.seq - b.seq), skipped };
-}
-
-/** Write `text` to `file` atomically and durably: temporary file, fsync, rename, directory fsync. */
-export async function writeAtomic(file: string, text: string): Promise<void> {
-  // ".tmp-" marks it as never in force: the checkpoint store removes such files at start.
-  const tmp = `${file}.tmp-${process.pid}`;
-  const handle = await open(tmp, "w");
-  try {
-    await handle.writeFile(text);
-    await handle.sync();
-  } catch (err) {
-    await handle.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await handle.close();
-  await rename(tmp, file);
-  await syncDir(dirname(file));
 }
