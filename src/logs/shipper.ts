@@ -11,11 +11,11 @@
  * refused is isolated, and only that is dropped and counted; a partial success counts what the
  * collector rejected. Either way the checkpoint moves on, so one bad record never stops a stream.
  */
-import { backoffMs, type BackoffOptions, type Clock } from "../util/time.js";
+import type { BackoffOptions, Clock } from "../util/time.js";
 import { type Checkpoint, deltaFor, type DeliveredRecord } from "./checkpoint.js";
 import type { PreparedDelta, StreamCheckpoint } from "./journal.js";
 import { Batch } from "./otlp/batch.js";
-import type { ExportOutcome } from "./otlp/outcome.js";
+import { deliverBatch, type DeliverHooks } from "./otlp/deliverBatch.js";
 import type { LogSink } from "./otlp/sink.js";
 import { slicePage, type PreparedPage } from "./prepared.js";
 
@@ -33,20 +33,12 @@ export class CollectorHealth {
   }
 }
 
-export interface ShipperHooks {
+export interface ShipperHooks extends DeliverHooks {
   /**
    * After a commit: how many records the collector took (those it rejected are reported apart), and
    * the checkpoint as it now stands.
    */
   delivered(count: number, checkpoint: Checkpoint): void;
-  /** Records the collector refused (dropped) or rejected in a partial success. */
-  rejected(count: number, reason: string): void;
-  /** An export attempt failed and will be retried. */
-  retrying(
-    outcome: Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>,
-    attempt: number,
-    waitMs: number,
-  ): void;
 }
 
 export interface ShipperOptions {
@@ -176,44 +168,14 @@ export class StreamShipper {
     }
   }
 
-  /**
-   * Export a batch until the collector has taken it (or refused parts of it for good); resolves to
-   * how many of its records were refused or rejected.
-   */
-  private async deliver(batch: Batch): Promise<number> {
-    let attempt = 0;
-    let failing = false;
-    try {
-      for (;;) {
-        if (this.signal.aborted) throw this.signal.reason ?? new Error("export abandoned");
-        const outcome = await this.sink.send(batch, this.signal);
-        if (outcome.kind === "accepted") {
-          const rejected = Math.min(outcome.rejected, batch.count);
-          if (rejected > 0) this.hooks.rejected(rejected, outcome.message ?? "partial success");
-          return rejected;
-        }
-        if (outcome.kind === "refused") {
-          if (batch.count <= 1) {
-            this.hooks.rejected(batch.count, outcome.reason);
-            return batch.count;
-          }
-          const [first, second] = batch.halves();
-          return (await this.deliver(first)) + (await this.deliver(second));
-        }
-        if (!failing) {
-          failing = true;
-          this.health.enter();
-        }
-        const wait = Math.max(
-          backoffMs(attempt, this.opts.backoff),
-          outcome.kind === "retry" ? (outcome.retryAfterMs ?? 0) : 0,
-        );
-        this.hooks.retrying(outcome, attempt, wait);
-        attempt += 1;
-        await this.opts.clock.sleep(Math.min(wait, this.opts.backoff.capMs), this.signal);
-      }
-    } finally {
-      if (failing) this.health.leave();
-    }
+  /** Export a batch until the collector has taken it; resolves to how many records it refused. */
+  private deliver(batch: Batch): Promise<number> {
+    return deliverBatch(
+      this.sink,
+      batch,
+      this.signal,
+      { backoff: this.opts.backoff, clock: this.opts.clock, failing: this.health },
+      this.hooks,
+    );
   }
 }

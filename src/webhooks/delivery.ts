@@ -1,29 +1,21 @@
 /**
  * Ships the webhook queue to the OTLP collector: the oldest waiting records in one export at a time,
  * retried with capped backoff while the collector is down or refuses every export, and acknowledged
- * in the queue once the collector took them. A batch the collector refuses for good is split in
- * halves until the refused record is isolated; only that one is dropped (and counted), as the log
- * streams do, so one bad record never blocks the queue.
+ * in the queue once the collector took them. A batch the collector refuses for good is split until
+ * the refused record is isolated and only that one is dropped (and counted): the log streams' own
+ * export loop (deliverBatch), so one bad record never blocks the queue.
  */
 import { ProtoWriter } from "../logs/otlp/protoWriter.js";
 import { Batch } from "../logs/otlp/batch.js";
-import type { ExportOutcome } from "../logs/otlp/outcome.js";
+import { deliverBatch, type DeliverHooks } from "../logs/otlp/deliverBatch.js";
 import type { LogSink } from "../logs/otlp/sink.js";
 import type { PreparedPage } from "../logs/prepared.js";
-import { backoffMs, pause, type BackoffOptions, type Clock } from "../util/time.js";
+import { pause, type BackoffOptions, type Clock } from "../util/time.js";
 import type { QueuedRecord, WebhookQueue } from "./queue.js";
 
-export interface DeliveryHooks {
+export interface DeliveryHooks extends DeliverHooks {
   /** Records the collector acknowledged. */
   shipped(count: number): void;
-  /** Records the collector refused for good (dropped). */
-  rejected(count: number, reason: string): void;
-  /** An export failed and is retried after `waitMs`. */
-  retrying(
-    outcome: Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>,
-    attempt: number,
-    waitMs: number,
-  ): void;
   /** The queue could not record an acknowledgement (those records ship again after a restart). */
   queueError(err: unknown): void;
 }
@@ -108,41 +100,16 @@ export class WebhookDelivery {
       }
       const batch = new Batch();
       batch.add(pageOf(records, this.sink, this.writer));
+      let rejected: number;
       try {
-        await this.deliver(batch);
+        rejected = await deliverBatch(this.sink, batch, this.abort.signal, this.opts, this.hooks);
       } catch {
         return; // abandoned at shutdown: the records stay queued
       }
+      this.hooks.shipped(batch.count - rejected);
       await this.queue
         .acknowledge(records.map((r) => r.seq))
         .catch((err: unknown) => this.hooks.queueError(err));
-    }
-  }
-
-  /** Export until the collector took the batch or refused parts of it for good. */
-  private async deliver(batch: Batch): Promise<void> {
-    const signal = this.abort.signal;
-    for (let attempt = 0; ; attempt++) {
-      if (signal.aborted) throw signal.reason ?? new Error("export abandoned");
-      const outcome = await this.sink.send(batch, signal);
-      if (outcome.kind === "accepted") {
-        if (outcome.rejected > 0) this.hooks.rejected(outcome.rejected, outcome.message ?? "partial success");
-        this.hooks.shipped(batch.count - outcome.rejected);
-        return;
-      }
-      if (outcome.kind === "refused") {
-        if (batch.count <= 1) return this.hooks.rejected(batch.count, outcome.reason);
-        const [first, second] = batch.halves();
-        await this.deliver(first);
-        await this.deliver(second);
-        return;
-      }
-      const wait = Math.max(
-        backoffMs(attempt, this.opts.backoff),
-        outcome.kind === "retry" ? (outcome.retryAfterMs ?? 0) : 0,
-      );
-      this.hooks.retrying(outcome, attempt, wait);
-      await this.opts.clock.sleep(Math.min(wait, this.opts.backoff.capMs), signal);
     }
   }
 }
