@@ -9,25 +9,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/index.js";
+import { pause } from "../../src/util/time.js";
 import { startDaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
+import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms: number) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 const bodyOf = (r: ReceivedRecord) => (typeof r.body === "string" ? r.body : "");
 
@@ -78,13 +68,10 @@ describe.each(["account", "all"] as const)("the account's log listing %s entries
     });
     cleanups.push(() => daemon.kill());
     // Every activity stream (three sites and the account) has fixed its start point on disk.
-    await until(
+    await waitFor(
       "the activity checkpoints",
-      async () =>
-        (await readdir(checkpointDir)).filter((f) => /activity.*\.json$/.test(f)).length >= 4
-          ? true
-          : undefined,
-      20_000,
+      async () => (await readdir(checkpointDir)).filter((f) => /activity.*\.json$/.test(f)).length >= 4,
+      { timeoutMs: 20_000, intervalMs: 100 },
     );
 
     // While it runs: rounds of entries on the account and on every site, some in the same second.
@@ -96,19 +83,21 @@ describe.each(["account", "all"] as const)("the account's log listing %s entries
         written.push(`during site ${s.id} ${round}`);
         write(`during site ${s.id} ${round}`, s.id);
       }
-      await sleep(700);
+      await pause(700);
     }
     const arrivedCount = (mark: string) => receiver.records.filter((r) => bodyOf(r) === mark).length;
-    await until("every entry", () => (written.every((m) => arrivedCount(m) >= 1) ? true : undefined), 30_000);
+    await waitFor("every entry", () => written.every((m) => arrivedCount(m) >= 1), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
     // A last entry per stream: once each has arrived, every read that could double an earlier entry
     // has been shipped.
     const last = [null, ...sites.map((s) => s.id)].map((id) => `last ${id ?? "account"}`);
     for (const [i, mark] of last.entries()) write(mark, i === 0 ? null : (sites[i - 1]?.id ?? null));
-    await until(
-      "the last entries",
-      () => (last.every((m) => arrivedCount(m) >= 1) ? true : undefined),
-      30_000,
-    );
+    await waitFor("the last entries", () => last.every((m) => arrivedCount(m) >= 1), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    });
 
     const wrong = written.filter((m) => arrivedCount(m) !== 1).map((m) => `${m}: ${arrivedCount(m)}`);
     expect(wrong, daemon.logs()).toEqual([]);

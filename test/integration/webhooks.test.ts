@@ -8,6 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
@@ -69,17 +70,7 @@ async function setup() {
         logs: { ship: true, streams: ["php"], pollInterval: "1s" },
         // Discovery runs once at start and not again during the test: only a webhook can change the state.
         collectors: Object.fromEntries(
-          [
-            "traffic",
-            "statistics",
-            "usage",
-            "performance",
-            "security",
-            "domains",
-            "backups",
-            "certificates",
-            "git",
-          ].map((c) => [c, { enabled: false }]),
+          COLLECTOR_NAMES.filter((c) => c !== "inventory").map((c) => [c, { enabled: false }]),
         ),
       },
       env: { SITEHOST_WEBHOOK_TOKEN: TOKEN, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint },

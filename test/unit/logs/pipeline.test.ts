@@ -23,6 +23,7 @@ import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { FakeLogApi, silent } from "./fakes.js";
 import { fakeApi } from "../../helpers/fakeApi.js";
+import { waitFor } from "../../helpers/wait.js";
 
 class MemoryExporter implements LogRecordExporter {
   readonly records: ReadableLogRecord[] = [];
@@ -136,15 +137,6 @@ function write(streams: Record<LogStream, FakeLogApi>): void {
   streams.php.append(php(0, "Fatal error"), php(1, "Warning"), php(2, "Warning"));
 }
 
-/** Resolves once `done()` holds, or fails after `ms`. */
-async function until(done: () => boolean, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 describe("LogPipeline", () => {
   it.each([
     { index: 0, reads: true },
@@ -169,7 +161,7 @@ describe("LogPipeline", () => {
     p.updateSites([SITE]);
     // Every stream's first read starts within one poll interval: once the site's activity log has
     // been read twice, the account's would have been read too.
-    await until(() => siteReads >= 2);
+    await waitFor("two reads of the site's activity log", () => siteReads >= 2, { timeoutMs: 5000 });
     await p.stop();
     expect(accountReads > 0).toBe(reads);
   });
