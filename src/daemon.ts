@@ -112,24 +112,24 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
     ],
     // First runs within 90 s; the streams' first reads (one request each, mostly) go first, within
     // 20 s: they are a small part of the start-up work, so readiness hardly waits for them.
-    startupWork: () => [
-      ...Object.entries(runner.firstRunsPending()).map(([source, requests]) => ({
-        source,
-        requests,
-        withinSeconds: 90,
-      })),
-      ...(logs && logs.unreadStreams() > 0
-        ? [{ source: "logs", requests: logs.unreadStreams(), withinSeconds: 20 }]
-        : []),
-    ],
+    startupWork: () => {
+      const unread = logs?.unreadStreams() ?? 0;
+      return [
+        ...Object.entries(runner.firstRunsPending()).map(([source, requests]) => ({
+          source,
+          requests,
+          withinSeconds: 90,
+        })),
+        ...(unread > 0 ? [{ source: "logs", requests: unread, withinSeconds: 20 }] : []),
+      ];
+    },
   });
   planning.planner = plan;
   plan.update();
   // Weights follow the start-up work as it gets done, then settle on the plan.
   const startupWeights = setInterval(() => {
-    plan.refreshWeights();
-    if (runner.discovered && Object.keys(runner.firstRunsPending()).length === 0 && !logs?.unreadStreams())
-      clearInterval(startupWeights);
+    const pending = plan.refreshWeights();
+    if (!pending && runner.discovered) clearInterval(startupWeights);
   }, 5_000);
   startupWeights.unref();
   await logs?.start();

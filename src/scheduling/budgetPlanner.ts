@@ -62,13 +62,15 @@ export class BudgetPlanner {
    * Hand the budget its fair-share weights: each source's planned rate, raised towards the rate that
    * finishes its pending start-up work in time, as far as the budget left over by the plan allows.
    * Called after each plan and while start-up work remains (the daemon refreshes it every few seconds).
+   * Returns whether any start-up work is still pending.
    */
-  refreshWeights(): void {
+  refreshWeights(): boolean {
     const weights = new Map<string, number>();
     for (const s of this.plan?.sources ?? this.inputs.sources()) weights.set(s.source, s.requestsPerSecond);
     const planned = [...weights.values()].reduce((a, b) => a + b, 0);
     const extra = new Map<string, number>();
-    for (const { source, requests, withinSeconds } of this.inputs.startupWork?.() ?? []) {
+    const work = this.inputs.startupWork?.() ?? [];
+    for (const { source, requests, withinSeconds } of work) {
       const more = requests / withinSeconds - (weights.get(source) ?? 0);
       if (more > 0) extra.set(source, (extra.get(source) ?? 0) + more);
     }
@@ -80,6 +82,7 @@ export class BudgetPlanner {
     const scale = extraTotal > room ? room / extraTotal : 1;
     for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more * scale);
     this.budget.setWeights(Object.fromEntries(weights));
+    return work.length > 0;
   }
 
   update(): RequestPlan {
