@@ -105,13 +105,18 @@ function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024; // maxRSS is in kB
 }
 
+/**
+ * The child (simulator and receiver, started with `childArgs`) and a log pipeline against it, with a
+ * checkpoint directory of its own; `close` stops both and removes the directory.
+ */
 async function setup(
-  served: Served,
-  startFrom: string,
+  childArgs: string[],
+  startFrom: (served: Served) => string,
   pollInterval: string,
-  dir: string,
   maxRequestsPerSecond = 10_000,
 ) {
+  const { proc, served } = await child(childArgs);
+  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
   const config = ConfigSchema.parse({
     api: {
       url: served.apiUrl,
@@ -122,7 +127,7 @@ async function setup(
       // records/s; the benchmark measures the pipeline, not that limit.
       maxRequestsPerSecond,
     },
-    logs: { streams: ["server"], startFrom, pollInterval, checkpointDir: dir },
+    logs: { streams: ["server"], startFrom: startFrom(served), pollInterval, checkpointDir: dir },
   });
   const registry = new Registry();
   const logger = pino({ level: "warn" });
@@ -145,15 +150,22 @@ async function setup(
     (await registry.getSingleMetric("sitehost_exporter_api_requests_total")?.get())?.values
       .filter((v) => String(v.labels.endpoint).includes("/logs/"))
       .reduce((a, v) => a + v.value, 0) ?? 0;
-  return { pipeline, api, shipped, lag, logRequests };
+  const close = async () => {
+    await pipeline.stop();
+    await api.close();
+    proc.stdin?.end();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { served, pipeline, shipped, lag, logRequests, close };
 }
 
 async function backlog(order: LogOrder, size: number, seconds: number, sites: number): Promise<void> {
   const rate = size / seconds / sites;
-  const { proc, served } = await child([String(rate), order, "snapshot", "frozen", String(sites)]);
-  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
-  const startFrom = new Date(served.frozenAt - (seconds - 1) * 1000).toISOString();
-  const { pipeline, api, shipped } = await setup(served, startFrom, "1s", dir);
+  const { served, pipeline, shipped, close } = await setup(
+    [String(rate), order, "snapshot", "frozen", String(sites)],
+    (s) => new Date(s.frozenAt - (seconds - 1) * 1000).toISOString(),
+    "1s",
+  );
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await pipeline.start();
@@ -180,10 +192,7 @@ async function backlog(order: LogOrder, size: number, seconds: number, sites: nu
   }
   const elapsed = (lastChange - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  await pipeline.stop();
-  await api.close();
-  proc.stdin?.end();
-  await rm(dir, { recursive: true, force: true });
+  await close();
   const cpuMs = (cpu.user + cpu.system) / 1000;
   console.log(
     JSON.stringify({
@@ -201,9 +210,11 @@ async function backlog(order: LogOrder, size: number, seconds: number, sites: nu
 }
 
 async function steady(rate: number, durationS: number): Promise<void> {
-  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live", "1"]);
-  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
-  const { pipeline, api, shipped, lag } = await setup(served, "now", "5s", dir);
+  const { served, pipeline, shipped, lag, close } = await setup(
+    [String(rate), "newest-first", "snapshot", "live", "1"],
+    () => "now",
+    "5s",
+  );
   await pipeline.start();
   pipeline.updateSites(served.sites);
   await sleep(8000); // first poll (spread over up to 5 s) and warm-up
@@ -217,10 +228,7 @@ async function steady(rate: number, durationS: number): Promise<void> {
   }
   const n = (await shipped()) - s0;
   const cpu = process.cpuUsage(cpu0);
-  await pipeline.stop();
-  await api.close();
-  proc.stdin?.end();
-  await rm(dir, { recursive: true, force: true });
+  await close();
   lags.sort((a, b) => a - b);
   console.log(
     JSON.stringify({
@@ -242,9 +250,11 @@ async function steady(rate: number, durationS: number): Promise<void> {
  */
 async function busy(rate: number, durationS: number, lateFraction: number, lateMax: number): Promise<void> {
   const late = [String(lateFraction), String(lateMax)];
-  const { proc, served } = await child([String(rate), "newest-first", "snapshot", "live", "1", ...late]);
-  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
-  const { pipeline, api, shipped, logRequests } = await setup(served, "now", "5s", dir);
+  const { served, pipeline, shipped, logRequests, close } = await setup(
+    [String(rate), "newest-first", "snapshot", "live", "1", ...late],
+    () => "now",
+    "5s",
+  );
   await pipeline.start();
   pipeline.updateSites(served.sites);
   await sleep(8000);
@@ -253,10 +263,7 @@ async function busy(rate: number, durationS: number, lateFraction: number, lateM
   await sleep(durationS * 1000);
   const n = (await shipped()) - s0;
   const reads = (await logRequests()) - r0;
-  await pipeline.stop();
-  await api.close();
-  proc.stdin?.end();
-  await rm(dir, { recursive: true, force: true });
+  await close();
   console.log(
     JSON.stringify({
       phase: "busy",
@@ -277,9 +284,12 @@ async function busy(rate: number, durationS: number, lateFraction: number, lateM
  * whole run and over its second half (once back-off has reached its ceiling).
  */
 async function idle(sites: number, minutes: number): Promise<void> {
-  const { proc, served } = await child(["0", "newest-first", "snapshot", "live", String(sites)]);
-  const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
-  const { pipeline, api, logRequests } = await setup(served, "now", "30s", dir, 20);
+  const { served, pipeline, logRequests, close } = await setup(
+    ["0", "newest-first", "snapshot", "live", String(sites)],
+    () => "now",
+    "30s",
+    20,
+  );
   await pipeline.start();
   pipeline.updateSites(served.sites);
   const half = (minutes * 60_000) / 2;
@@ -287,10 +297,7 @@ async function idle(sites: number, minutes: number): Promise<void> {
   const rHalf = await logRequests();
   await sleep(half);
   const rEnd = await logRequests();
-  await pipeline.stop();
-  await api.close();
-  proc.stdin?.end();
-  await rm(dir, { recursive: true, force: true });
+  await close();
   const streamHours = (ms: number) => (sites * ms) / 3_600_000;
   console.log(
     JSON.stringify({
