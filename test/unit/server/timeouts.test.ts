@@ -2,7 +2,6 @@
  * Connections that send nothing, or stop half-way, are closed by the server. The deadlines are
  * injected short; the tests wait for the close with a generous limit of their own.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect as connectHttp2 } from "node:http2";
 import { connect as connectTcp, type Socket } from "node:net";
@@ -11,34 +10,13 @@ import { join } from "node:path";
 import { connect as connectTls } from "node:tls";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer, type RunningHttpServer, type ServerTimeouts } from "../../../src/server/http.js";
+import { selfSignedServerCert } from "../../helpers/tls.js";
 import { makeExposition, silentLogger } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-timeouts-"));
 const p = (name: string) => join(dir, name);
 beforeAll(() => {
-  execFileSync(
-    "openssl",
-    [
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      "server.key",
-      "-out",
-      "server.pem",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    ],
-    { cwd: dir, stdio: "pipe" },
-  );
+  selfSignedServerCert(dir);
   writeFileSync(p("tls.yml"), "tls_server_config:\n  cert_file: server.pem\n  key_file: server.key\n");
   writeFileSync(
     p("tls-http1.yml"),

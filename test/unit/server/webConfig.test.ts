@@ -10,6 +10,7 @@ import { ConfigError } from "../../../src/config/errors.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { loadWebConfig, WebConfigSchema } from "../../../src/server/webConfig.js";
 import { parse } from "yaml";
+import { selfSignedServerCert } from "../../helpers/tls.js";
 import { makeExposition, send, silentLogger } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webcfg-"));
@@ -19,21 +20,7 @@ const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes
 
 beforeAll(() => {
   // Server certificate, self-signed, valid for 127.0.0.1 and localhost.
-  openssl(
-    "req",
-    "-x509",
-    ...EC,
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=localhost",
-    "-addext",
-    "subjectAltName=IP:127.0.0.1,DNS:localhost",
-  );
+  selfSignedServerCert(dir, "IP:127.0.0.1,DNS:localhost");
   // A client CA and a client certificate it signed.
   openssl(
     "req",

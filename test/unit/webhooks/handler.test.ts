@@ -1,5 +1,4 @@
 /** The webhook receiver's refusals: authentication, method, size, body, and while nothing takes events. */
-import { execFileSync } from "node:child_process";
 import { Agent } from "node:http";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -7,6 +6,7 @@ import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { MAX_BODY_BYTES } from "../../../src/webhooks/body.js";
+import { selfSignedServerCert } from "../../helpers/tls.js";
 import { disabled, post, start, stopServer, TOKEN } from "./bench.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webhook-"));
@@ -43,26 +43,7 @@ describe("authentication", () => {
   });
 
   it("the web config's basic auth guards /metrics, not the webhook; TLS applies to both", async () => {
-    const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
-    openssl(
-      "req",
-      "-x509",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      "server.key",
-      "-out",
-      "server.pem",
-      "-days",
-      "2",
-      "-subj",
-      "/CN=localhost",
-      "-addext",
-      "subjectAltName=IP:127.0.0.1",
-    );
+    selfSignedServerCert(dir);
     const hash = bcrypt.hashSync("scrape-password", 4);
     const webFile = join(dir, "web.yml");
     writeFileSync(
