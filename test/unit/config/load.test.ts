@@ -4,26 +4,12 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError } from "../../../src/config/errors.js";
 import { loadConfig, redactConfig } from "../../../src/config/load.js";
+import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let n = 0;
-function yamlFile(text: string): string {
-  const file = join(dir, `config-${n++}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
-
-/** The problems of the ConfigError loadConfig rejects with (fails the test when it resolves). */
-async function problems(p: Promise<unknown>): Promise<string[]> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).problems;
-}
+const yamlFile = yamlFiles(dir);
 
 const SECRET = "S3cr3t-do-not-print-7f3a";
 
@@ -97,7 +83,7 @@ describe("client secret", () => {
 
   it("an unreadable secret file is an error naming the key and the file", async () => {
     const missing = join(dir, "no-such-secret");
-    const p = await problems(loadConfig({ env: { SITEHOST_CLIENT_SECRET_FILE: missing } }));
+    const p = await configProblems(loadConfig({ env: { SITEHOST_CLIENT_SECRET_FILE: missing } }));
     expect(p).toHaveLength(1);
     expect(p[0]).toContain("SITEHOST_CLIENT_SECRET_FILE");
     expect(p[0]).toContain("api.clientSecretFile");
@@ -108,12 +94,12 @@ describe("client secret", () => {
   it("an empty secret file is an error", async () => {
     const empty = join(dir, "empty-secret");
     writeFileSync(empty, "\n");
-    const p = await problems(loadConfig({ env: { SITEHOST_CLIENT_SECRET_FILE: empty } }));
+    const p = await configProblems(loadConfig({ env: { SITEHOST_CLIENT_SECRET_FILE: empty } }));
     expect(p[0]).toMatch(/api\.clientSecretFile.*is empty/);
   });
 
   it("SITEHOST_CLIENT_SECRET and SITEHOST_CLIENT_SECRET_FILE together are ambiguous", async () => {
-    const p = await problems(
+    const p = await configProblems(
       loadConfig({ env: { SITEHOST_CLIENT_SECRET: SECRET, SITEHOST_CLIENT_SECRET_FILE: "/x" } }),
     );
     expect(p.join("\n")).toContain("both set");
@@ -121,7 +107,7 @@ describe("client secret", () => {
   });
 
   it("missing credentials are reported when required, and only then", async () => {
-    const p = await problems(loadConfig({ env: {}, requireCredentials: true }));
+    const p = await configProblems(loadConfig({ env: {}, requireCredentials: true }));
     expect(p.some((l) => l.startsWith("api.clientId: required"))).toBe(true);
     expect(p.some((l) => l.startsWith("api.clientSecret: required"))).toBe(true);
     await expect(loadConfig({ env: {} })).resolves.toBeDefined();
@@ -140,21 +126,21 @@ describe("client secret", () => {
 describe("validation messages name the key and what was expected", () => {
   it("unknown key with a suggestion", async () => {
     const file = yamlFile("collectors:\n  trafic:\n    enabled: false\n");
-    expect(await problems(loadConfig({ configFile: file, env: {} }))).toEqual([
+    expect(await configProblems(loadConfig({ configFile: file, env: {} }))).toEqual([
       "collectors.trafic: unknown key; did you mean traffic?",
     ]);
   });
 
   it("unknown key without a close match lists the allowed keys", async () => {
     const file = yamlFile("web:\n  zzzzzzzzzz: 1\n");
-    expect(await problems(loadConfig({ configFile: file, env: {} }))).toEqual([
+    expect(await configProblems(loadConfig({ configFile: file, env: {} }))).toEqual([
       "web.zzzzzzzzzz: unknown key; allowed keys here: listenAddress, telemetryPath, configFile",
     ]);
   });
 
   it("bad duration", async () => {
     const file = yamlFile('logs:\n  pollInterval: "5 minutes"\n');
-    expect(await problems(loadConfig({ configFile: file, env: {} }))).toEqual([
+    expect(await configProblems(loadConfig({ configFile: file, env: {} }))).toEqual([
       'logs.pollInterval: "5 minutes" is not a duration such as 30s or 5m',
     ]);
   });
@@ -170,7 +156,7 @@ describe("validation messages name the key and what was expected", () => {
 
   it.each(["every minute", "61 * * * *", "* * * *", "* * * * * * *"])("cron %j is rejected", async (expr) => {
     const file = yamlFile(`collectors:\n  backups:\n    schedule: ${JSON.stringify(expr)}\n`);
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p).toHaveLength(1);
     // Either the field that is out of range, or (wrong shape) what a cron expression looks like.
     expect(p[0]).toMatch(
@@ -179,17 +165,17 @@ describe("validation messages name the key and what was expected", () => {
   });
 
   it("bad URL (from the environment too)", async () => {
-    expect(await problems(loadConfig({ env: { SITEHOST_API_URL: "ftp://x.example" } }))).toEqual([
+    expect(await configProblems(loadConfig({ env: { SITEHOST_API_URL: "ftp://x.example" } }))).toEqual([
       'api.url: "ftp://x.example" is not an http(s) URL',
     ]);
-    expect(await problems(loadConfig({ env: { SITEHOST_AUTH_URL: "not a url" } }))).toEqual([
+    expect(await configProblems(loadConfig({ env: { SITEHOST_AUTH_URL: "not a url" } }))).toEqual([
       'api.authUrl: "not a url" is not an http(s) URL',
     ]);
   });
 
   it("wrong type", async () => {
     const file = yamlFile('api:\n  maxConcurrency: "eight"\nlogs:\n  enabled: 1\nmetrics:\n  exclude: foo\n');
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p).toContain('api.maxConcurrency: expected a number, got "eight"');
     expect(p).toContain("logs.enabled: expected a boolean, got 1");
     expect(p).toContain('metrics.exclude: expected a list, got "foo"');
@@ -197,13 +183,13 @@ describe("validation messages name the key and what was expected", () => {
 
   it("bad enum value and shard index out of range", async () => {
     const file = yamlFile("sites:\n  kinds: [live, prod]\n  shard: {index: 2, count: 2}\n");
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p).toContain('sites.kinds.1: "prod" is not one of "live", "staging", "sandbox", "kit"');
     expect(p).toContain("sites.shard.index: index must be less than count");
   });
 
   it("bad listen address is caught at load time, from the flag too", async () => {
-    const p = await problems(loadConfig({ env: {}, flags: { "web.listen-address": "localhost" } }));
+    const p = await configProblems(loadConfig({ env: {}, flags: { "web.listen-address": "localhost" } }));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(/^web\.listenAddress: "localhost" is not host:port/);
     const ok = await loadConfig({ env: { SITEHOST_LISTEN_ADDRESS: "[::1]:0" } });
@@ -212,7 +198,7 @@ describe("validation messages name the key and what was expected", () => {
 
   it("a secret of the wrong type is not echoed", async () => {
     const file = yamlFile("api:\n  clientSecret: 987654321987\n");
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p).toEqual(["api.clientSecret: expected a string, got <redacted>"]);
   });
 
@@ -228,7 +214,7 @@ describe("validation messages name the key and what was expected", () => {
   it("YAML syntax error names file:line", async () => {
     // line 1 "api:", line 2 the good key, line 3 the broken flow sequence.
     const file = yamlFile("api:\n  clientId: x\n  timeout: [30s\nweb: {}\n");
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p.length).toBeGreaterThan(0);
     expect(p[0]).toMatch(
       new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: YAML syntax error`),
@@ -238,20 +224,20 @@ describe("validation messages name the key and what was expected", () => {
   it("YAML syntax error: the reported line is where the error is", async () => {
     // A tab-indented key on line 3 is invalid YAML.
     const file = yamlFile("web:\n  telemetryPath: /m\n\tlistenAddress: :1\n");
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p[0]?.startsWith(`${file}:3:`)).toBe(true);
   });
 
   it("a missing config file is an error naming the file", async () => {
     const missing = join(dir, "absent.yaml");
-    expect(await problems(loadConfig({ configFile: missing, env: {} }))).toEqual([
+    expect(await configProblems(loadConfig({ configFile: missing, env: {} }))).toEqual([
       `${missing}: cannot read the config file (ENOENT)`,
     ]);
   });
 
   it("a top level that is not a mapping is an error", async () => {
     const file = yamlFile("- a\n- b\n");
-    const p = await problems(loadConfig({ configFile: file, env: {} }));
+    const p = await configProblems(loadConfig({ configFile: file, env: {} }));
     expect(p[0]).toContain("the top level must be a mapping");
   });
 });

@@ -3,27 +3,13 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/errors.js";
 import { loadConfig, redactConfig } from "../../../src/config/load.js";
+import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-validation-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let n = 0;
-function yamlFile(text: string): string {
-  const file = join(dir, `config-${n++}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
-
-async function problems(p: Promise<unknown>): Promise<string[]> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).problems;
-}
+const yamlFile = yamlFiles(dir);
 
 const schedule = (expr: string) =>
   loadConfig({
@@ -47,7 +33,7 @@ describe("cron field ranges", () => {
     ["0 0 * * */8", /day of week step "8" is out of range 1-8|day of week/],
     ["5-70 * * * *", /minute/],
   ])("%j is rejected, naming the field", async (expr, expected) => {
-    const p = await problems(schedule(expr));
+    const p = await configProblems(schedule(expr));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(/^collectors\.backups\.schedule: /);
     expect(p[0]).toMatch(expected);
@@ -73,11 +59,11 @@ describe("durations that must be positive", () => {
     "%s: 0 is rejected",
     async (key) => {
       const [section, name] = key.split(".") as [string, string];
-      const p = await problems(
+      const p = await configProblems(
         loadConfig({ configFile: yamlFile(`${section}:\n  ${name}: "0"\n`), env: {} }),
       );
       expect(p).toEqual([`${key}: "0" must be longer than zero, such as 30s or 5m`]);
-      const zeroMs = await problems(
+      const zeroMs = await configProblems(
         loadConfig({ configFile: yamlFile(`${section}:\n  ${name}: 0ms\n`), env: {} }),
       );
       expect(zeroMs[0]).toMatch(new RegExp(`^${key.replace(".", "\\.")}: "0ms" must be longer than zero`));
@@ -91,7 +77,9 @@ describe("durations that must be positive", () => {
   });
 
   it("a duration longer than a timer can hold is rejected instead of firing at once", async () => {
-    const p = await problems(loadConfig({ configFile: yamlFile("logs:\n  pollInterval: 30d\n"), env: {} }));
+    const p = await configProblems(
+      loadConfig({ configFile: yamlFile("logs:\n  pollInterval: 30d\n"), env: {} }),
+    );
     expect(p).toEqual(['logs.pollInterval: "30d" is longer than the maximum of 24d']);
   });
 });
@@ -114,7 +102,7 @@ describe("passwords in URLs", () => {
   });
 
   it("an invalid URL's error message does not repeat its password", async () => {
-    const p = await problems(
+    const p = await configProblems(
       loadConfig({ env: { SITEHOST_API_URL: `ftp://svc:${PASSWORD}@files.example/v1` } }),
     );
     expect(p).toEqual(['api.url: "ftp://svc:<redacted>@files.example/v1" is not an http(s) URL']);
@@ -130,10 +118,10 @@ describe("OTLP exporter variables (checked when logs are shipped)", () => {
     });
 
   it("an unknown protocol is named with the accepted ones", async () => {
-    expect(await problems(load({ OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/proto" }))).toEqual([
+    expect(await configProblems(load({ OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/proto" }))).toEqual([
       'OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/proto" is not one of http/protobuf, http/json, grpc',
     ]);
-    expect(await problems(load({ OTEL_EXPORTER_OTLP_PROTOCOL: "grcp" }))).toEqual([
+    expect(await configProblems(load({ OTEL_EXPORTER_OTLP_PROTOCOL: "grcp" }))).toEqual([
       'OTEL_EXPORTER_OTLP_PROTOCOL: "grcp" is not one of http/protobuf, http/json, grpc',
     ]);
   });
@@ -144,7 +132,9 @@ describe("OTLP exporter variables (checked when logs are shipped)", () => {
     ).resolves.toBeDefined();
     expect(
       (
-        await problems(load({ OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "", OTEL_EXPORTER_OTLP_PROTOCOL: "zipkin" }))
+        await configProblems(
+          load({ OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "", OTEL_EXPORTER_OTLP_PROTOCOL: "zipkin" }),
+        )
       )[0],
     ).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL: "zipkin"/);
   });
@@ -155,13 +145,13 @@ describe("OTLP exporter variables (checked when logs are shipped)", () => {
     ["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "not a url"],
     ["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "ftp://collector/v1/logs"],
   ])("%s=%j is rejected instead of falling back to localhost", async (name, value) => {
-    const p = await problems(load({ [name]: value }));
+    const p = await configProblems(load({ [name]: value }));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(new RegExp(`^${name}: .* is not an absolute http\\(s\\) URL`));
   });
 
   it("the endpoint's password is not repeated", async () => {
-    const p = await problems(load({ OTEL_EXPORTER_OTLP_ENDPOINT: "mailto://u:s3cr3t-otlp@x" }));
+    const p = await configProblems(load({ OTEL_EXPORTER_OTLP_ENDPOINT: "mailto://u:s3cr3t-otlp@x" }));
     expect(p.join("\n")).not.toContain("s3cr3t-otlp");
   });
 
@@ -187,7 +177,7 @@ describe("logs.checkpointDir is usable", () => {
   it.each(["create", "probe"] as const)(
     "%s: a directory under /proc is refused at once, naming the key",
     async (mode) => {
-      const p = await problems(check("/proc/sitehost-checkpoints/a", mode));
+      const p = await configProblems(check("/proc/sitehost-checkpoints/a", mode));
       expect(p).toHaveLength(1);
       expect(p[0]).toMatch(
         /^logs\.checkpointDir \(SITEHOST_CHECKPOINT_DIR\): cannot create \/proc\/sitehost-checkpoints\/a \(/,
@@ -198,7 +188,7 @@ describe("logs.checkpointDir is usable", () => {
   it("a file where the directory should be is refused", async () => {
     const file = join(dir, "a-file");
     writeFileSync(file, "");
-    expect((await problems(check(join(file, "sub"), "probe")))[0]).toMatch(/a-file is not a directory/);
+    expect((await configProblems(check(join(file, "sub"), "probe")))[0]).toMatch(/a-file is not a directory/);
   });
 
   it("check-config (probe) leaves a missing directory uncreated; run (create) creates it with its parents", async () => {
@@ -265,7 +255,7 @@ describe("sites.shard from the environment and the command line", () => {
     [{}, "2/2", /^--sites\.shard: index 2 is not below the count 2/],
     [{}, "-1/2", /^--sites\.shard: "-1\/2" is not a shard/],
   ])("%j %s is refused with one line", async (env, flag, expected) => {
-    const p = await problems(shard(env, flag));
+    const p = await configProblems(shard(env, flag));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(expected);
   });

@@ -2,29 +2,15 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/errors.js";
 import { loadConfig, redactConfig } from "../../../src/config/load.js";
 import { redactQueryToken } from "../../../src/config/redact.js";
+import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webhook-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const TOKEN = "<webhook-token>-5e0c2a7d91b4";
 
-function yaml(text: string): string {
-  const file = join(dir, `c-${Math.random().toString(36).slice(2)}.yaml`);
-  writeFileSync(file, text);
-  return file;
-}
-
-async function problems(p: Promise<unknown>): Promise<string[]> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
-    throw err;
-  }
-  throw new Error("expected a ConfigError");
-}
+const yaml = yamlFiles(dir);
 
 describe("webhooks configuration", () => {
   it("off by default, on /webhook", async () => {
@@ -33,7 +19,7 @@ describe("webhooks configuration", () => {
   });
 
   it("enabled without a token is one clear problem", async () => {
-    const p = await problems(loadConfig({ configFile: yaml("webhooks:\n  enabled: true\n"), env: {} }));
+    const p = await configProblems(loadConfig({ configFile: yaml("webhooks:\n  enabled: true\n"), env: {} }));
     expect(p).toHaveLength(1);
     expect(p[0]).toMatch(/^webhooks\.token: required when webhooks\.enabled is true/);
     expect(p[0]).toContain("SITEHOST_WEBHOOK_TOKEN");
@@ -55,23 +41,25 @@ describe("webhooks configuration", () => {
   });
 
   it("the token and its file together are ambiguous; an empty or missing file names the key", async () => {
-    const both = await problems(
+    const both = await configProblems(
       loadConfig({ env: { SITEHOST_WEBHOOK_TOKEN: TOKEN, SITEHOST_WEBHOOK_TOKEN_FILE: "/x" } }),
     );
     expect(both.join("\n")).toContain("both set");
     expect(both.join("\n")).not.toContain(TOKEN);
-    const bothYaml = await problems(
+    const bothYaml = await configProblems(
       loadConfig({ configFile: yaml(`webhooks:\n  token: ${TOKEN}\n  tokenFile: /x\n`), env: {} }),
     );
     expect(bothYaml[0]).toContain("webhooks.token and webhooks.tokenFile are both set");
-    const missing = await problems(loadConfig({ env: { SITEHOST_WEBHOOK_TOKEN_FILE: join(dir, "nope") } }));
+    const missing = await configProblems(
+      loadConfig({ env: { SITEHOST_WEBHOOK_TOKEN_FILE: join(dir, "nope") } }),
+    );
     expect(missing[0]).toMatch(
       /^webhooks\.tokenFile \(SITEHOST_WEBHOOK_TOKEN_FILE\): cannot read .* \(ENOENT\)$/,
     );
   });
 
   it("a short token is refused without being echoed; so is a path the exporter serves itself", async () => {
-    const p = await problems(
+    const p = await configProblems(
       loadConfig({
         configFile: yaml("webhooks:\n  enabled: true\n  path: /metrics\n"),
         env: { SITEHOST_WEBHOOK_TOKEN: "short-secret" },
@@ -84,7 +72,7 @@ describe("webhooks configuration", () => {
   });
 
   it("a token of the wrong type is not echoed in the error", async () => {
-    const p = await problems(
+    const p = await configProblems(
       loadConfig({ configFile: yaml("webhooks:\n  token: 1234567890123456789\n"), env: {} }),
     );
     expect(p.join("\n")).toContain("webhooks.token");
@@ -92,7 +80,9 @@ describe("webhooks configuration", () => {
   });
 
   it("a path must start with / and carry no query", async () => {
-    const p = await problems(loadConfig({ configFile: yaml("webhooks:\n  path: hooks?x=1\n"), env: {} }));
+    const p = await configProblems(
+      loadConfig({ configFile: yaml("webhooks:\n  path: hooks?x=1\n"), env: {} }),
+    );
     expect(p[0]).toMatch(/^webhooks\.path: must start with \//);
   });
 

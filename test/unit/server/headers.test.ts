@@ -1,23 +1,18 @@
 /** Security headers on every response, the landing page's Content-Security-Policy, and configured headers. */
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/errors.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { loadWebConfig } from "../../../src/server/webConfig.js";
 import { makeExposition, send, silentLogger } from "./helpers.js";
+import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-headers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-function webFile(text: string): string {
-  const file = join(dir, `web-${n++}.yml`);
-  writeFileSync(file, text);
-  return file;
-}
+const webFile = yamlFiles(dir);
 
 let server: RunningHttpServer | undefined;
 afterEach(async () => {
@@ -37,15 +32,6 @@ async function start(webConfigFile?: string): Promise<string> {
     logger: silentLogger,
   });
   return server.url;
-}
-
-async function problems(promise: Promise<unknown>): Promise<string[]> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).problems;
 }
 
 /** Every directive of a Content-Security-Policy header, by name. */
@@ -141,7 +127,7 @@ describe("http_server_config.headers", () => {
     ],
   ])("%s is rejected when the file is loaded", async (_what, yaml, expected) => {
     const file = webFile(`http_server_config:\n  headers:\n${yaml}`);
-    const lines = await problems(loadWebConfig(file));
+    const lines = await configProblems(loadWebConfig(file));
     expect(lines).toHaveLength(1);
     expect(lines[0]?.startsWith(`${file}: http_server_config.headers.`)).toBe(true);
     expect(lines[0]).toMatch(expected);

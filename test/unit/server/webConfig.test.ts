@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../../src/config/errors.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { loadWebConfig, WebConfigSchema } from "../../../src/server/webConfig.js";
 import { parse } from "yaml";
 import { selfSignedServerCert } from "../../helpers/tls.js";
 import { makeExposition, send, silentLogger } from "./helpers.js";
+import { configProblems } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webcfg-"));
 const p = (name: string) => join(dir, name);
@@ -98,15 +98,6 @@ async function start(webConfigFile: string): Promise<string> {
   return server.url;
 }
 
-async function problems(promise: Promise<unknown>): Promise<string[]> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ConfigError);
-  return (err as ConfigError).problems;
-}
-
 const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
 });
@@ -144,14 +135,14 @@ describe("TLS", () => {
     const file = webFile(
       `tls_server_config:\n  cert_file: ${p("absent.pem")}\n  key_file: ${p("server.key")}\n`,
     );
-    expect(await problems(loadWebConfig(file))).toEqual([
+    expect(await configProblems(loadWebConfig(file))).toEqual([
       `${file}: tls_server_config.cert_file: cannot read ${p("absent.pem")} (ENOENT)`,
     ]);
   });
 
   it("RequireAndVerifyClientCert without client_ca_file is rejected", async () => {
     const file = webFile(tlsConfig() + "  client_auth_type: RequireAndVerifyClientCert\n");
-    expect(await problems(loadWebConfig(file))).toEqual([
+    expect(await configProblems(loadWebConfig(file))).toEqual([
       `${file}: tls_server_config.client_ca_file: required for client_auth_type RequireAndVerifyClientCert`,
     ]);
   });
@@ -250,7 +241,7 @@ describe("basic auth", () => {
 
   it("a plaintext password instead of a hash is rejected without echoing it", async () => {
     const file = webFile("basic_auth_users:\n  alice: hunter2-plaintext\n  bob: 12345678\n");
-    const lines = await problems(loadWebConfig(file));
+    const lines = await configProblems(loadWebConfig(file));
     expect(lines).toContain(`${file}: basic_auth_users.alice: must be a bcrypt hash`);
     expect(lines.some((l) => l.startsWith(`${file}: basic_auth_users.bob:`))).toBe(true);
     expect(lines.join("\n")).not.toContain("hunter2-plaintext");
@@ -261,14 +252,14 @@ describe("basic auth", () => {
 describe("file format", () => {
   it("an unknown key is rejected naming the key, with a suggestion from the web config's own keys", async () => {
     const file = webFile("tls_server_confg:\n  cert_file: x\n");
-    expect(await problems(loadWebConfig(file))).toEqual([
+    expect(await configProblems(loadWebConfig(file))).toEqual([
       `${file}: tls_server_confg: unknown key; did you mean tls_server_config?`,
     ]);
   });
 
   it("an unknown nested key is rejected naming its path", async () => {
     const file = webFile(`tls_server_config:\n  cert_file: a\n  key_file: b\n  certfile: c\n`);
-    expect(await problems(loadWebConfig(file))).toEqual([
+    expect(await configProblems(loadWebConfig(file))).toEqual([
       `${file}: tls_server_config.certfile: unknown key; did you mean cert_file?`,
     ]);
   });
@@ -328,7 +319,7 @@ describe("TLS material is checked when the file is loaded", () => {
     ],
   ])("%s is rejected, naming the key", async (_what, cert, key, expected) => {
     const file = tls(cert, key);
-    const lines = await problems(loadWebConfig(file));
+    const lines = await configProblems(loadWebConfig(file));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `));
     expect(lines[0]).toMatch(expected);
@@ -340,14 +331,14 @@ describe("TLS material is checked when the file is loaded", () => {
       "server.key",
       `  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${p("notes.txt")}\n`,
     );
-    expect((await problems(loadWebConfig(file)))[0]).toMatch(
+    expect((await configProblems(loadWebConfig(file)))[0]).toMatch(
       /tls_server_config\.client_ca_file: .*holds no PEM certificate/,
     );
   });
 
   it("a client CA file with client_auth_type NoClientCert is rejected (it would be ignored)", async () => {
     const file = tls("server.pem", "server.key", `  client_ca_file: ${p("ca.pem")}\n`);
-    expect((await problems(loadWebConfig(file)))[0]).toMatch(
+    expect((await configProblems(loadWebConfig(file)))[0]).toMatch(
       /tls_server_config\.client_ca_file: .*NoClientCert/,
     );
   });
@@ -358,7 +349,7 @@ describe("TLS material is checked when the file is loaded", () => {
       "server.key",
       "  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA265]\n  curve_preferences: [CurveP265]\n",
     );
-    const lines = await problems(loadWebConfig(file));
+    const lines = await configProblems(loadWebConfig(file));
     expect(lines).toContain(
       `${file}: tls_server_config.cipher_suites.0: unknown cipher suite "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA265"; did you mean TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256?`,
     );
