@@ -125,8 +125,11 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
   const d = await startDaemon(sim, receiver.url, { maxRequestsPerSecond: rps, maxConcurrency: 16 });
   let readyS: number | undefined;
   let notReady = "";
+  let readyAnswer = "";
   let allReadS: number | undefined;
-  let skippedAtReady = 0;
+  let skippedAtReady = new Map<string, number>();
+  /** collector → seconds from start until its first run had finished (seen at a sample). */
+  const firstRunDone = new Map<string, number>();
   /** stream → last read time seen, and the longest gap seen. */
   const lastRead = new Map<string, number>();
   let longestGapS = 0;
@@ -147,7 +150,14 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
     if (readyRes && !readyRes.ok) notReady = (await readyRes.text()).trim();
     if (readyRes?.ok) {
       readyS = sinceStart;
-      skippedAtReady = sum(values(text, "sitehost_exporter_collector_skipped_runs_total"));
+      readyAnswer = (await readyRes.text()).trim();
+      skippedAtReady = new Map(
+        values(text, "sitehost_exporter_collector_skipped_runs_total").map((r) => [r.labels, r.value]),
+      );
+    }
+    for (const r of values(text, "sitehost_exporter_collector_runs_total")) {
+      const collector = /collector="([^"]+)"/.exec(r.labels)?.[1] ?? r.labels;
+      if (r.value > 0 && !firstRunDone.has(collector)) firstRunDone.set(collector, Math.round(sinceStart));
     }
     const reads = values(text, "sitehost_exporter_log_last_read_timestamp_seconds");
     for (const r of reads) {
@@ -160,8 +170,9 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
     if (allReadS === undefined && lastRead.size >= streams) allReadS = sinceStart;
   }
   const text = await scrape(d.url);
-  const skippedAfterReady =
-    sum(values(text, "sitehost_exporter_collector_skipped_runs_total")) - skippedAtReady;
+  const skippedAfterReady = values(text, "sitehost_exporter_collector_skipped_runs_total")
+    .filter((r) => r.value > (skippedAtReady.get(r.labels) ?? 0))
+    .map((r) => `${r.labels}=${r.value - (skippedAtReady.get(r.labels) ?? 0)}`);
   const skippedByCollector = values(text, "sitehost_exporter_collector_skipped_runs_total")
     .filter((r) => r.value > 0)
     .map((r) => `${r.labels}=${r.value}`);
@@ -182,7 +193,7 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
       logRatePerSite: logRate ?? "simulator default",
       streams,
       readySeconds: readyS === undefined ? null : +readyS.toFixed(1),
-      ...(readyS === undefined ? { notReady } : {}),
+      ...(readyS === undefined ? { notReady } : { readyAnswer }),
       requestsByRoute: Object.fromEntries(
         Object.entries(stats)
           .map(([k, v]) => [k, v - (requests0[k] ?? 0)] as const)
@@ -193,6 +204,7 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
       streamsEverRead: lastRead.size,
       skippedRunsAfterReady: skippedAfterReady,
       skippedRuns: skippedByCollector,
+      firstRunsDoneBySeconds: Object.fromEntries([...firstRunDone].sort((a, b) => a[1] - b[1])),
       longestSecondsWithoutRead: +longestGapS.toFixed(1),
       apiRequestsPerSecond: +(all / elapsed).toFixed(1),
       logRequestsPerSecond: +(logs / elapsed).toFixed(1),

@@ -19,7 +19,7 @@ export type Release = () => void;
 /** The source of token requests: served before any other. */
 export const AUTH_SOURCE = "auth";
 /** Every weight is at least this share of the sum of weights. */
-export const MIN_SHARE = 0.05;
+export const MIN_SHARE = 0.01;
 
 interface Waiter {
   grant: (release: Release) => void;

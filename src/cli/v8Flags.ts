@@ -13,7 +13,9 @@
  *   `--optimize-for-size` (small heap growth, memory returned promptly) costs nothing a user sees.
  * - Shipping logs: CPU per record first. `--optimize-for-size` doubles the log path's CPU (it
  *   collects the old generation every few MB); instead the old generation grows by 40 % of the
- *   live set, and not before it reaches 64 MB. docs/benchmarks.md has the measurements behind both.
+ *   live set, and not before it reaches 64 MB. The young generation is collected by the main thread
+ *   alone: helper threads shorten those pauses (a millisecond or two here) but cost more CPU in
+ *   all. docs/benchmarks.md has the measurements behind both.
  * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line);
  * SITEHOST_NODE_FLAGS=off keeps V8's defaults, SITEHOST_NODE_FLAGS="<flags>" uses those instead.
  *
@@ -26,7 +28,12 @@ export type Workload = "metrics" | "logs";
 
 export const V8_FLAGS: Record<Workload, readonly string[]> = {
   metrics: ["--max-semi-space-size=2", "--optimize-for-size"],
-  logs: ["--max-semi-space-size=4", "--initial-old-space-size=64", "--heap-growing-percent=40"],
+  logs: [
+    "--max-semi-space-size=8",
+    "--no-parallel-scavenge",
+    "--initial-old-space-size=64",
+    "--heap-growing-percent=40",
+  ],
 };
 export const NO_SIGUSR1_INSPECTOR = "--disable-sigusr1";
 /**

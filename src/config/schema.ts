@@ -230,6 +230,8 @@ export const ConfigSchema = z.strictObject({
       telemetryPath: z.string().regex(/^\//, "must start with /").default("/metrics"),
       /** exporter-toolkit web config file (TLS, basic auth). */
       configFile: z.string().min(1).optional(),
+      /** Longest /-/ready waits, after discovery, for the collectors' first runs; 0 waits for all. */
+      readyTimeout: duration.default("90s"),
     })
     .prefault({}),
   webhooks: z

@@ -38,6 +38,7 @@ export class SiteDiscovery implements DiscoveryCollector {
   /** The tick at which a single-site refresh last settled each site. */
   private readonly refreshedAt = new Map<number, number>();
   private done = false;
+  private firstDiscoveredAt: number | undefined;
   private readonly listeners: SitesListener[] = [];
   private readonly metrics: CollectorSelfMetrics;
   private readonly log: Logger;
@@ -58,6 +59,11 @@ export class SiteDiscovery implements DiscoveryCollector {
   /** Whether a discovery has succeeded yet. */
   get discovered(): boolean {
     return this.done;
+  }
+
+  /** When the first discovery succeeded (ms, the injected clock), if it has. */
+  get discoveredAt(): number | undefined {
+    return this.firstDiscoveredAt;
   }
 
   /** Called with the selected sites after every discovery and whenever a site is found gone. */
@@ -109,6 +115,7 @@ export class SiteDiscovery implements DiscoveryCollector {
     const removed = this.current.filter((s) => !keep.has(String(s.id))).length;
     this.setCurrent(selected);
     this.done = true;
+    this.firstDiscoveredAt ??= this.now();
     if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
     this.notify();
     return listed.rejected > 0 || !account ? "partial" : "success";

@@ -4,15 +4,33 @@
  */
 import { SeverityNumber, type Attributes } from "@opentelemetry/api";
 import type { ActivityEntry, PhpLogEntry, ScrollStream, ServerLogEntry } from "../api/schemas.js";
+import { AttributeObject, type AttributeWriter } from "./otlp/encode.js";
 
-export interface MappedRecord {
+/** What a record says, apart from its attributes. */
+export interface MappedHead {
   timeMs: number;
   severityNumber: SeverityNumber;
   severityText: string;
   body: string;
-  attributes: Attributes;
   /** OTLP's event_name, for entries that are events (activity). */
   eventName?: string;
+}
+
+export interface MappedRecord extends MappedHead {
+  attributes: Attributes;
+}
+
+/** How entries of one kind become records: the head, then the attributes written in order. */
+export interface EntryMapping<E> {
+  head(entry: E, timeMs: number): MappedHead;
+  attributes(entry: E, out: AttributeWriter): void;
+}
+
+/** The record as an object: head and attributes. */
+export function mapEntry<E>(mapping: EntryMapping<E>, entry: E, timeMs: number): MappedRecord {
+  const out = new AttributeObject();
+  mapping.attributes(entry, out);
+  return { ...mapping.head(entry, timeMs), attributes: out.attributes };
 }
 
 function str(value: unknown): string | undefined {
@@ -21,8 +39,8 @@ function str(value: unknown): string | undefined {
   return s === "" || s === "-" ? undefined : s;
 }
 
-function set(attrs: Attributes, key: string, value: string | number | boolean | string[] | undefined): void {
-  if (value !== undefined) attrs[key] = value;
+function set(out: AttributeWriter, key: string, value: string | number | undefined): void {
+  if (value !== undefined) out.add(key, value);
 }
 
 export function serverSeverity(status: number): { number: SeverityNumber; text: string } {
@@ -38,41 +56,49 @@ function protocolVersion(text: string | undefined): string | undefined {
   return m ? m[1] : text;
 }
 
-export function mapServerEntry(entry: ServerLogEntry, timeMs: number): MappedRecord {
-  const url = str(entry.request_url) ?? "/";
-  const q = url.indexOf("?");
-  const path = q >= 0 ? url.slice(0, q) : url;
-  const query = q >= 0 ? url.slice(q + 1) : undefined;
+/** The request line's parts: the body is "METHOD url version" of those present. */
+function serverBody(entry: ServerLogEntry): string {
   const method = str(entry.request_type);
+  const url = str(entry.request_url) ?? "/";
   const version = str(entry.http_version);
-  const attrs: Attributes = {};
-  set(attrs, "http.request.method", method);
-  set(attrs, "url.path", path);
-  set(attrs, "url.query", query);
-  set(attrs, "url.scheme", str(entry.scheme));
-  set(attrs, "server.address", str(entry.http_host));
-  attrs["http.response.status_code"] = entry.status;
-  if (typeof entry.body_bytes_sent === "number") attrs["http.response.body.size"] = entry.body_bytes_sent;
-  set(attrs, "client.address", str(entry.user_ip));
-  set(attrs, "user_agent.original", str(entry.http_user_agent));
-  set(attrs, "network.protocol.version", protocolVersion(version));
-  // Semantic conventions: request headers are string arrays.
-  const referer = str(entry.http_referer);
-  if (referer) attrs["http.request.header.referer"] = [referer];
-  const xff = str(entry.http_x_forwarded_for);
-  if (xff) attrs["http.request.header.x-forwarded-for"] = [xff];
-  if (typeof entry.request_time === "number") attrs["sitehost.http.request_time"] = entry.request_time;
-  set(attrs, "sitehost.http.cached", str(entry.cached));
-  set(attrs, "sitehost.http.renderer", str(entry.renderer));
-  set(attrs, "sitehost.http.request_completion", str(entry.request_completion));
-  const sev = serverSeverity(entry.status);
-  return {
-    timeMs,
-    severityNumber: sev.number,
-    severityText: sev.text,
-    body: [method ?? "-", url, version].filter(Boolean).join(" "),
-    attributes: attrs,
-  };
+  let body = method ?? "-";
+  body += ` ${url}`;
+  if (version) body += ` ${version}`;
+  return body;
+}
+
+export const SERVER_MAPPING: EntryMapping<ServerLogEntry> = {
+  head(entry, timeMs) {
+    const sev = serverSeverity(entry.status);
+    return { timeMs, severityNumber: sev.number, severityText: sev.text, body: serverBody(entry) };
+  },
+  attributes(entry, out) {
+    const url = str(entry.request_url) ?? "/";
+    const q = url.indexOf("?");
+    set(out, "http.request.method", str(entry.request_type));
+    set(out, "url.path", q >= 0 ? url.slice(0, q) : url);
+    set(out, "url.query", q >= 0 ? url.slice(q + 1) : undefined);
+    set(out, "url.scheme", str(entry.scheme));
+    set(out, "server.address", str(entry.http_host));
+    out.add("http.response.status_code", entry.status);
+    if (typeof entry.body_bytes_sent === "number") out.add("http.response.body.size", entry.body_bytes_sent);
+    set(out, "client.address", str(entry.user_ip));
+    set(out, "user_agent.original", str(entry.http_user_agent));
+    set(out, "network.protocol.version", protocolVersion(str(entry.http_version)));
+    // Semantic conventions: request headers are string arrays.
+    const referer = str(entry.http_referer);
+    if (referer) out.add("http.request.header.referer", [referer]);
+    const xff = str(entry.http_x_forwarded_for);
+    if (xff) out.add("http.request.header.x-forwarded-for", [xff]);
+    if (typeof entry.request_time === "number") out.add("sitehost.http.request_time", entry.request_time);
+    set(out, "sitehost.http.cached", str(entry.cached));
+    set(out, "sitehost.http.renderer", str(entry.renderer));
+    set(out, "sitehost.http.request_completion", str(entry.request_completion));
+  },
+};
+
+export function mapServerEntry(entry: ServerLogEntry, timeMs: number): MappedRecord {
+  return mapEntry(SERVER_MAPPING, entry, timeMs);
 }
 
 /** PHP severity words → counter label and OpenTelemetry severity number. */
@@ -110,56 +136,73 @@ export function parseUncaughtException(
   };
 }
 
+export const PHP_MAPPING: EntryMapping<PhpLogEntry> = {
+  head(entry, timeMs) {
+    return {
+      timeMs,
+      severityNumber: phpSeverity(entry.severity).number,
+      severityText: entry.severity ?? "",
+      body: entry.message,
+    };
+  },
+  attributes(entry, out) {
+    set(out, "code.file.path", str(entry.file));
+    if (typeof entry.line === "number") out.add("code.line.number", entry.line);
+    const exception = parseUncaughtException(entry.message);
+    if (exception) {
+      out.add("exception.type", exception.type);
+      out.add("exception.message", exception.message);
+      if (exception.stacktrace) out.add("exception.stacktrace", exception.stacktrace);
+    }
+  },
+};
+
 export function mapPhpEntry(entry: PhpLogEntry, timeMs: number): MappedRecord {
-  const attrs: Attributes = {};
-  set(attrs, "code.file.path", str(entry.file));
-  if (typeof entry.line === "number") attrs["code.line.number"] = entry.line;
-  const exception = parseUncaughtException(entry.message);
-  if (exception) {
-    attrs["exception.type"] = exception.type;
-    attrs["exception.message"] = exception.message;
-    if (exception.stacktrace) attrs["exception.stacktrace"] = exception.stacktrace;
-  }
-  const sev = phpSeverity(entry.severity);
-  return {
-    timeMs,
-    severityNumber: sev.number,
-    severityText: entry.severity ?? "",
-    body: entry.message,
-    attributes: attrs,
-  };
+  return mapEntry(PHP_MAPPING, entry, timeMs);
 }
 
 /**
  * An activity log entry (who did what, from where): `event.name` is the action, the message is the
  * body, `enduser.id` the account e-mail, `client.address` the IP address.
  */
+export const ACTIVITY_MAPPING: EntryMapping<ActivityEntry> = {
+  head(entry, timeMs) {
+    return {
+      timeMs,
+      severityNumber: SeverityNumber.INFO,
+      severityText: "INFO",
+      body: entry.message ?? entry.description ?? entry.name,
+      eventName: entry.name,
+    };
+  },
+  attributes(entry, out) {
+    out.add("event.name", entry.name);
+    set(out, "enduser.id", str(entry.accountEmail));
+    set(out, "client.address", str(entry.ipAddress));
+    set(out, "user_agent.original", str(entry.userAgent));
+    set(out, "sitehost.activity.source", str(entry.source));
+    set(out, "sitehost.activity.description", str(entry.description));
+    out.add("sitehost.activity.id", String(entry.id));
+  },
+};
+
 export function mapActivityEntry(entry: ActivityEntry, timeMs: number): MappedRecord {
-  const attrs: Attributes = {};
-  attrs["event.name"] = entry.name;
-  set(attrs, "enduser.id", str(entry.accountEmail));
-  set(attrs, "client.address", str(entry.ipAddress));
-  set(attrs, "user_agent.original", str(entry.userAgent));
-  set(attrs, "sitehost.activity.source", str(entry.source));
-  set(attrs, "sitehost.activity.description", str(entry.description));
-  attrs["sitehost.activity.id"] = String(entry.id);
-  return {
-    timeMs,
-    severityNumber: SeverityNumber.INFO,
-    severityText: "INFO",
-    body: entry.message ?? entry.description ?? entry.name,
-    attributes: attrs,
-    eventName: entry.name,
-  };
+  return mapEntry(ACTIVITY_MAPPING, entry, timeMs);
 }
+
+/** `<class>|<cached>` by index class × 2 + cached; class 0 stands for a status outside 100–599. */
+const SERVER_COUNTER_KEYS = [0, 1, 2, 3, 4, 5].flatMap((c) =>
+  [false, true].map((cached) => `${c === 0 ? "other" : `${c}xx`}|${cached}`),
+);
 
 /** Counter key of an entry: `status_class|cached` for server lines, the severity label for PHP. */
 export function counterKey(stream: ScrollStream, entry: PhpLogEntry | ServerLogEntry): string {
   if (stream === "server") {
     const e = entry as ServerLogEntry;
-    const cls = e.status >= 100 && e.status < 600 ? `${Math.floor(e.status / 100)}xx` : "other";
+    const cls = e.status >= 100 && e.status < 600 ? Math.floor(e.status / 100) : 0;
     const cached = String(e.cached ?? "").toUpperCase();
-    return `${cls}|${cached === "HIT" || cached === "TRUE" ? "true" : "false"}`;
+    // One of a dozen keys: taken from a table, not built for every line.
+    return SERVER_COUNTER_KEYS[cls * 2 + (cached === "HIT" || cached === "TRUE" ? 1 : 0)] as string;
   }
   return phpSeverity((entry as PhpLogEntry).severity).label;
 }

@@ -92,26 +92,22 @@ export function recordBytes(page: PreparedPage, i: number): Buffer {
 
 /**
  * A page as bytes for the spool: [u32 header length][header JSON][u32 ends length][ends][records].
- * The header holds the fingerprints, occurrences, times and counter keys.
+ * The header holds the fingerprints, occurrences, times and counter keys. Given as parts, to be
+ * written one after the other (no copy of the records into one buffer first).
  */
-export function serializePage(page: PreparedPage): Buffer {
-  const header = Buffer.from(
-    JSON.stringify([
-      page.fingerprints,
-      Array.from(page.occurrences),
-      Array.from(page.times),
-      page.countKeys ?? null,
-    ]),
-    "utf8",
-  );
+export function serializePage(page: PreparedPage): Buffer[] {
+  const json = JSON.stringify([
+    page.fingerprints,
+    Array.from(page.occurrences),
+    Array.from(page.times),
+    page.countKeys ?? null,
+  ]);
+  const head = Buffer.allocUnsafe(4 + Buffer.byteLength(json, "utf8") + 4);
+  const headerLength = head.write(json, 4, "utf8");
+  head.writeUInt32LE(headerLength, 0);
+  head.writeUInt32LE(page.ends.byteLength, 4 + headerLength);
   const ends = Buffer.from(page.ends.buffer, page.ends.byteOffset, page.ends.byteLength);
-  const out = Buffer.allocUnsafe(8 + header.length + ends.length + page.bytes.length);
-  let at = out.writeUInt32LE(header.length, 0);
-  at += header.copy(out, at);
-  at = out.writeUInt32LE(ends.length, at);
-  at += ends.copy(out, at);
-  page.bytes.copy(out, at);
-  return out;
+  return [head, ends, page.bytes];
 }
 
 export function deserializePage(frame: Buffer): PreparedPage {

@@ -5,13 +5,13 @@
  * rest goes to one append-only spool file per read under `<checkpointDir>/.spool/`, read back with
  * positioned reads. The file is removed when the read ends, whatever way it ends, and at every start.
  */
-import { closeSync, openSync, read, write } from "node:fs";
+import { closeSync, openSync, read, writev } from "node:fs";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { deserializePage, serializePage, type PreparedPage } from "./prepared.js";
 
-const writeAsync = promisify(write);
+const writevAsync = promisify(writev);
 const readAsync = promisify(read);
 
 /** Bytes of prepared records held in memory by all reads together. */
@@ -72,7 +72,9 @@ export class ReadBuffer {
       this.pages.push({ page });
       return;
     }
-    const line = serializePage(page);
+    const parts = serializePage(page);
+    let length = 0;
+    for (const part of parts) length += part.length;
     const file = this.file ?? join(this.spoolDir, `${this.name}.jsonl`);
     try {
       if (this.fd === undefined) {
@@ -80,13 +82,13 @@ export class ReadBuffer {
         this.file = file;
         this.fd = openSync(file, "a+");
       }
-      const { bytesWritten } = await writeAsync(this.fd, line);
-      if (bytesWritten !== line.length) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
+      const { bytesWritten } = await writevAsync(this.fd, parts);
+      if (bytesWritten !== length) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
     } catch (err) {
       throw new SpoolError(file, err);
     }
-    this.pages.push({ offset: this.size, length: line.length });
-    this.size += line.length;
+    this.pages.push({ offset: this.size, length });
+    this.size += length;
   }
 
   /** The pages from the oldest records to the newest. */

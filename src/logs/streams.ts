@@ -8,7 +8,6 @@ import {
   ActivityEntrySchema,
   PhpLogEntrySchema,
   ServerLogEntrySchema,
-  type ActivityEntry,
   type LogStream,
   type PhpLogEntry,
   type ServerLogEntry,
@@ -16,11 +15,18 @@ import {
 import type { SitehostApi } from "../api/types.js";
 import { parseDuration } from "../config/duration.js";
 import { fingerprinter } from "./entry.js";
-import { counterKey, mapActivityEntry, mapPhpEntry, mapServerEntry, type MappedRecord } from "./mapper.js";
-import type { OutgoingRecord } from "./otlp/encode.js";
+import {
+  ACTIVITY_MAPPING,
+  counterKey,
+  mapEntry,
+  PHP_MAPPING,
+  SERVER_MAPPING,
+  type EntryMapping,
+} from "./mapper.js";
+import type { AttributeWriter, OutgoingRecord, RecordHead } from "./otlp/encode.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
-import type { PendingRecord } from "./pending.js";
+import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordEncoder } from "./prepared.js";
 import { NumberedSource, ScrollSource } from "./sources.js";
 import type { SiteIdentity, StreamSource } from "./tailer.js";
@@ -92,6 +98,26 @@ export function resolveStartFrom(startFrom: string, now: number): number {
   return Date.parse(startFrom);
 }
 
+const MAPPINGS = {
+  php: PHP_MAPPING,
+  server: SERVER_MAPPING,
+  activity: ACTIVITY_MAPPING,
+} as Record<LogStream, EntryMapping<StreamEntry>>;
+
+/** What every record carries beside its entry's own attributes: its site, stream and unique id. */
+function addIdentity(out: AttributeWriter, site: SiteIdentity, stream: LogStream, r: PendingRecord): void {
+  if (site.id !== 0) {
+    out.add("sitehost.site.id", String(site.id));
+    out.add("sitehost.site.name", site.name);
+  }
+  out.add("sitehost.log.stream", stream);
+  // Unique per site and stream: the same line in two sites is two records.
+  out.add(
+    "log.record.uid",
+    `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`,
+  );
+}
+
 /** The record shipped for a new entry: the mapped entry plus its site, stream and unique id. */
 export function outgoingRecord(
   site: SiteIdentity,
@@ -99,22 +125,9 @@ export function outgoingRecord(
   r: PendingRecord,
   observedMs: number,
 ): OutgoingRecord {
-  const mapped: MappedRecord =
-    stream === "server"
-      ? mapServerEntry(r.entry as ServerLogEntry, r.timeMs)
-      : stream === "php"
-        ? mapPhpEntry(r.entry as PhpLogEntry, r.timeMs)
-        : mapActivityEntry(r.entry as ActivityEntry, r.timeMs);
-  if (site.id !== 0) {
-    mapped.attributes["sitehost.site.id"] = String(site.id);
-    mapped.attributes["sitehost.site.name"] = site.name;
-  }
-  mapped.attributes["sitehost.log.stream"] = stream;
-  // Unique per site and stream: the same line in two sites is two records.
-  mapped.attributes["log.record.uid"] =
-    `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`;
-  const out = mapped as OutgoingRecord;
-  out.observedMs = observedMs;
+  const mapped = mapEntry(MAPPINGS[stream], r.entry, r.timeMs);
+  const out = { ...mapped, observedMs };
+  addIdentity({ add: (key, value) => (out.attributes[key] = value) }, site, stream, r);
   return out;
 }
 
@@ -125,7 +138,24 @@ export function encoderFor(
   stream: LogStream,
   now: () => number,
 ): RecordEncoder {
-  const encode = (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(site, stream, r, now()));
+  const mapping = MAPPINGS[stream];
+  const encodeFrom = sink.encodeFrom?.bind(sink);
+  // One function for every record of the stream (no closure per record): it reads `current`.
+  let current: PendingRecord | undefined;
+  const writeAttributes = (out: AttributeWriter) => {
+    const r = current as PendingRecord;
+    mapping.attributes(r.entry, out);
+    addIdentity(out, site, stream, r);
+  };
+  const encode = encodeFrom
+    ? (w: ProtoWriter, r: PendingRecord) => {
+        const head = mapping.head(r.entry, r.timeMs) as RecordHead;
+        head.observedMs = now();
+        current = r;
+        encodeFrom(w, head, writeAttributes);
+        current = undefined;
+      }
+    : (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(site, stream, r, now()));
   return stream === "activity"
     ? { encode }
     : { encode, countKey: (r) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) };

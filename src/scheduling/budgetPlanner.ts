@@ -21,6 +21,11 @@ export interface PlanInputs {
   startupWork?(): StartupWork[];
 }
 
+/** Sources without a schedule: they share what the collectors' deadlines leave. */
+const UNSCHEDULED = new Set(["logs", "webhooks"]);
+/** A collector's share while its runs compete: its planned rate plus a quarter, so a run ends in 80 % of its period. */
+const DEADLINE_HEADROOM = 1.25;
+
 export interface StartupWork {
   source: string;
   requests: number;
@@ -59,28 +64,49 @@ export class BudgetPlanner {
   }
 
   /**
-   * Hand the budget its fair-share weights: each source's planned rate, raised towards the rate that
-   * finishes its pending start-up work in time, as far as the budget left over by the plan allows.
-   * Called after each plan and while start-up work remains (the daemon refreshes it every few seconds).
-   * Returns whether any start-up work is still pending.
+   * Hand the budget its fair-share weights. Called after each plan and while start-up work remains
+   * (the daemon refreshes it every few seconds). Returns whether any start-up work is still pending.
+   *
+   * - Start-up work (a collector's first run, a stream's first read) raises its source towards the
+   *   rate that finishes it in time, as far as what the plan leaves of the budget allows, but at
+   *   least a quarter of it (weight P/3 beside the plan's P), so that when the plan alone exceeds the
+   *   budget first runs still finish. The most urgent work is raised first (see startupRaises).
+   * - Scheduled collectors have deadlines (a run must end before the next tick, or the tick is
+   *   skipped): while they fit in the budget they get their planned rate plus a quarter, as an
+   *   absolute share of it, however much start-up work competes; the log streams, webhook refreshes
+   *   and start-up work share the rest in proportion to their weights.
    */
   refreshWeights(): boolean {
-    const weights = new Map<string, number>();
-    for (const s of this.plan?.sources ?? this.inputs.sources()) weights.set(s.source, s.requestsPerSecond);
-    const planned = [...weights.values()].reduce((a, b) => a + b, 0);
-    const extra = new Map<string, number>();
+    const budget = this.config.api.maxRequestsPerSecond;
+    const sources = this.plan?.sources ?? this.inputs.sources();
+    const planned = new Map<string, number>();
+    for (const s of sources) planned.set(s.source, s.requestsPerSecond);
+    const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const work = this.inputs.startupWork?.() ?? [];
-    for (const { source, requests, withinSeconds } of work) {
-      const more = requests / withinSeconds - (weights.get(source) ?? 0);
-      if (more > 0) extra.set(source, (extra.get(source) ?? 0) + more);
+    const room = Math.max(budget - plannedTotal, plannedTotal / 3);
+    const extra = startupRaises(work, planned, room);
+
+    // Deadline work (the collectors' steady rates with headroom) against the rest (shared work).
+    const deadline = new Map<string, number>();
+    const shared = new Map<string, number>();
+    for (const [source, rate] of planned) {
+      if (UNSCHEDULED.has(source)) shared.set(source, rate);
+      else deadline.set(source, rate * DEADLINE_HEADROOM);
     }
-    // Start-up work shares what the plan leaves of the budget, so steady work (traffic every minute)
-    // keeps the rate it needs while first runs catch up; but at least a quarter of it (weight P/3
-    // beside the plan's P), so that when the plan alone exceeds the budget first runs still finish.
-    const extraTotal = [...extra.values()].reduce((a, b) => a + b, 0);
-    const room = Math.max(this.config.api.maxRequestsPerSecond - planned, planned / 3);
-    const scale = extraTotal > room ? room / extraTotal : 1;
-    for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more * scale);
+    for (const [source, more] of extra) shared.set(source, (shared.get(source) ?? 0) + more);
+    const deadlineTotal = [...deadline.values()].reduce((a, b) => a + b, 0);
+    const sharedTotal = [...shared.values()].reduce((a, b) => a + b, 0);
+    const weights = new Map<string, number>();
+    if (deadlineTotal >= budget || sharedTotal === 0) {
+      // The collectors alone exceed the budget (or nothing else asks): plain shares of the plan.
+      for (const [source, rate] of planned) weights.set(source, rate);
+      for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more);
+    } else {
+      // Weights are relative: scaled so that each collector's weight is its rate's share of the budget.
+      const k = sharedTotal / (budget - deadlineTotal);
+      for (const [source, rate] of deadline) weights.set(source, rate * k);
+      for (const [source, w] of shared) weights.set(source, (weights.get(source) ?? 0) + w);
+    }
     this.budget.setWeights(Object.fromEntries(weights));
     return work.length > 0;
   }
@@ -114,6 +140,36 @@ export class BudgetPlanner {
     }
     return plan;
   }
+}
+
+/**
+ * How much each source's weight is raised for its start-up work: towards the rate that finishes the
+ * work in time (above its planned rate), the earliest deadline first, within `room` requests/s. Work
+ * with the same deadline shares what is left in proportion to what it asks.
+ */
+export function startupRaises(
+  work: readonly StartupWork[],
+  planned: ReadonlyMap<string, number>,
+  room: number,
+): Map<string, number> {
+  const byDeadline = new Map<number, Array<{ source: string; more: number }>>();
+  for (const { source, requests, withinSeconds } of work) {
+    const more = requests / withinSeconds - (planned.get(source) ?? 0);
+    if (more <= 0) continue;
+    const group = byDeadline.get(withinSeconds) ?? [];
+    group.push({ source, more });
+    byDeadline.set(withinSeconds, group);
+  }
+  const raises = new Map<string, number>();
+  let left = room;
+  for (const within of [...byDeadline.keys()].sort((a, b) => a - b)) {
+    const group = byDeadline.get(within) ?? [];
+    const asked = group.reduce((a, g) => a + g.more, 0);
+    const scale = asked > left ? left / asked : 1;
+    for (const { source, more } of group) raises.set(source, (raises.get(source) ?? 0) + more * scale);
+    left = Math.max(0, left - asked * scale);
+  }
+  return raises;
 }
 
 function round(n: number): number {

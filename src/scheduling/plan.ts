@@ -17,6 +17,15 @@ export function runsPerSecond(schedule: string): number {
   return (perDay * dayShare * (f.month.length / 12)) / 86_400;
 }
 
+/**
+ * How soon a collector's first run should be done: 90 s, or a twelfth of its period for collectors
+ * that run hourly or less often (5 minutes for an hourly one), which leave the budget to the
+ * frequent ones and the log streams first.
+ */
+export function firstRunWithinSeconds(schedule: string): number {
+  return Math.max(90, 1 / runsPerSecond(schedule) / 12);
+}
+
 export interface PlannedSource {
   /** A collector name, `logs`, or `webhooks` (site refreshes after webhook events, as observed). */
   source: string;

@@ -14,6 +14,7 @@ import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/sche
 import { SiteDiscovery, type SitesListener } from "../discovery/discovery.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
+import { durationMs } from "../config/duration.js";
 import { forEachLimited } from "../util/pool.js";
 import { settlesWithin } from "../util/time.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
@@ -70,6 +71,7 @@ export class CollectorRunner {
   private readonly log: Logger;
   private readonly abort = new AbortController();
   private readonly now: () => number;
+  private readyBeforeFirstRuns = false;
   /** Sites of one run in flight at once: the API budget paces them, this bounds memory and promises. */
   readonly siteConcurrency: number;
 
@@ -150,13 +152,35 @@ export class CollectorRunner {
     return out;
   }
 
-  /** Ready once discovery worked and every enabled collector finished a first run. */
-  readiness(): { ready: boolean; reason?: string } {
+  /**
+   * Ready once discovery worked and every enabled collector finished a first run, or, when the
+   * request budget stretches those first runs, `web.readyTimeout` after discovery: a large account
+   * at a tight budget would otherwise stay unready for minutes (holding back a rollout) while the
+   * hourly collectors' first runs crawl. The reason then names the first runs still going.
+   */
+  readiness(): { ready: boolean; reason?: string; pending?: CollectorName[] } {
     if (!this.discovered) return { ready: false, reason: "site discovery has not succeeded yet" };
-    const waiting = this.status().filter((s) => s.enabled && s.completedRuns === 0);
-    return waiting.length === 0
-      ? { ready: true }
-      : { ready: false, reason: `waiting for a first run of ${waiting.map((s) => s.name).join(", ")}` };
+    const waiting = this.status()
+      .filter((s) => s.enabled && s.completedRuns === 0)
+      .map((s) => s.name);
+    if (waiting.length === 0) return { ready: true };
+    const timeoutMs = durationMs(this.deps.config.web.readyTimeout);
+    const since = this.discovery.discoveredAt ?? this.now();
+    if (timeoutMs > 0 && this.now() - since >= timeoutMs) {
+      if (!this.readyBeforeFirstRuns) {
+        this.readyBeforeFirstRuns = true;
+        this.log.warn(
+          { collectors: waiting, readyTimeout: this.deps.config.web.readyTimeout },
+          "ready before these collectors finished a first run: the request budget stretches them; their metrics appear when they finish",
+        );
+      }
+      return {
+        ready: true,
+        reason: `first run still going for ${waiting.join(", ")}`,
+        pending: waiting,
+      };
+    }
+    return { ready: false, reason: `waiting for a first run of ${waiting.join(", ")}`, pending: waiting };
   }
 
   /** Run a collector unless its previous run is still going (then the tick is skipped and counted). */

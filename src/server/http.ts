@@ -155,7 +155,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (path === "/-/ready") {
       const r = opts.readiness();
       res.writeHead(r.ready ? 200 : 503, { "content-type": "text/plain" });
-      res.end(r.ready ? "Ready\n" : `Not ready: ${r.reason ?? "starting"}\n`);
+      // Ready with a reason: the wait for first runs ran out (web.readyTimeout); say which still go.
+      res.end(
+        r.ready ? (r.reason ? `Ready; ${r.reason}\n` : "Ready\n") : `Not ready: ${r.reason ?? "starting"}\n`,
+      );
       return;
     }
     if (path === "/") {

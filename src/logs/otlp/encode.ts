@@ -57,23 +57,92 @@ function anyValue(w: ProtoWriter, value: AttributeValue | null | undefined): voi
   }
 }
 
+/**
+ * Attribute keys as encoded (field 1 of a KeyValue: tag, length, UTF-8 bytes): a record repeats the
+ * same few dozen keys, copied from here rather than encoded each time. Bounded, since keys can come
+ * from outside (webhook payloads): past the limit a key is simply encoded.
+ */
+const encodedKeys = new Map<string, Buffer>();
+const ENCODED_KEYS_MAX = 512;
+
+function encodedKey(key: string): Buffer | undefined {
+  let bytes = encodedKeys.get(key);
+  if (bytes === undefined && encodedKeys.size < ENCODED_KEYS_MAX) {
+    const w = new ProtoWriter(16 + 3 * key.length);
+    w.tag(1, 2);
+    w.string(key);
+    bytes = Buffer.from(w.view());
+    encodedKeys.set(key, bytes);
+  }
+  return bytes;
+}
+
+/** One KeyValue entry of repeated field `field`. */
+function keyValue(
+  w: ProtoWriter,
+  field: number,
+  key: string,
+  value: AttributeValue | null | undefined,
+): void {
+  w.tag(field, 2);
+  const kv = w.begin();
+  const keyBytes = encodedKey(key);
+  if (keyBytes) w.raw(keyBytes);
+  else {
+    w.tag(1, 2);
+    w.string(key);
+  }
+  w.tag(2, 2);
+  const at = w.begin();
+  anyValue(w, value);
+  w.end(at);
+  w.end(kv);
+}
+
 export function encodeAttributes(w: ProtoWriter, attributes: Attributes, field: number): void {
   for (const key in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
-    w.tag(field, 2);
-    const kv = w.begin();
-    w.tag(1, 2);
-    w.string(key);
-    w.tag(2, 2);
-    const value = w.begin();
-    anyValue(w, attributes[key]);
-    w.end(value);
-    w.end(kv);
+    keyValue(w, field, key, attributes[key]);
   }
 }
 
-/** One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`. */
-export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
+/** What a record says apart from its attributes. */
+export type RecordHead = Omit<OutgoingRecord, "attributes">;
+
+/**
+ * Where a record's attributes go, in order: an object, or (the log path's hot loop) straight into
+ * the record's protobuf encoding, so no attribute object is built per record.
+ */
+export interface AttributeWriter {
+  add(key: string, value: AttributeValue): void;
+}
+
+/** Collects attributes into an object (records for the SDK exporters, tests). */
+export class AttributeObject implements AttributeWriter {
+  readonly attributes: Attributes = {};
+  add(key: string, value: AttributeValue): void {
+    this.attributes[key] = value;
+  }
+}
+
+/** Writes a LogRecord's attributes (field 6) as they are added. */
+class RecordAttributes implements AttributeWriter {
+  w: ProtoWriter | undefined;
+  add(key: string, value: AttributeValue): void {
+    keyValue(this.w as ProtoWriter, 6, key, value);
+  }
+}
+const recordAttributes = new RecordAttributes();
+
+/**
+ * One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`; `attributes` adds the
+ * record's attributes, in order, to the writer it is given (no attribute object is built).
+ */
+export function encodeLogRecordFrom(
+  w: ProtoWriter,
+  r: RecordHead,
+  attributes: (out: AttributeWriter) => void,
+): void {
   w.tag(2, 2);
   const at = w.begin();
   w.tag(1, 1);
@@ -90,7 +159,13 @@ export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
   const body = w.begin();
   anyValue(w, r.body);
   w.end(body);
-  encodeAttributes(w, r.attributes, 6);
+  const outer = recordAttributes.w;
+  recordAttributes.w = w;
+  try {
+    attributes(recordAttributes);
+  } finally {
+    recordAttributes.w = outer;
+  }
   w.tag(7, 0); // dropped_attributes_count
   w.varint(0);
   w.tag(11, 1);
@@ -100,6 +175,16 @@ export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
     w.string(r.eventName);
   }
   w.end(at);
+}
+
+/** One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`. */
+export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
+  encodeLogRecordFrom(w, r, (out) => {
+    for (const key in r.attributes) {
+      if (!Object.prototype.hasOwnProperty.call(r.attributes, key)) continue;
+      out.add(key, r.attributes[key] as AttributeValue);
+    }
+  });
 }
 
 export interface ResourceAndScope {

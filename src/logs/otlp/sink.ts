@@ -10,7 +10,14 @@ import type { Resource } from "@opentelemetry/resources";
 import { Agent, request } from "undici";
 import { VERSION } from "../../version.js";
 import type { Batch } from "./batch.js";
-import { encodeLogRecord, RequestFrame, type OutgoingRecord } from "./encode.js";
+import {
+  encodeLogRecord,
+  encodeLogRecordFrom,
+  RequestFrame,
+  type AttributeWriter,
+  type OutgoingRecord,
+  type RecordHead,
+} from "./encode.js";
 import { classifyHttpStatus, parsePartialSuccess, type ExportOutcome } from "./outcome.js";
 import type { ProtoWriter } from "./protoWriter.js";
 import type { OtlpSettings } from "./settings.js";
@@ -22,6 +29,11 @@ export const SCOPE = { name: "sitehost-exporter", version: VERSION };
 export interface LogSink {
   /** Append one record's encoding to `w` (done as the record is read; shipping copies the bytes). */
   encode(w: ProtoWriter, record: OutgoingRecord): void;
+  /**
+   * The same for a record given as its head and a function adding its attributes, for a sink that
+   * writes them as they come (no attribute object per record). Without it, `encode` gets an object.
+   */
+  encodeFrom?(w: ProtoWriter, head: RecordHead, attributes: (out: AttributeWriter) => void): void;
   send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
   shutdown(): Promise<void>;
 }
@@ -47,6 +59,10 @@ export class ProtobufHttpSink implements LogSink {
 
   encode(w: ProtoWriter, record: OutgoingRecord): void {
     encodeLogRecord(w, record);
+  }
+
+  encodeFrom(w: ProtoWriter, head: RecordHead, attributes: (out: AttributeWriter) => void): void {
+    encodeLogRecordFrom(w, head, attributes);
   }
 
   private async dispatcher(): Promise<Agent> {

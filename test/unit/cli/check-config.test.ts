@@ -87,7 +87,11 @@ describe("check-config", () => {
     );
     expect(r.code).toBe(0);
     const printed = parse(r.stdout) as { web: { listenAddress: string; telemetryPath: string } };
-    expect(printed.web).toEqual({ listenAddress: "127.0.0.1:2222", telemetryPath: "/m" });
+    expect(printed.web).toEqual({
+      listenAddress: "127.0.0.1:2222",
+      telemetryPath: "/m",
+      readyTimeout: "90s",
+    });
   });
 
   it("invalid config: one line per problem on stderr, exit 2, secret not shown", () => {

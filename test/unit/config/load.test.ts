@@ -134,7 +134,7 @@ describe("validation messages name the key and what was expected", () => {
   it("unknown key without a close match lists the allowed keys", async () => {
     const file = yamlFile("web:\n  zzzzzzzzzz: 1\n");
     expect(await configProblems(loadConfig({ configFile: file, env: {} }))).toEqual([
-      "web.zzzzzzzzzz: unknown key; allowed keys here: listenAddress, telemetryPath, configFile",
+      "web.zzzzzzzzzz: unknown key; allowed keys here: listenAddress, telemetryPath, configFile, readyTimeout",
     ]);
   });
 

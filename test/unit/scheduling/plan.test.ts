@@ -79,7 +79,11 @@ describe("BudgetPlanner", () => {
     expect(text).toContain('sitehost_exporter_api_planned_requests_per_second{source="traffic"} 16.7');
     expect(text).toContain('sitehost_exporter_api_planned_requests_per_second{source="logs"} 10');
     expect(text).toContain("sitehost_exporter_api_budget_requests_per_second 100");
-    expect(weights.at(-1)).toEqual({ traffic: 16.7, logs: 10 });
+    // The collector's weight is its plan plus a quarter as a share of the budget; logs get the rest.
+    const w = weights.at(-1) ?? {};
+    const total = Object.values(w).reduce((a, b) => a + b, 0);
+    expect(((w.traffic ?? 0) / total) * 100).toBeCloseTo(16.7 * 1.25, 6);
+    expect(((w.logs ?? 0) / total) * 100).toBeCloseTo(100 - 16.7 * 1.25, 6);
   });
 
   it("warns when the plan does not fit, naming the numbers and the ways out, and again only when the answer changes", () => {
@@ -124,19 +128,37 @@ describe("BudgetPlanner", () => {
       () => work,
     );
     p.update();
+    const share = (w: Record<string, number>, source: string) =>
+      ((w[source] ?? 0) / Object.values(w).reduce((a, b) => a + b, 0)) * 100;
+    const steady = { traffic: 16.7 * 1.25, backups: 0.83 * 1.25 };
     const w = weights.at(-1) ?? {};
-    const total = Object.values(w).reduce((a, b) => a + b, 0);
-    // Start-up work fills the budget and no more: traffic keeps a share that gives it its own rate.
-    expect(total).toBeCloseTo(100, 6);
-    expect(((w.traffic ?? 0) / total) * 100).toBeGreaterThanOrEqual(16.7 - 1e-9);
-    // Both start-up sources are raised above their plan, the more urgent one more.
-    expect(w.backups).toBeGreaterThan(0.83);
-    expect(w.logs).toBeGreaterThan(10);
-    expect((w.logs ?? 0) - 10).toBeGreaterThan((w.backups ?? 0) - 0.83);
-    // Less pending work than the plan's rate never lowers a weight below the plan.
+    // However much start-up work there is, traffic keeps its rate plus a quarter: its runs end in time.
+    expect(share(w, "traffic")).toBeCloseTo(steady.traffic, 6);
+    // The most urgent start-up work (the streams' first reads, 150/s wanted) takes the room first.
+    expect(share(w, "logs")).toBeCloseTo(100 - steady.traffic - steady.backups, 6);
+    expect(share(w, "backups")).toBeCloseTo(steady.backups, 6);
+    // Streams read: the backups' first run is raised to finish in its 90 s (33.3/s).
+    work = [{ source: "backups", requests: 3000, withinSeconds: 90 }];
+    p.refreshWeights();
+    const next = weights.at(-1) ?? {};
+    expect(share(next, "traffic")).toBeCloseTo(steady.traffic, 6);
+    expect(share(next, "backups")).toBeGreaterThan(33.3);
+    // Less pending work than the plan's rate never lowers a share below the plan.
     work = [{ source: "logs", requests: 10, withinSeconds: 20 }];
     p.refreshWeights();
-    expect(weights.at(-1)).toEqual({ traffic: 16.7, backups: 0.83, logs: 10 });
+    const after = weights.at(-1) ?? {};
+    expect(share(after, "traffic")).toBeCloseTo(steady.traffic, 6);
+    expect(share(after, "backups")).toBeCloseTo(steady.backups, 6);
+    expect(share(after, "logs")).toBeCloseTo(100 - steady.traffic - steady.backups, 6);
+  });
+
+  it("the collectors' rates come first only while they fit in the budget: beyond it, plain shares of the plan", () => {
+    const { p, weights } = planner(20, () => [
+      { source: "traffic", requestsPerSecond: 30 },
+      { source: "logs", requestsPerSecond: 10 },
+    ]);
+    p.update();
+    expect(weights.at(-1)).toEqual({ traffic: 30, logs: 10 });
   });
 
   it("gives start-up work a quarter of the budget when the plan alone exceeds it", () => {

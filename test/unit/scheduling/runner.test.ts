@@ -5,7 +5,7 @@ import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, Domain, Site } from "../../../src/api/schemas.js";
 import type { SitehostApi } from "../../../src/api/types.js";
-import { ConfigSchema } from "../../../src/config/schema.js";
+import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { CollectorRunner } from "../../../src/scheduling/runner.js";
@@ -86,7 +86,7 @@ const domain = (domainName: string): Domain => ({
   provisioned: true,
 });
 
-function setup(sites = 3, config: Record<string, unknown> = {}) {
+function setup(sites = 3, config: Record<string, unknown> = {}, now?: () => number) {
   const fake = new FakeApi();
   for (let i = 1; i <= sites; i++) {
     fake.sites.push(makeSite(i));
@@ -100,6 +100,7 @@ function setup(sites = 3, config: Record<string, unknown> = {}) {
     store,
     registry,
     logger: silent,
+    now,
   });
   const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> => {
     const m = registry.getSingleMetric(name);
@@ -237,6 +238,55 @@ describe("CollectorRunner", () => {
     }
     await runner.run("backups");
     expect(runner.readiness()).toEqual({ ready: true });
+  });
+
+  it("a first run the budget stretches holds readiness back only until web.readyTimeout after discovery", async () => {
+    let clock = 1_000_000;
+    const { fake, runner } = setup(2, { web: { readyTimeout: "90s" } }, () => clock);
+    await runner.run("inventory");
+    const others = [
+      "traffic",
+      "statistics",
+      "usage",
+      "performance",
+      "security",
+      "certificates",
+      "git",
+      "backups",
+    ];
+    for (const name of others) await runner.run(name as CollectorName);
+    fake.hold(); // the domains run crawls
+    const domains = runner.run("domains");
+    clock += 89_000;
+    expect(runner.readiness()).toMatchObject({ ready: false, pending: ["domains"] });
+    clock += 1_000;
+    const capped = runner.readiness();
+    expect(capped.ready).toBe(true);
+    expect(capped.reason).toBe("first run still going for domains");
+    fake.release();
+    await domains;
+    expect(runner.readiness()).toEqual({ ready: true });
+  });
+
+  it("web.readyTimeout 0 waits for every first run however long it takes", async () => {
+    let clock = 1_000_000;
+    const { fake, runner } = setup(1, { web: { readyTimeout: "0s" } }, () => clock);
+    await runner.run("inventory");
+    fake.hold();
+    const domains = runner.run("domains");
+    clock += 3_600_000;
+    expect(runner.readiness().ready).toBe(false);
+    fake.release();
+    await domains;
+  });
+
+  it("the wait is counted from discovery: an API that is down at start does not make the exporter ready", async () => {
+    let clock = 1_000_000;
+    const { fake, runner } = setup(1, {}, () => clock);
+    fake.listFailure = new ApiNetworkError("/sites", "ECONNREFUSED");
+    await runner.run("inventory");
+    clock += 600_000;
+    expect(runner.readiness()).toEqual({ ready: false, reason: "site discovery has not succeeded yet" });
   });
 
   it("backups: on-demand backups and restores answered 404 are empty listings, not a deleted site", async () => {

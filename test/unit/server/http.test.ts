@@ -98,9 +98,17 @@ describe("routes", () => {
     expect(before.status).toBe(503);
     expect(before.body.toString()).toBe("Not ready: discovery not finished\n");
     state.ready = true;
+    state.reason = undefined;
     const after = await send(`${url}/-/ready`);
     expect(after.status).toBe(200);
     expect(after.body.toString()).toBe("Ready\n");
+  });
+
+  it("/-/ready says what is still going when it is ready before every first run finished", async () => {
+    const { url } = await start({ ready: true, reason: "first run still going for backups" });
+    const r = await send(`${url}/-/ready`);
+    expect(r.status).toBe(200);
+    expect(r.body.toString()).toBe("Ready; first run still going for backups\n");
   });
 
   it("/ is the landing page with each collector's last run, values HTML-escaped", async () => {

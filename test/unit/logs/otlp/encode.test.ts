@@ -57,6 +57,20 @@ function records(): OutgoingRecord[] {
       attributes: { ...attrs(2), "exception.stacktrace": "#0 ".repeat(50_000) },
       eventName: "site_hacked",
     },
+    // Text around the encoder's ASCII copy and its limits: length prefixes of one and two bytes, the
+    // longest text copied as ASCII and one past it, and non-ASCII met after a long ASCII prefix.
+    ...[42, 43, 127, 128, 1024, 1025, 16_384].map((n, i) => ({
+      timeMs: base + i,
+      observedMs: base + i,
+      severityNumber: SeverityNumber.WARN,
+      severityText: "W",
+      body: "a".repeat(n),
+      attributes: {
+        ["k".repeat(n)]: "v".repeat(n),
+        tail: `${"b".repeat(n)}ü`,
+        mid: `${"c".repeat(n >> 1)}✓c`,
+      },
+    })),
   ];
 }
 
