@@ -47,7 +47,7 @@ for (const [name, runs] of Object.entries(BENCHES)) {
     console.log(`\n=== ${name}: node ${[...flags, file, ...args].join(" ")}`);
     const r = spawnSync(process.execPath, [...process.execArgv, ...flags, script, ...args], {
       stdio: "inherit",
-      env: DAEMON_FLAGS[name] && lean ? { ...process.env, ...LEAN_MALLOC_ENV } : process.env,
+      env: DAEMON_FLAGS[name] && lean ? { ...process.env, ...LEAN_MALLOC_ENV.logs } : process.env,
     });
     if (r.status !== 0) failed = true;
   }

@@ -104,7 +104,7 @@ export function compileFlatObject<T>(schema: z.ZodType<T>): ((input: unknown) =>
   return (input) => {
     if (typeof input !== "object" || input === null || Array.isArray(input)) return undefined;
     const record = input as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
+    let present = 0;
     for (const field of fields) {
       const value = record[field.key];
       if (value === undefined) {
@@ -113,7 +113,25 @@ export function compileFlatObject<T>(schema: z.ZodType<T>): ((input: unknown) =>
         continue;
       }
       if (!field.check(value)) return undefined;
-      out[field.key] = value;
+      present += 1;
+    }
+    // A record with exactly the schema's keys, in the schema's order (the usual case: nothing to
+    // strip) already is what zod would return, key for key: no copy.
+    let keys = 0;
+    let at = 0;
+    let ordered = true;
+    for (const key in record) {
+      keys += 1;
+      if (!ordered) continue;
+      while (at < fields.length && (fields[at] as Field).key !== key) at++;
+      if (at === fields.length) ordered = false;
+      else at++;
+    }
+    if (ordered && keys === present) return record as T;
+    const out: Record<string, unknown> = {};
+    for (const field of fields) {
+      const value = record[field.key];
+      if (value !== undefined) out[field.key] = value;
     }
     return out as T;
   };

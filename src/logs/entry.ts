@@ -51,8 +51,10 @@ export function fingerprinter(keys: readonly string[]): (entry: object) => strin
   const known = new Set(keys);
   return (entry) => {
     const obj = entry as Record<string, unknown>;
+    // Keys in sorted order are found walking the sorted list once (identity comparisons of
+    // property names); only an entry out of that order asks the set.
     let ordered = true;
-    let previous = "";
+    let at = 0;
     for (const k in obj) {
       const v = obj[k];
       const plain =
@@ -61,9 +63,16 @@ export function fingerprinter(keys: readonly string[]): (entry: object) => strin
         v === null ||
         v === undefined ||
         (typeof v === "number" && Number.isFinite(v));
-      if (!plain || !known.has(k)) return fingerprint(entry); // not this schema's flat shape
-      if (k < previous) ordered = false;
-      previous = k;
+      if (!plain) return fingerprint(entry); // not this schema's flat shape
+      if (ordered) {
+        while (at < sorted.length && sorted[at] !== k) at++;
+        if (at < sorted.length) {
+          at++;
+          continue;
+        }
+        ordered = false;
+      }
+      if (!known.has(k)) return fingerprint(entry);
     }
     const text = ordered ? JSON.stringify(obj) : JSON.stringify(obj, sorted);
     return hash("sha256", text, "hex").slice(0, 32);
