@@ -1,0 +1,81 @@
+/**
+ * The sharing policy end to end, on a fake clock: the planner's weights handed to the real request
+ * budget, every source asking as fast as it may. The numbers are those of 1,000 sites with the default
+ * schedules and three log streams each, at 100 requests/s, right after start.
+ */
+import pino from "pino";
+import { Registry } from "prom-client";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { RequestBudget } from "../../../src/api/budget.js";
+import { ConfigSchema } from "../../../src/config/schema.js";
+import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
+
+const PLAN: Record<string, number> = {
+  traffic: 1000 / 60,
+  domains: 1000 / 600,
+  security: 2000 / 1800,
+  git: 1000 / 900,
+  backups: 3000 / 3600,
+  certificates: 2800 / 3600,
+  statistics: 1000 / 10_800,
+  usage: 1000 / 21_600,
+  performance: 1000 / 21_600,
+  logs: 69,
+};
+
+const STARTUP: StartupWork[] = [
+  { source: "logs", requests: 3000, withinSeconds: 20 },
+  { source: "domains", requests: 1000, withinSeconds: 90 },
+  { source: "security", requests: 2000, withinSeconds: 90 },
+  { source: "git", requests: 1000, withinSeconds: 90 },
+  { source: "backups", requests: 3000, withinSeconds: 300 },
+  { source: "certificates", requests: 2800, withinSeconds: 300 },
+  { source: "statistics", requests: 1000, withinSeconds: 900 },
+  { source: "usage", requests: 1000, withinSeconds: 1800 },
+  { source: "performance", requests: 1000, withinSeconds: 1800 },
+];
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe("fair sharing at start-up, 1,000 sites at 100 requests/s", () => {
+  it("the traffic run keeps the rate its minute needs, the streams' first reads go first, and nobody starves", async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const budget = new RequestBudget(16, 100, { now: () => Date.now() });
+    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: 100 } });
+    const planner = new BudgetPlanner(config, new Registry(), pino({ level: "silent" }), budget, {
+      sources: () =>
+        Object.entries(PLAN).map(([source, requestsPerSecond]) => ({ source, requestsPerSecond })),
+      startupWork: () => STARTUP,
+    });
+    planner.update();
+
+    const granted: Record<string, number> = {};
+    let stopped = false;
+    const ask = (source: string) => {
+      if (stopped) return;
+      void budget.acquire(source).then(
+        (release) => {
+          granted[source] = (granted[source] ?? 0) + 1;
+          release();
+          ask(source);
+        },
+        () => undefined,
+      );
+    };
+    for (const source of Object.keys(PLAN)) for (let i = 0; i < 16; i++) ask(source);
+    await vi.advanceTimersByTimeAsync(60_000);
+    stopped = true;
+    budget.close();
+
+    const total = Object.values(granted).reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(5_900); // the whole budget is used
+    // A traffic run (1,000 requests) fits in its minute, with room to spare.
+    expect(granted.traffic).toBeGreaterThanOrEqual(1_200);
+    // The streams' first reads (3,000) are done within the minute.
+    expect(granted.logs).toBeGreaterThanOrEqual(3_000);
+    // Every source is served.
+    for (const source of Object.keys(PLAN)) expect(granted[source], source).toBeGreaterThan(0);
+  });
+});
