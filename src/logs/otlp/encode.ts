@@ -233,22 +233,36 @@ export class RequestFrame {
     return this.wrapParts([records]);
   }
 
-  /** The same around records given in parts (a batch's pages), copied once into the request. */
-  wrapParts(parts: readonly Uint8Array[]): Buffer {
+  /**
+   * The request around records given in parts (a batch's pages), as the parts to send one after the
+   * other: the frame's head, the parts themselves (not copied), and its tail.
+   */
+  partsAround(parts: readonly Uint8Array[]): Uint8Array[] {
     let recordBytes = 0;
     for (const p of parts) recordBytes += p.length;
     const scopeLength = this.scopeField.length + recordBytes;
     const resourceLength =
       this.resourceField.length + 1 + varintSize(scopeLength) + scopeLength + this.schemaUrlField.length;
-    const w = new ProtoWriter(1 + varintSize(resourceLength) + resourceLength);
+    const w = new ProtoWriter(
+      2 +
+        varintSize(resourceLength) +
+        varintSize(scopeLength) +
+        this.resourceField.length +
+        this.scopeField.length,
+    );
     w.tag(1, 2);
     w.varint(resourceLength);
     w.raw(this.resourceField);
     w.tag(2, 2);
     w.varint(scopeLength);
     w.raw(this.scopeField);
-    for (const p of parts) w.raw(p);
-    w.raw(this.schemaUrlField);
-    return w.view();
+    const out = [w.view(), ...parts];
+    if (this.schemaUrlField.length > 0) out.push(this.schemaUrlField);
+    return out;
+  }
+
+  /** The same, as one buffer. */
+  wrapParts(parts: readonly Uint8Array[]): Buffer {
+    return Buffer.concat(this.partsAround(parts));
   }
 }

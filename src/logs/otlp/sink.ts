@@ -5,6 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { gzip } from "node:zlib";
+import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
 import { Agent, request } from "undici";
@@ -81,9 +82,14 @@ export class ProtobufHttpSink implements LogSink {
   }
 
   async send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
-    const raw = this.frame.wrapParts(batch.pages.map((p) => p.bytes));
+    const pages = batch.pages.map((p) => p.bytes);
     const gzipped = this.settings.compression === "gzip";
-    const body = gzipped ? await gzipAsync(raw) : raw;
+    // Uncompressed, the pages go out as they are, one after the other: no copy of the batch into
+    // one request buffer (that copy held each export's bytes twice while it was in flight).
+    const parts = gzipped ? [await gzipAsync(this.frame.wrapParts(pages))] : this.frame.partsAround(pages);
+    let length = 0;
+    for (const part of parts) length += part.length;
+    const body = parts.length === 1 ? (parts[0] as Uint8Array) : Readable.from(parts, { objectMode: false });
     const deadline = AbortSignal.timeout(this.settings.timeoutMs);
     try {
       const res = await request(this.settings.url, {
@@ -92,6 +98,7 @@ export class ProtobufHttpSink implements LogSink {
         headers: {
           ...this.settings.headers,
           "content-type": "application/x-protobuf",
+          "content-length": String(length),
           "user-agent": `sitehost-exporter/${VERSION}`,
           ...(gzipped ? { "content-encoding": "gzip" } : {}),
         },
