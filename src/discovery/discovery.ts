@@ -37,7 +37,7 @@ export class SiteDiscovery implements DiscoveryCollector {
   private tick = 0;
   /** The tick at which a single-site refresh last settled each site. */
   private readonly refreshedAt = new Map<number, number>();
-  private done = false;
+  /** When the first discovery succeeded (ms, the injected clock). */
   private firstDiscoveredAt: number | undefined;
   private readonly listeners: SitesListener[] = [];
   private readonly metrics: CollectorSelfMetrics;
@@ -58,7 +58,7 @@ export class SiteDiscovery implements DiscoveryCollector {
 
   /** Whether a discovery has succeeded yet. */
   get discovered(): boolean {
-    return this.done;
+    return this.firstDiscoveredAt !== undefined;
   }
 
   /** When the first discovery succeeded (ms, the injected clock), if it has. */
@@ -114,7 +114,6 @@ export class SiteDiscovery implements DiscoveryCollector {
     const added = selected.filter((s) => !before.has(s.id)).length;
     const removed = this.current.filter((s) => !keep.has(String(s.id))).length;
     this.setCurrent(selected);
-    this.done = true;
     this.firstDiscoveredAt ??= this.now();
     if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
     this.notify();

@@ -15,15 +15,13 @@ import {
 import type { SitehostApi } from "../api/types.js";
 import { parseDuration } from "../config/duration.js";
 import { fingerprinter } from "./entry.js";
+import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, SERVER_MAPPING, type EntryMapping } from "./mapper.js";
 import {
-  ACTIVITY_MAPPING,
-  counterKey,
-  mapEntry,
-  PHP_MAPPING,
-  SERVER_MAPPING,
-  type EntryMapping,
-} from "./mapper.js";
-import type { AttributeWriter, OutgoingRecord, RecordHead } from "./otlp/encode.js";
+  AttributeObject,
+  type AttributeWriter,
+  type OutgoingRecord,
+  type RecordHead,
+} from "./otlp/encode.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
@@ -104,8 +102,9 @@ const MAPPINGS = {
   activity: ACTIVITY_MAPPING,
 } as Record<LogStream, EntryMapping<StreamEntry>>;
 
-/** What every record carries beside its entry's own attributes: its site, stream and unique id. */
-function addIdentity(out: AttributeWriter, site: SiteIdentity, stream: LogStream, r: PendingRecord): void {
+/** A record's attributes: its entry's own, then its site, stream and unique id. */
+function addAttributes(out: AttributeWriter, site: SiteIdentity, stream: LogStream, r: PendingRecord): void {
+  MAPPINGS[stream].attributes(r.entry, out);
   if (site.id !== 0) {
     out.add("sitehost.site.id", String(site.id));
     out.add("sitehost.site.name", site.name);
@@ -125,10 +124,9 @@ export function outgoingRecord(
   r: PendingRecord,
   observedMs: number,
 ): OutgoingRecord {
-  const mapped = mapEntry(MAPPINGS[stream], r.entry, r.timeMs);
-  const out = { ...mapped, observedMs };
-  addIdentity({ add: (key, value) => (out.attributes[key] = value) }, site, stream, r);
-  return out;
+  const attributes = new AttributeObject();
+  addAttributes(attributes, site, stream, r);
+  return { ...MAPPINGS[stream].head(r.entry, r.timeMs), observedMs, attributes: attributes.attributes };
 }
 
 /** Encodes a stream's new records for the sink as they are read, with their counter keys. */
@@ -142,11 +140,8 @@ export function encoderFor(
   const encodeFrom = sink.encodeFrom?.bind(sink);
   // One function for every record of the stream (no closure per record): it reads `current`.
   let current: PendingRecord | undefined;
-  const writeAttributes = (out: AttributeWriter) => {
-    const r = current as PendingRecord;
-    mapping.attributes(r.entry, out);
-    addIdentity(out, site, stream, r);
-  };
+  const writeAttributes = (out: AttributeWriter) =>
+    addAttributes(out, site, stream, current as PendingRecord);
   const encode = encodeFrom
     ? (w: ProtoWriter, r: PendingRecord) => {
         const head = mapping.head(r.entry, r.timeMs) as RecordHead;

@@ -87,26 +87,24 @@ export class BudgetPlanner {
     const extra = startupRaises(work, planned, room);
 
     // Deadline work (the collectors' steady rates with headroom) against the rest (shared work).
-    const deadline = new Map<string, number>();
-    const shared = new Map<string, number>();
+    let deadlineTotal = 0;
+    let sharedTotal = 0;
     for (const [source, rate] of planned) {
-      if (UNSCHEDULED.has(source)) shared.set(source, rate);
-      else deadline.set(source, rate * DEADLINE_HEADROOM);
+      if (UNSCHEDULED.has(source)) sharedTotal += rate;
+      else deadlineTotal += rate * DEADLINE_HEADROOM;
     }
-    for (const [source, more] of extra) shared.set(source, (shared.get(source) ?? 0) + more);
-    const deadlineTotal = [...deadline.values()].reduce((a, b) => a + b, 0);
-    const sharedTotal = [...shared.values()].reduce((a, b) => a + b, 0);
+    for (const more of extra.values()) sharedTotal += more;
+    // Weights are relative: a collector's weight per planned request/s is chosen so that its share of
+    // the budget is its rate with headroom. When the collectors alone exceed the budget (or nothing
+    // else asks), plain shares of the plan.
+    const collectorScale =
+      deadlineTotal >= budget || sharedTotal === 0
+        ? 1
+        : (DEADLINE_HEADROOM * sharedTotal) / (budget - deadlineTotal);
     const weights = new Map<string, number>();
-    if (deadlineTotal >= budget || sharedTotal === 0) {
-      // The collectors alone exceed the budget (or nothing else asks): plain shares of the plan.
-      for (const [source, rate] of planned) weights.set(source, rate);
-      for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more);
-    } else {
-      // Weights are relative: scaled so that each collector's weight is its rate's share of the budget.
-      const k = sharedTotal / (budget - deadlineTotal);
-      for (const [source, rate] of deadline) weights.set(source, rate * k);
-      for (const [source, w] of shared) weights.set(source, (weights.get(source) ?? 0) + w);
-    }
+    for (const [source, rate] of planned)
+      weights.set(source, UNSCHEDULED.has(source) ? rate : rate * collectorScale);
+    for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more);
     this.budget.setWeights(Object.fromEntries(weights));
     return work.length > 0;
   }

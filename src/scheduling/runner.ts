@@ -143,12 +143,17 @@ export class CollectorRunner {
     return [...this.statuses.values()].map((s) => ({ ...s, running: this.running.has(s.name) }));
   }
 
+  /** The enabled collectors that have not finished a first run yet. */
+  private withoutFirstRun(): CollectorName[] {
+    return this.status()
+      .filter((s) => s.enabled && s.completedRuns === 0)
+      .map((s) => s.name);
+  }
+
   /** Requests of the first runs still to finish, by collector (start-up work for the budget). */
   firstRunsPending(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const s of this.status()) {
-      if (s.enabled && s.completedRuns === 0) out[s.name] = this.requestsPerRun(s.name);
-    }
+    for (const name of this.withoutFirstRun()) out[name] = this.requestsPerRun(name);
     return out;
   }
 
@@ -158,15 +163,13 @@ export class CollectorRunner {
    * at a tight budget would otherwise stay unready for minutes (holding back a rollout) while the
    * hourly collectors' first runs crawl. The reason then names the first runs still going.
    */
-  readiness(): { ready: boolean; reason?: string; pending?: CollectorName[] } {
-    if (!this.discovered) return { ready: false, reason: "site discovery has not succeeded yet" };
-    const waiting = this.status()
-      .filter((s) => s.enabled && s.completedRuns === 0)
-      .map((s) => s.name);
+  readiness(): { ready: boolean; reason?: string } {
+    const discoveredAt = this.discovery.discoveredAt;
+    if (discoveredAt === undefined) return { ready: false, reason: "site discovery has not succeeded yet" };
+    const waiting = this.withoutFirstRun();
     if (waiting.length === 0) return { ready: true };
     const timeoutMs = durationMs(this.deps.config.web.readyTimeout);
-    const since = this.discovery.discoveredAt ?? this.now();
-    if (timeoutMs > 0 && this.now() - since >= timeoutMs) {
+    if (timeoutMs > 0 && this.now() - discoveredAt >= timeoutMs) {
       if (!this.readyBeforeFirstRuns) {
         this.readyBeforeFirstRuns = true;
         this.log.warn(
@@ -174,13 +177,9 @@ export class CollectorRunner {
           "ready before these collectors finished a first run: the request budget stretches them; their metrics appear when they finish",
         );
       }
-      return {
-        ready: true,
-        reason: `first run still going for ${waiting.join(", ")}`,
-        pending: waiting,
-      };
+      return { ready: true, reason: `first run still going for ${waiting.join(", ")}` };
     }
-    return { ready: false, reason: `waiting for a first run of ${waiting.join(", ")}`, pending: waiting };
+    return { ready: false, reason: `waiting for a first run of ${waiting.join(", ")}` };
   }
 
   /** Run a collector unless its previous run is still going (then the tick is skipped and counted). */

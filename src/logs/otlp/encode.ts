@@ -99,11 +99,16 @@ function keyValue(
   w.end(kv);
 }
 
-export function encodeAttributes(w: ProtoWriter, attributes: Attributes, field: number): void {
+/** Each own attribute of the object, in insertion order. */
+function forEachAttribute(attributes: Attributes, each: (key: string, value: AttributeValue) => void): void {
   for (const key in attributes) {
     if (!Object.prototype.hasOwnProperty.call(attributes, key)) continue;
-    keyValue(w, field, key, attributes[key]);
+    each(key, attributes[key] as AttributeValue);
   }
+}
+
+export function encodeAttributes(w: ProtoWriter, attributes: Attributes, field: number): void {
+  forEachAttribute(attributes, (key, value) => keyValue(w, field, key, value));
 }
 
 /** What a record says apart from its attributes. */
@@ -127,12 +132,11 @@ export class AttributeObject implements AttributeWriter {
 
 /** Writes a LogRecord's attributes (field 6) as they are added. */
 class RecordAttributes implements AttributeWriter {
-  w: ProtoWriter | undefined;
+  constructor(private readonly w: ProtoWriter) {}
   add(key: string, value: AttributeValue): void {
-    keyValue(this.w as ProtoWriter, 6, key, value);
+    keyValue(this.w, 6, key, value);
   }
 }
-const recordAttributes = new RecordAttributes();
 
 /**
  * One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`; `attributes` adds the
@@ -159,13 +163,7 @@ export function encodeLogRecordFrom(
   const body = w.begin();
   anyValue(w, r.body);
   w.end(body);
-  const outer = recordAttributes.w;
-  recordAttributes.w = w;
-  try {
-    attributes(recordAttributes);
-  } finally {
-    recordAttributes.w = outer;
-  }
+  attributes(new RecordAttributes(w));
   w.tag(7, 0); // dropped_attributes_count
   w.varint(0);
   w.tag(11, 1);
@@ -179,12 +177,7 @@ export function encodeLogRecordFrom(
 
 /** One LogRecord as a ScopeLogs entry (tag, length, fields), appended to `w`. */
 export function encodeLogRecord(w: ProtoWriter, r: OutgoingRecord): void {
-  encodeLogRecordFrom(w, r, (out) => {
-    for (const key in r.attributes) {
-      if (!Object.prototype.hasOwnProperty.call(r.attributes, key)) continue;
-      out.add(key, r.attributes[key] as AttributeValue);
-    }
-  });
+  encodeLogRecordFrom(w, r, (out) => forEachAttribute(r.attributes, (key, value) => out.add(key, value)));
 }
 
 export interface ResourceAndScope {
