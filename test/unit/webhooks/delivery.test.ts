@@ -2,41 +2,26 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { Batch } from "../../../src/logs/otlp/batch.js";
 import type { OutgoingRecord } from "../../../src/logs/otlp/encode.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
-import type { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
-import type { LogSink } from "../../../src/logs/otlp/sink.js";
+import { MemorySink } from "../logs/fakes.js";
 import { WebhookDelivery, type DeliveryHooks } from "../../../src/webhooks/delivery.js";
 import { QUEUE_FILE, WebhookQueue } from "../../../src/webhooks/queue.js";
 
-/** Records as JSON lines; answers scripted, else accepted; refuses any batch holding a record with body "bad". */
-class FakeSink implements LogSink {
-  readonly delivered: OutgoingRecord[] = [];
-  readonly attempts: number[] = [];
+/** The log tests' memory sink, answering scripted outcomes, else accepted; refuses any batch holding a record with body "bad". */
+class FakeSink extends MemorySink {
   answers: ExportOutcome[] = [];
   /** Every export fails (a collector that is down) while set. */
   down = false;
   shutDown = false;
-  encode(w: ProtoWriter, r: OutgoingRecord): void {
-    w.raw(Buffer.from(`${JSON.stringify(r)}\n`, "utf8"));
-  }
-  async send(batch: Batch): Promise<ExportOutcome> {
-    const records = batch
-      .concat()
-      .toString("utf8")
-      .split("\n")
-      .filter((l) => l !== "")
-      .map((l) => JSON.parse(l) as OutgoingRecord);
-    this.attempts.push(records.length);
+  override answer = (records: readonly OutgoingRecord[]): ExportOutcome => {
     if (this.down) return { kind: "retry", reason: "connection refused" };
     const scripted = this.answers.shift();
     if (scripted && scripted.kind !== "accepted") return scripted;
     if (records.some((r) => r.body === "bad")) return { kind: "refused", reason: "HTTP 400: bad record" };
-    this.delivered.push(...records);
     return { kind: "accepted", rejected: 0 };
-  }
-  async shutdown(): Promise<void> {
+  };
+  override async shutdown(): Promise<void> {
     this.shutDown = true;
   }
 }
@@ -103,13 +88,13 @@ describe("shipping the webhook queue", () => {
     for (const b of ["a", "b", "c"]) await queue.enqueue(record(b));
     delivery.start();
     await until(() => queue.depth === 0, "the queue to drain");
-    expect(sink.delivered.map((r) => r.body)).toEqual(["a", "b", "c"]);
-    expect(sink.attempts).toEqual([2, 1]);
+    expect(sink.accepted.map((r) => r.body)).toEqual(["a", "b", "c"]);
+    expect(sink.sent.map((batch) => batch.length)).toEqual([2, 1]);
     expect(seen.shipped).toBe(3);
     // Records enqueued later are picked up without polling.
     await queue.enqueue(record("d"));
     await until(() => queue.depth === 0, "the new record");
-    expect(sink.delivered.map((r) => r.body)).toEqual(["a", "b", "c", "d"]);
+    expect(sink.accepted.map((r) => r.body)).toEqual(["a", "b", "c", "d"]);
     await delivery.stop(1000);
     expect(sink.shutDown).toBe(true);
     // Nothing waits after a restart.
@@ -129,7 +114,7 @@ describe("shipping the webhook queue", () => {
     delivery.start();
     await until(() => queue.depth === 0, "delivery after retries");
     expect(seen.retries).toBe(2);
-    expect(sink.delivered.map((r) => r.body)).toEqual(["a"]);
+    expect(sink.accepted.map((r) => r.body)).toEqual(["a"]);
     await delivery.stop(1000);
     await queue.close();
   });
@@ -139,7 +124,7 @@ describe("shipping the webhook queue", () => {
     for (const b of ["a", "bad", "c", "d"]) await queue.enqueue(record(b));
     delivery.start();
     await until(() => queue.depth === 0, "the queue to drain");
-    expect(sink.delivered.map((r) => r.body)).toEqual(["a", "c", "d"]);
+    expect(sink.accepted.map((r) => r.body)).toEqual(["a", "c", "d"]);
     expect(seen.rejected).toBe(1);
     await delivery.stop(1000);
     await queue.close();
@@ -150,7 +135,7 @@ describe("shipping the webhook queue", () => {
     sink.down = true;
     await queue.enqueue(record("a"));
     delivery.start();
-    await until(() => sink.attempts.length > 3, "a few failed attempts");
+    await until(() => sink.sent.length > 3, "a few failed attempts");
     await delivery.stop(10);
     await queue.close();
     const again = new WebhookQueue(queue.file);
