@@ -10,10 +10,11 @@ import type { StreamEntry } from "../pending.js";
 import type { RecordEncoder } from "../prepared.js";
 import type { BufferBudget } from "../spool.js";
 
+/** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
 export interface SiteIdentity {
   /** 0 for the account's own activity log. */
-  id: number;
-  name: string;
+  readonly id: number;
+  readonly name: string;
 }
 
 export type ReadOutcome =
