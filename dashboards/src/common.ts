@@ -2,7 +2,6 @@
  * Shared building blocks for the dashboards: the datasource reference every
  * panel and query uses, the job/instance/site selectors and small panel helpers.
  */
-import type * as cog from "@grafana/grafana-foundation-sdk/cog";
 import {
   DashboardBuilder,
   DashboardCursorSync,
@@ -22,6 +21,9 @@ import {
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
 import { ReduceDataOptionsBuilder, type DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
+
+/** Seconds in a day (thresholds of ages and times left). */
+export const DAY = 86400;
 
 /** Every panel and query points at the `datasource` template variable, never at a fixed uid. */
 export const DS: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
@@ -99,34 +101,6 @@ export function siteDetailLink(from: "label" | "column"): DashboardLinkBuilder {
     "/d/sitehost-site/sitehost-site-detail?${datasource:queryparam}&${job:queryparam}&${instance:queryparam}" +
       `&var-site=${site}&\${__url_time_range}`,
   );
-}
-
-/** What every panel builder of the SDK offers and we rely on. */
-interface PanelLike<T> extends cog.Builder<Panel> {
-  title(title: string): T;
-  description(description: string): T;
-  datasource(datasource: DataSourceRef): T;
-  unit(unit: string): T;
-  withTarget(target: cog.Builder<cog.Dataquery>): T;
-  span(w: number): T;
-  height(h: number): T;
-}
-
-export interface PanelOpts {
-  title: string;
-  description: string;
-  unit: string;
-  targets: DataqueryBuilder[];
-  w?: number;
-  h?: number;
-}
-
-/** Fills in what every panel must have: title, description, unit, datasource, queries with refIds. */
-export function panel<T extends PanelLike<T>>(b: T, o: PanelOpts): T {
-  b.title(o.title).description(o.description).datasource(DS).unit(o.unit);
-  o.targets.forEach((t, i) => b.withTarget(t.refId(String.fromCharCode(65 + i))));
-  b.span(o.w ?? 12).height(o.h ?? 8);
-  return b;
 }
 
 export function thresholds(steps: Threshold[]): ThresholdsConfigBuilder {
