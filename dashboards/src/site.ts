@@ -1,11 +1,5 @@
 /** Site detail: everything the exporter knows about one site. */
-import {
-  AnnotationQueryBuilder,
-  QueryVariableBuilder,
-  VariableRefresh,
-  VariableSort,
-  type Dashboard,
-} from "@grafana/grafana-foundation-sdk/dashboard";
+import { AnnotationQueryBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { downThresholds, DS, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
 import { barGauge, gauge, section, stat, table, timeSeries } from "./panels.js";
 import { siteCareSections } from "./siteCare.js";
