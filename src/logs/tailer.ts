@@ -39,10 +39,11 @@ export const FUTURE_TOLERANCE_MS = 60_000;
 /** How fast the lateness seen long ago stops widening the short window (half-life). */
 const LATENESS_HALF_LIFE_MS = 3_600_000;
 
+/** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
 export interface SiteIdentity {
   /** 0 for the account's own activity log. */
-  id: number;
-  name: string;
+  readonly id: number;
+  readonly name: string;
 }
 
 export type ReadOutcome =
