@@ -156,11 +156,22 @@ export const zoneWithRecords =
 export interface LogPage<T> extends ListResult<T> {
   /** Records the page held, valid and skipped. */
   rawCount: number;
+  /** `total_results` when it is a count (the platform's estimate; paging does not depend on it). */
   totalResults: number | null;
+  /** The continuation: null when the page came without a usable one. */
   scrollId: string | null;
 }
 
-/** The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. */
+/** A count, from a number or a string of digits; anything else is no count. */
+function countOf(value: unknown): number | null {
+  const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+/**
+ * The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. The continuation may
+ * come as `scroll_id` (documented) or `scrollId`; an empty one is none.
+ */
 export const logPage =
   <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
   async (body, ctx) => {
@@ -174,7 +185,7 @@ export const logPage =
     return {
       ...result,
       rawCount: raw.length,
-      totalResults: parsed.data.total_results ?? null,
-      scrollId: parsed.data.scroll_id ?? null,
+      totalResults: countOf(parsed.data.total_results),
+      scrollId: parsed.data.scroll_id || parsed.data.scrollId || null,
     };
   };

@@ -19,13 +19,16 @@ import { parseBackupTimestamp } from "./times.js";
 const int = () => z.number().int();
 const num = () => z.number();
 
-/** Paginated responses carry `page`. */
+/**
+ * Paginated responses carry `page`. Paging follows `nextPage` and `lastPage`; the other fields are not
+ * used, so any value there is accepted (an odd type must not stop a list or a log from being read).
+ */
 export const PageSchema = z.object({
-  currentPage: int(),
+  currentPage: z.unknown().optional(),
   nextPage: int().nullable(),
   lastPage: int(),
-  perPage: int(),
-  totalItems: int(),
+  perPage: z.unknown().optional(),
+  totalItems: z.unknown().optional(),
 });
 export type Page = z.infer<typeof PageSchema>;
 
@@ -34,9 +37,11 @@ export type Page = z.infer<typeof PageSchema>;
  * lists) so one bad record never rejects the whole response.
  */
 export const EnvelopeSchema = z.object({
-  message: z.string().optional(),
+  /** Not used in a successful answer: any value is accepted. */
+  message: z.unknown().optional(),
   data: z.unknown(),
-  errors: z.array(z.string()).nullable().optional(),
+  /** Not used in a successful answer (error bodies: ErrorBodySchema). */
+  errors: z.unknown().optional(),
   page: PageSchema.optional(),
 });
 export type Envelope = z.infer<typeof EnvelopeSchema>;
@@ -310,11 +315,16 @@ export type BackupEntry = z.infer<typeof BackupEntrySchema>;
 
 // ---------------------------------------------------------------- logs
 
-/** The log endpoints' own shape (no envelope). */
+/**
+ * The log endpoints' own shape (no envelope). `total_results` is not needed to page, so any value is
+ * accepted. The continuation is `scroll_id`, as documented; `scrollId` (the API's usual camelCase)
+ * is read too (decode.ts decides which one counts).
+ */
 export const LogPageSchema = z.object({
-  total_results: num().nullable().optional(),
+  total_results: z.unknown().optional(),
   logs: z.array(z.unknown()).nullable(),
   scroll_id: z.string().nullable().optional(),
+  scrollId: z.string().nullable().optional(),
 });
 
 /** ISO 8601 string, or epoch seconds (web-server logs), or epoch ms; normalised by the caller. */
