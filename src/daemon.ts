@@ -142,7 +142,11 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
         if (runner.status().some((s) => s.name === runner.discoveryName && s.running)) return false;
         return (await runner.run(runner.discoveryName)).result !== "skipped";
       },
+      isKnown: (id) => runner.discovery.has(id),
+      discoveryCost: () => runner.requestsPerRun(runner.discoveryName),
     },
+    // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
+    onRefreshRateChange: () => plan.update(),
   });
   const scheduler = new Scheduler(runner, config, logger);
   scheduler.start();
