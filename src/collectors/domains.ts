@@ -1,6 +1,6 @@
 import type { Domain } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export function collectDomains(site: SiteRef, domains: readonly Domain[]): Sample[] {
   // With one entry per IP record a domain can repeat: it is healthy only if every record is.
