@@ -5,6 +5,8 @@ import type { Account, Domain, Site } from "../../../src/api/schemas.js";
 import type { SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { createCollectors } from "../../../src/collectors/index.js";
+import { sampleFor } from "../../../src/metrics/siteSample.js";
 import { collectionFor } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 
@@ -319,6 +321,43 @@ describe("CollectorRunner", () => {
     expect(costs.backups?.requestsPerRun).toBe(9); // automatic, on-demand, restores
     expect(costs.inventory?.requestsPerRun).toBe(2); // the account and one page of sites
     expect(costs.usage?.enabled).toBe(false);
+  });
+
+  it("an extra run asked for while one is going is declined without counting a skipped tick", async () => {
+    const { fake, runner, metric } = setup(2);
+    await runner.run("inventory");
+    fake.hold();
+    const first = runner.run("domains");
+    expect(await runner.runUnlessRunning("domains")).toBeUndefined();
+    expect(await metric("sitehost_exporter_collector_skipped_runs_total", { collector: "domains" })).toBe(
+      undefined,
+    );
+    fake.release();
+    await first;
+    expect((await runner.runUnlessRunning("domains"))?.result).toBe("success");
+  });
+
+  it("runs the collectors it is handed: a test can replace one", async () => {
+    const seen: number[] = [];
+    const fake = new FakeApi();
+    fake.sites.push(makeSite(1), makeSite(2));
+    const { runner, store } = collectionFor(ConfigSchema.parse({}), fake.api, {
+      createCollectors: (env) => ({
+        ...createCollectors(env),
+        statistics: {
+          scope: "site",
+          name: "statistics",
+          requestsPerSite: 0,
+          requestsPerRun: () => 0,
+          fetch: async (_api, site) => void seen.push(site.id),
+          collect: (site) => [sampleFor(site, "sitehost_site_page_views", { period: "today" }, 7)],
+        },
+      }),
+    });
+    await runner.run("inventory");
+    expect((await runner.run("statistics")).result).toBe("success");
+    expect(seen.sort()).toEqual([1, 2]);
+    expect(store.render()).toContain('sitehost_site_page_views{site_id="2",site="site-2",period="today"} 7');
   });
 
   it("bounds the sites fetched at once by siteConcurrency", async () => {
