@@ -230,14 +230,26 @@ class ApiCore {
     return {
       endpoint,
       redact: this.redactor.redact,
-      reportRejected: ({ rejected, firstRejected }) => {
-        this.metrics.invalidRecords.inc({ endpoint }, rejected);
-        // One line per response, and repeats of the same problem summarised.
-        this.rejectedWarnings.warn(
-          `${endpoint} ${firstRejected?.field.replace(/\[\d+\]/g, "[]") ?? ""}`,
-          { endpoint, rejected, field: firstRejected?.field, problem: firstRejected?.problem },
-          "skipped API records that do not fit the expected schema",
-        );
+      reportRejected: ({ rejected, firstRejected, rejectedFields, drift }) => {
+        for (const [field, n] of Object.entries(rejectedFields ?? {})) {
+          this.metrics.invalidRecords.inc({ endpoint, field }, n);
+        }
+        if (rejected > 0) {
+          // One line per response, and repeats of the same problem summarised.
+          this.rejectedWarnings.warn(
+            `${endpoint} ${firstRejected?.field.replace(/\[\d+\]/g, "[]") ?? ""}`,
+            { endpoint, rejected, field: firstRejected?.field, problem: firstRejected?.problem },
+            "skipped API records that do not fit the expected schema",
+          );
+        }
+        for (const [field, n] of Object.entries(drift ?? {})) {
+          this.metrics.fieldDrift.inc({ endpoint, field }, n);
+          this.rejectedWarnings.warn(
+            `${endpoint} drift ${field}`,
+            { endpoint, field, records: n },
+            "API records lack this field or hold it in an unreadable form; kept without it (the platform's format may have changed)",
+          );
+        }
       },
     };
   }

@@ -7,14 +7,24 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { SITES_PER_PAGE } from "../api/endpoints.js";
-import { ApiHttpError, errorReason } from "../api/errors.js";
+import { ApiHttpError, ApiSchemaError, errorReason } from "../api/errors.js";
 import type { Account, Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import { ROUTES } from "../api/routes.js";
+import type { RejectedRecord, SitehostApi } from "../api/types.js";
 import type { CollectorName, Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
 import { filterSites } from "./filter.js";
 import { collectAccount, collectSite } from "./inventory.js";
 import { discoveryMetrics, type DiscoveryMetrics } from "./metrics.js";
+
+/** The error of a listing whose every record was rejected, naming the first one's field. */
+function everySiteRejected(rejected: number, first: RejectedRecord | undefined): ApiSchemaError {
+  return new ApiSchemaError(
+    ROUTES.sites.template,
+    first?.field ?? "data",
+    `all ${rejected} site records were rejected (${first?.problem ?? "invalid"}); keeping the last good site list`,
+  );
+}
 
 export type SitesListener = (sites: readonly Site[]) => void;
 
@@ -100,6 +110,10 @@ export class SiteDiscovery {
           return undefined;
         }),
       ]);
+      // Not one usable site: the platform's format changed under us. Keep the last good list (and
+      // every series and tailer built on it) rather than go blind, and fail the run naming the field.
+      if (listed.items.length === 0 && listed.rejected > 0)
+        throw everySiteRejected(listed.rejected, listed.firstRejected);
     } catch (err) {
       this.metrics.up.set(0);
       throw err;

@@ -1,43 +1,35 @@
 /**
  * The log pipeline: one tailer per (site, stream) and one for the account's activity log, read by the
  * scheduler's workers with adaptive polling, shipped over OTLP with durable checkpoints, and the
- * log-derived counters. What each kind of stream is lives in streams.ts, how streams report in
- * reporting.ts, the choice of sink in otlp/createSink.ts; this file keeps the set of streams in step
- * with the sites, and starts and stops the whole.
+ * log-derived counters. What each kind of stream is lives in streams.ts, keeping the running streams in
+ * step with the sites in streamSet.ts, one stream's parts in tailedStream.ts, how streams report in
+ * reporting.ts, the counters in counts.ts, the choice of sink in otlp/createSink.ts; this file builds
+ * the shared parts, and starts and stops the whole.
  */
 import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { LogStream, Site } from "../api/schemas.js";
+import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
-import type { Checkpoint } from "./checkpoint.js";
 import { ActivityClaims } from "./activityClaims.js";
-import { publishCounts } from "./counts.js";
-import { CheckpointStore, type StreamCheckpoint } from "./journal.js";
-import { logMetrics, type LogMetrics } from "./metrics.js";
+import { LogCounts } from "./counts.js";
+import { CheckpointStore } from "./journal.js";
+import { logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import type { LogSink } from "./otlp/sink.js";
-import { shipperHooks, tailerEvents, type Reporting } from "./reporting.js";
+import { StreamReporter, type Reporting } from "./reporting.js";
 import { LogScheduler } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
-import {
-  ACCOUNT,
-  encoderFor,
-  fingerprintOf,
-  resolveStartFrom,
-  retentionMs,
-  sourceFor,
-  streamKey,
-  streamLabels,
-} from "./streams.js";
-import { Tailer, type SiteIdentity } from "./tailer.js";
+import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import { StreamSet } from "./streamSet.js";
+import { TailedStream, type StreamContext } from "./tailedStream.js";
 
 export interface LogPipelineDeps {
   config: Config;
@@ -63,42 +55,41 @@ const EXPORT_MAX_BYTES = 1024 * 1024;
 const EXPORT_DEPTH = 2;
 const MAX_PAGES_PER_READ = 5_000;
 
+/** Before start, after start, after stop: the states `updateSites` is told apart in. */
+type Phase =
+  | { kind: "created"; queued: readonly Site[] | undefined }
+  | { kind: "running"; streams: StreamSet<TailedStream>; scheduler: LogScheduler }
+  | { kind: "stopped" };
+
 export class LogPipeline {
-  private readonly metrics: LogMetrics;
   private readonly log: Logger;
   private readonly checkpoints: CheckpointStore;
   private readonly clock: Clock;
   private readonly health = new CollectorHealth();
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
-  private readonly tailers = new Map<string, Tailer>();
   private readonly activityClaims = new ActivityClaims();
-  /** When each stream was last read to its end, ms (to move the gauge when a site is renamed). */
-  private readonly lastReadAt = new Map<string, number>();
-  private readonly warnings: ThrottledWarnings;
+  private readonly counts: LogCounts;
   private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
   /** Cancels an export still retrying after the shutdown deadline. */
   private readonly exportStop = new AbortController();
-  private scheduler: LogScheduler | undefined;
-  private sink: LogSink | undefined;
   /** Streams whose last read found entries (for the request plan). */
   private readonly active = new Set<string>();
-  private readonly counts = new Map<
-    number,
-    { site: SiteIdentity; php: Record<string, number>; server: Record<string, number> }
-  >();
-  private startFromMs = 0;
-  private started = false;
-  private stopping = false;
+  private phase: Phase = { kind: "created", queued: undefined };
+  private sink: LogSink | undefined;
 
   constructor(private readonly deps: LogPipelineDeps) {
-    this.metrics = logMetrics(deps.registry);
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
-    this.warnings = new ThrottledWarnings(this.log, 60_000, this.clock);
-    this.reporting = { metrics: this.metrics, log: this.log, warnings: this.warnings };
+    this.counts = new LogCounts(deps.store);
+    this.reporting = {
+      metrics: logMetrics(deps.registry),
+      log: this.log,
+      warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
+      clock: this.clock,
+    };
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -107,12 +98,15 @@ export class LogPipeline {
     return join(this.deps.config.logs.checkpointDir, ".spool");
   }
 
+  /** Open the checkpoints and the sink, then run the streams of the sites given so far. */
   async start(): Promise<void> {
+    if (this.phase.kind !== "created") throw new Error("the log pipeline was already started");
+    const { logs } = this.deps.config;
     await this.checkpoints.init();
     await clearSpool(this.spoolDir);
     if (await this.checkpoints.isEmpty()) {
       this.log.warn(
-        { checkpointDir: this.deps.config.logs.checkpointDir, startFrom: this.deps.config.logs.startFrom },
+        { checkpointDir: logs.checkpointDir, startFrom: logs.startFrom },
         "no log checkpoints yet: every stream starts at logs.startFrom. If this directory is not kept " +
           "across restarts (an emptyDir, a container's own filesystem), logs written while the exporter " +
           "is not running are never shipped",
@@ -120,13 +114,13 @@ export class LogPipeline {
     }
     // "now" is when the process started, not when a stream is first read: every line written while
     // the exporter ran is shipped.
-    this.startFromMs = resolveStartFrom(this.deps.config.logs.startFrom, performance.timeOrigin);
-    if (this.deps.config.logs.ship) {
+    const startFromMs = resolveStartFrom(logs.startFrom, performance.timeOrigin);
+    if (logs.ship) {
       const { sink, exporter, env = process.env } = this.deps;
       this.sink = await createLogSink({ sink, exporter, env });
     }
-    this.scheduler = new LogScheduler({
-      workers: this.deps.config.logs.maxConcurrentTailers,
+    const scheduler = new LogScheduler({
+      workers: logs.maxConcurrentTailers,
       pollMs: this.pollMs,
       maxPollMs: this.maxPollMs,
       clock: this.clock,
@@ -137,177 +131,101 @@ export class LogPipeline {
       },
       onError: (key, err) => this.readFailed(key, err),
     });
-    this.started = true;
+    const context = this.streamContext(scheduler, startFromMs);
+    const streams = new StreamSet((spec) => {
+      const stream = new TailedStream(spec, context);
+      // Spread the first reads of many streams over a few seconds.
+      const first = this.clock.now() + Math.random() * Math.min(this.pollMs, 5_000);
+      scheduler.add({ key: spec.key, read: (signal) => stream.read(signal) }, first);
+      return stream;
+    });
+    const queued = this.phase.queued;
+    this.phase = { kind: "running", streams, scheduler };
     this.log.info(
-      {
-        ship: this.deps.config.logs.ship,
-        streams: this.deps.config.logs.streams,
-        checkpointDir: this.deps.config.logs.checkpointDir,
-      },
+      { ship: logs.ship, streams: logs.streams, checkpointDir: logs.checkpointDir },
       "log pipeline started",
     );
+    if (queued) this.updateSites(queued);
+  }
+
+  private streamContext(scheduler: LogScheduler, startFromMs: number): StreamContext {
+    const sink = this.sink ?? countingSink;
+    return {
+      api: this.deps.api,
+      checkpoints: this.checkpoints,
+      sink,
+      counts: this.counts,
+      clock: this.clock,
+      overlapMs: durationMs(this.deps.config.logs.overlap),
+      startFromMs: () => startFromMs,
+      maxPagesPerRead: MAX_PAGES_PER_READ,
+      spoolDir: this.spoolDir,
+      bufferBudget: this.budget,
+      collectorDown: () => this.health.down,
+      claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
+      reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
+      shipper: (stored, reporter, delivered) =>
+        new StreamShipper(
+          sink,
+          stored,
+          this.health,
+          reporter.shipperHooks(delivered),
+          {
+            maxRecords: EXPORT_MAX_RECORDS,
+            maxBytes: EXPORT_MAX_BYTES,
+            depth: EXPORT_DEPTH,
+            backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
+            clock: this.clock,
+          },
+          this.exportStop.signal,
+        ),
+      unschedule: async (key) => {
+        this.active.delete(key);
+        await scheduler.remove(key);
+      },
+    };
+  }
+
+  /** Streams not yet read to their end once (each needs at least one request at start-up). */
+  unreadStreams(): number {
+    if (this.phase.kind !== "running") return 0;
+    let unread = 0;
+    for (const stream of this.phase.streams.values()) if (!stream.reporter.readOnce) unread += 1;
+    return unread;
   }
 
   /** Requests per second the streams need: each at least once per maxPollInterval, active ones per pollInterval. */
-  /** Streams not yet read to their end once (each needs at least one request at start-up). */
-  unreadStreams(): number {
-    return Math.max(0, this.tailers.size - this.lastReadAt.size);
-  }
-
   plannedRequestsPerSecond(): number {
-    const idle = this.tailers.size / (this.maxPollMs / 1000);
+    const streams = this.phase.kind === "running" ? this.phase.streams.size : 0;
+    const idle = streams / (this.maxPollMs / 1000);
     const extra = this.active.size * (1000 / this.pollMs - 1000 / this.maxPollMs);
     return idle + extra;
   }
 
-  /** Start tailers for new sites, stop those of sites that are gone (and drop their series). */
-  updateSites(sites: readonly Site[]): void {
-    if (!this.started || this.stopping) return;
-    const wanted = new Set<string>();
-    const streams = this.deps.config.logs.streams;
-    for (const site of sites) {
-      for (const stream of streams) {
-        const key = streamKey(site, stream);
-        wanted.add(key);
-        const running = this.tailers.get(key);
-        if (!running) this.spawn({ id: site.id, name: site.name }, stream);
-        else if (running.site.name !== site.name) this.rename(key, running, site.name);
-      }
-    }
-    // The account's activity log is one for all shards: the first shard ships it, alone.
-    if (streams.includes("activity") && this.deps.config.sites.shard.index === 0) {
-      const account = streamKey(ACCOUNT, "activity");
-      wanted.add(account);
-      if (!this.tailers.has(account)) this.spawn(ACCOUNT, "activity");
-    }
-    for (const [key, tailer] of this.tailers) {
-      if (wanted.has(key)) continue;
-      this.tailers.delete(key);
-      this.lastReadAt.delete(key);
-      this.active.delete(key);
-      void this.scheduler?.remove(key).then(() => tailer.close());
-      const { site, stream } = tailer;
-      this.metrics.lag.remove(streamLabels(site, stream));
-      this.metrics.lastRead.remove(streamLabels(site, stream));
-      if (stream !== "activity") this.counts.delete(site.id);
-      this.deps.store?.replaceSite("logs", String(site.id), []);
-    }
-  }
-
   /**
-   * A site was renamed: its records, series and warnings carry the new name from now on. The tailer,
-   * its encoder and its shipper share one identity object, so changing it there changes it for all.
+   * Run the streams of these sites: start those of new sites, rename those of renamed ones, stop
+   * those of sites that are gone (and drop their series). Before `start` the latest list waits for
+   * it; after `stop` there is nothing left to run.
    */
-  private rename(key: string, tailer: Tailer, name: string): void {
-    const { site, stream } = tailer;
-    this.metrics.lag.remove(streamLabels(site, stream));
-    this.metrics.lastRead.remove(streamLabels(site, stream));
-    site.name = name;
-    const at = this.lastReadAt.get(key);
-    if (at !== undefined) this.metrics.lastRead.set(streamLabels(site, stream), at / 1000);
-    const cp = tailer.checkpoint;
-    if (cp && stream !== "activity") this.publish(site, stream, cp);
-    if (cp) this.updateLag(site, stream, cp);
+  updateSites(sites: readonly Site[]): void {
+    const phase = this.phase;
+    if (phase.kind === "created") {
+      this.phase = { kind: "created", queued: sites };
+      return;
+    }
+    if (phase.kind === "stopped") return;
+    const { logs, sites: scope } = this.deps.config;
+    phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
   }
 
   /** The site served requests lately: read its web-server log soon. */
   hintActive(siteId: number): void {
-    this.scheduler?.nudge(streamKey({ id: siteId }, "server"));
-  }
-
-  private spawn(site: SiteIdentity, stream: LogStream): void {
-    const key = streamKey(site, stream);
-    const source = sourceFor(this.deps.api, site, stream);
-    const tailer = new Tailer(
-      site,
-      stream,
-      source,
-      this.checkpoints,
-      (stored) => this.shipperFor(site, stream, stored),
-      {
-        ...tailerEvents(this.reporting, site, stream),
-        readToEnd: (atMs) => {
-          this.lastReadAt.set(key, atMs);
-          this.metrics.lastRead.set(streamLabels(site, stream), atMs / 1000);
-        },
-      },
-      {
-        overlapMs: durationMs(this.deps.config.logs.overlap),
-        startFromMs: () => this.startFromMs,
-        maxPagesPerRead: MAX_PAGES_PER_READ,
-        ...(stream === "activity"
-          ? { claim: (fp: string) => this.activityClaims.claim(fp, key, this.clock.now()) }
-          : {}),
-        retentionMs: retentionMs(site, stream),
-        spoolDir: this.spoolDir,
-        bufferBudget: this.budget,
-        fingerprint: fingerprintOf(stream),
-        encoder: encoderFor(this.sink ?? countingSink, site, stream, () => this.clock.now()),
-        clock: this.clock,
-        collectorDown: () => this.health.down,
-      },
-    );
-    this.tailers.set(key, tailer);
-    // Spread the first reads of many streams over a few seconds.
-    const first = this.clock.now() + Math.random() * Math.min(this.pollMs, 5_000);
-    this.scheduler?.add({ key, read: (signal) => this.read(tailer, signal) }, first);
-  }
-
-  private async read(tailer: Tailer, signal: AbortSignal) {
-    const outcome = await tailer.read(signal);
-    const cp = tailer.checkpoint;
-    if (cp && tailer.stream !== "activity") this.publish(tailer.site, tailer.stream, cp);
-    if (cp) this.updateLag(tailer.site, tailer.stream, cp);
-    return outcome;
-  }
-
-  private shipperFor(site: SiteIdentity, stream: LogStream, stored: StreamCheckpoint): StreamShipper {
-    return new StreamShipper(
-      this.sink ?? countingSink,
-      stored,
-      this.health,
-      shipperHooks(this.reporting, site, stream, (cp) => {
-        if (stream !== "activity") this.publish(site, stream, cp);
-        this.updateLag(site, stream, cp);
-      }),
-      {
-        maxRecords: EXPORT_MAX_RECORDS,
-        maxBytes: EXPORT_MAX_BYTES,
-        depth: EXPORT_DEPTH,
-        backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
-        clock: this.clock,
-      },
-      this.exportStop.signal,
-    );
-  }
-
-  private updateLag(site: SiteIdentity, stream: LogStream, cp: Checkpoint): void {
-    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) {
-      this.metrics.lag.set(
-        streamLabels(site, stream),
-        Math.max(0, (this.clock.now() - cp.highWaterMs) / 1000),
-      );
-    }
-  }
-
-  private publish(site: SiteIdentity, stream: "php" | "server", cp: Checkpoint): void {
-    if (!this.deps.store) return;
-    let entry = this.counts.get(site.id);
-    if (!entry) this.counts.set(site.id, (entry = { site, php: {}, server: {} }));
-    entry.site = site;
-    entry[stream] = { ...cp.counts };
-    publishCounts(this.deps.store, entry);
+    if (this.phase.kind === "running") this.phase.scheduler.nudge(streamKey({ id: siteId }, "server"));
   }
 
   private readFailed(key: string, err: unknown): void {
-    const tailer = this.tailers.get(key);
-    if (!tailer || this.stopping) return;
-    this.metrics.cycleFailures.inc({ stream: tailer.stream });
-    this.warnings.warn(
-      `read ${key}`,
-      { site: tailer.site.name, siteId: tailer.site.id, stream: tailer.stream, err },
-      "log read failed; starting again from the checkpoint",
-    );
+    if (this.phase.kind !== "running") return;
+    this.phase.streams.get(key)?.reporter.readFailed(key, err);
   }
 
   /**
@@ -316,10 +234,10 @@ export class LogPipeline {
    * at the next start), then shut the exporter down and remove spool files.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
+    const phase = this.phase;
+    this.phase = { kind: "stopped" };
     const deadline = durationMs(this.deps.config.logs.shutdownTimeout);
-    const scheduler = this.scheduler;
-    if (scheduler && !(await settlesWithin(scheduler.stop(), deadline))) {
+    if (phase.kind === "running" && !(await settlesWithin(phase.scheduler.stop(), deadline))) {
       this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
     }
     this.exportStop.abort(new Error("shutting down"));

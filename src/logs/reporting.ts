@@ -1,11 +1,13 @@
 /**
- * How the log pipeline reports what each stream's tailer and shipper do: the per-stream self-metrics,
- * and log lines for what needs a person (a gap, a corrupt checkpoint, a collector that refuses
- * records or is down), repeats summarised.
+ * How the log pipeline reports what each stream's tailer and shipper do: the per-stream self-metrics
+ * (lag, last read to the end), and log lines for what needs a person (a gap, a corrupt checkpoint, a
+ * collector that refuses records or is down), repeats summarised. One reporter per stream; it names
+ * the site it was last given (`rename`), and its per-site series move with the name.
  */
 import type { Logger } from "pino";
 import type { LogStream } from "../api/schemas.js";
 import type { ThrottledWarnings } from "../util/throttledLog.js";
+import type { Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import type { LogMetrics } from "./metrics.js";
 import type { ShipperHooks } from "./shipper.js";
@@ -16,81 +18,156 @@ export interface Reporting {
   metrics: LogMetrics;
   log: Logger;
   warnings: ThrottledWarnings;
+  clock: Clock;
 }
 
-export function tailerEvents(r: Reporting, site: SiteIdentity, stream: LogStream): TailerEvents {
-  const m = r.metrics;
-  return {
-    deduplicated: (n) => m.deduplicated.inc({ stream }, n),
-    malformed: (n) => m.malformed.inc({ stream }, n),
-    future: (n) => {
-      m.future.inc({ stream }, n);
-      r.warnings.warn(
-        `future ${stream}`,
-        { stream, siteId: site.id, site: site.name, entries: n },
-        "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
-      );
-    },
-    late: (n) => m.late.inc({ stream }, n),
-    gap: (fromMs, toMs) => {
-      m.gaps.inc({ stream });
-      r.log.warn(
-        {
-          site: site.name,
-          siteId: site.id,
-          stream,
-          from: new Date(fromMs).toISOString(),
-          to: new Date(toMs).toISOString(),
-        },
-        "log gap: the platform's retention removed entries after the checkpoint",
-      );
-    },
-    checkpointError: (err) => {
-      m.checkpointErrors.inc({ stream });
-      r.log.error({ site: site.name, siteId: site.id, stream, file: err.file, err }, err.message);
-    },
-    readToEnd: (atMs) => m.lastRead.set(streamLabels(site, stream), atMs / 1000),
-    startedFresh: (fromMs) => {
-      m.startedFresh.inc({ stream });
-      r.warnings.warn(
-        `fresh ${stream}`,
-        { stream, siteId: site.id, site: site.name, from: new Date(fromMs).toISOString() },
-        "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
-      );
-    },
-  };
-}
+export class StreamReporter {
+  private named: SiteIdentity;
+  /** When the stream was last read to its end, ms (undefined before the first time). */
+  private lastReadAtMs: number | undefined;
+  /** Newest delivered entry, ms, once anything was delivered. */
+  private highWaterMs: number | undefined;
 
-/** `delivered`: what else to do after a commit (the log-derived counters, the lag). */
-export function shipperHooks(
-  r: Reporting,
-  site: SiteIdentity,
-  stream: LogStream,
-  delivered: (checkpoint: Checkpoint) => void,
-): ShipperHooks {
-  return {
-    delivered: (count, cp) => {
-      r.metrics.shipped.inc({ stream }, count);
-      delivered(cp);
-    },
-    rejected: (count, reason) => {
-      r.metrics.rejected.inc({ stream }, count);
-      r.warnings.warn(
-        `rejected ${stream} ${reason}`,
-        { stream, siteId: site.id, site: site.name, records: count, reason },
-        "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
-      );
-    },
-    retrying: (outcome, attempt, waitMs) => {
-      r.metrics.exportFailures.inc({ stream });
-      if (attempt === 0 || attempt % 10 === 0) {
-        r.log.warn(
-          { stream, reason: outcome.reason, attempt, retryInMs: Math.round(waitMs) },
-          outcome.kind === "misconfigured"
-            ? "the OTLP collector refuses every export (check OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS); retrying, not fetching meanwhile"
-            : "OTLP export failed; retrying (not fetching meanwhile)",
+  constructor(
+    private readonly r: Reporting,
+    site: SiteIdentity,
+    readonly stream: LogStream,
+  ) {
+    this.named = site;
+  }
+
+  get site(): SiteIdentity {
+    return this.named;
+  }
+
+  /** Whether the stream has been read to its end at least once. */
+  get readOnce(): boolean {
+    return this.lastReadAtMs !== undefined;
+  }
+
+  /** The site's name changed: its series and log lines carry the new one from now on. */
+  rename(site: SiteIdentity): void {
+    this.removeSeries();
+    this.named = site;
+    this.setLastRead();
+    this.setLag();
+  }
+
+  /** The stream is gone: drop its series. */
+  remove(): void {
+    this.removeSeries();
+  }
+
+  /** The checkpoint moved (a read ended, an export was committed): the lag follows it. */
+  checkpointMoved(cp: Checkpoint): void {
+    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) this.highWaterMs = cp.highWaterMs;
+    this.setLag();
+  }
+
+  private labels() {
+    return streamLabels(this.named, this.stream);
+  }
+
+  private removeSeries(): void {
+    this.r.metrics.lag.remove(this.labels());
+    this.r.metrics.lastRead.remove(this.labels());
+  }
+
+  private setLastRead(): void {
+    if (this.lastReadAtMs !== undefined) this.r.metrics.lastRead.set(this.labels(), this.lastReadAtMs / 1000);
+  }
+
+  private setLag(): void {
+    if (this.highWaterMs === undefined) return;
+    this.r.metrics.lag.set(this.labels(), Math.max(0, (this.r.clock.now() - this.highWaterMs) / 1000));
+  }
+
+  tailerEvents(): TailerEvents {
+    const { metrics: m, warnings, log } = this.r;
+    const stream = this.stream;
+    return {
+      deduplicated: (n) => m.deduplicated.inc({ stream }, n),
+      malformed: (n) => m.malformed.inc({ stream }, n),
+      future: (n) => {
+        m.future.inc({ stream }, n);
+        warnings.warn(
+          `future ${stream}`,
+          { stream, siteId: this.named.id, site: this.named.name, entries: n },
+          "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
         );
-      }
-    },
-  };
+      },
+      late: (n) => m.late.inc({ stream }, n),
+      gap: (fromMs, toMs) => {
+        m.gaps.inc({ stream });
+        log.warn(
+          {
+            site: this.named.name,
+            siteId: this.named.id,
+            stream,
+            from: new Date(fromMs).toISOString(),
+            to: new Date(toMs).toISOString(),
+          },
+          "log gap: the platform's retention removed entries after the checkpoint",
+        );
+      },
+      checkpointError: (err) => {
+        m.checkpointErrors.inc({ stream });
+        log.error({ site: this.named.name, siteId: this.named.id, stream, file: err.file, err }, err.message);
+      },
+      readToEnd: (atMs) => {
+        this.lastReadAtMs = atMs;
+        this.setLastRead();
+      },
+      startedFresh: (fromMs) => {
+        m.startedFresh.inc({ stream });
+        warnings.warn(
+          `fresh ${stream}`,
+          { stream, siteId: this.named.id, site: this.named.name, from: new Date(fromMs).toISOString() },
+          "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
+        );
+      },
+    };
+  }
+
+  /** A read of this stream failed: it starts again from the checkpoint. */
+  readFailed(key: string, err: unknown): void {
+    this.r.metrics.cycleFailures.inc({ stream: this.stream });
+    this.r.warnings.warn(
+      `read ${key}`,
+      { site: this.named.name, siteId: this.named.id, stream: this.stream, err },
+      "log read failed; starting again from the checkpoint",
+    );
+  }
+
+  /** `delivered`: what else to do after a commit (the log-derived counters). */
+  shipperHooks(delivered: (checkpoint: Checkpoint) => void): ShipperHooks {
+    const { metrics: m, warnings, log } = this.r;
+    const stream = this.stream;
+    return {
+      delivered: (count, cp) => {
+        m.shipped.inc({ stream }, count);
+        delivered(cp);
+        this.checkpointMoved(cp);
+      },
+      rejected: (count, reason) => {
+        m.rejected.inc({ stream }, count);
+        warnings.warn(
+          `rejected ${stream} ${reason}`,
+          { stream, siteId: this.named.id, site: this.named.name, records: count, reason },
+          "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
+        );
+      },
+      retrying: (outcome, attempt, waitMs) => {
+        m.exportFailures.inc({ stream });
+        if (attempt === 0 || attempt % 10 === 0) {
+          log.warn(
+            { stream, reason: outcome.reason, attempt, retryInMs: Math.round(waitMs) },
+            outcome.kind === "misconfigured"
+              ? "the OTLP collector refuses every export (check OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS); retrying, not fetching meanwhile"
+              : "OTLP export failed; retrying (not fetching meanwhile)",
+          );
+        }
+      },
+    };
+  }
 }

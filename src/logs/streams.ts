@@ -8,9 +8,9 @@ import {
   ActivityEntrySchema,
   PhpLogEntrySchema,
   ServerLogEntrySchema,
+  type LogEntry,
   type LogStream,
-  type PhpLogEntry,
-  type ServerLogEntry,
+  type ScrollStream,
 } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { parseDuration } from "../config/duration.js";
@@ -26,11 +26,62 @@ import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordEncoder } from "./prepared.js";
-import { NumberedSource, ScrollSource } from "./sources.js";
-import type { SiteIdentity, StreamSource } from "./tailer.js";
+import { NumberedSource, ScrollSource } from "./read/sources.js";
+import type { PageSource, SiteIdentity } from "./read/types.js";
 
 /** The account's own activity log is tailed as a stream of "site" 0. */
 export const ACCOUNT: SiteIdentity = { id: 0, name: "" };
+
+/** What the pipeline does differently for each kind of stream; nothing else asks which kind it has. */
+export interface StreamKind {
+  readonly stream: LogStream;
+  /** The account has a stream of this kind of its own (read by shard 0 alone: it is one for all shards). */
+  readonly account: boolean;
+  /**
+   * An entry the account's stream and a site's stream may both list is shipped by the first to claim
+   * it (the platform lists a site's activity in both).
+   */
+  readonly claimed: boolean;
+  /** Its records feed the log-derived counters (sitehost_site_http_* and sitehost_site_php_*). */
+  readonly counted: boolean;
+}
+
+export const STREAM_KINDS: Readonly<Record<LogStream, StreamKind>> = {
+  php: { stream: "php", account: false, claimed: false, counted: true },
+  server: { stream: "server", account: false, claimed: false, counted: true },
+  activity: { stream: "activity", account: true, claimed: true, counted: false },
+};
+
+/** One stream the configuration and the sites call for. */
+export interface StreamSpec {
+  key: string;
+  site: SiteIdentity;
+  kind: StreamKind;
+}
+
+/**
+ * The streams wanted: each configured stream of each site, and the account's own streams on shard 0
+ * (the account's log is one for all shards: the first shard ships it, alone).
+ */
+export function wantedStreams(
+  sites: readonly SiteIdentity[],
+  streams: readonly LogStream[],
+  shardIndex: number,
+): StreamSpec[] {
+  const kinds = streams.map((s) => STREAM_KINDS[s]);
+  const wanted: StreamSpec[] = [];
+  for (const site of sites) {
+    for (const kind of kinds) {
+      wanted.push({ key: streamKey(site, kind.stream), site: { id: site.id, name: site.name }, kind });
+    }
+  }
+  if (shardIndex === 0) {
+    for (const kind of kinds) {
+      if (kind.account) wanted.push({ key: streamKey(ACCOUNT, kind.stream), site: ACCOUNT, kind });
+    }
+  }
+  return wanted;
+}
 
 const DAY_MS = 86_400_000;
 /** How long the platform keeps entries: PHP and web-server logs 7 days; activity 30 (site), 60 (account). */
@@ -68,22 +119,16 @@ export function fingerprintOf(stream: LogStream): (entry: object) => string {
 }
 
 /** Where the stream's pages come from, through the API client. */
-export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): StreamSource {
+export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): PageSource {
   if (stream === "activity") {
-    return {
-      kind: "numbered",
-      numbered: new NumberedSource((page, opts) =>
-        site.id === 0
-          ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
-          : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
-      ),
-    };
+    return new NumberedSource((page, opts) =>
+      site.id === 0
+        ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+        : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+    );
   }
   const fetchPage = stream === "php" ? api.phpLogs : api.serverLogs;
-  return {
-    kind: "scroll",
-    scroll: new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts)),
-  };
+  return new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts));
 }
 
 /** logs.startFrom → epoch ms. */
@@ -129,19 +174,27 @@ export function outgoingRecord(
   return { ...MAPPINGS[stream].head(r.entry, r.timeMs), observedMs, attributes: attributes.attributes };
 }
 
-/** Encodes a stream's new records for the sink as they are read, with their counter keys. */
+/**
+ * Encodes a stream's new records for the sink as they are read, with their counter keys. The site's
+ * name in the records changes only through `rename`.
+ */
+export interface StreamEncoder extends RecordEncoder {
+  rename(site: SiteIdentity): void;
+}
+
 export function encoderFor(
   sink: LogSink,
   site: SiteIdentity,
   stream: LogStream,
   now: () => number,
-): RecordEncoder {
+): StreamEncoder {
   const mapping = MAPPINGS[stream];
   const encodeFrom = sink.encodeFrom?.bind(sink);
+  let named = site;
   // One function for every record of the stream (no closure per record): it reads `current`.
   let current: PendingRecord | undefined;
   const writeAttributes = (out: AttributeWriter) =>
-    addAttributes(out, site, stream, current as PendingRecord);
+    addAttributes(out, named, stream, current as PendingRecord);
   const encode = encodeFrom
     ? (w: ProtoWriter, r: PendingRecord) => {
         const head = mapping.head(r.entry, r.timeMs) as RecordHead;
@@ -150,8 +203,11 @@ export function encoderFor(
         encodeFrom(w, head, writeAttributes);
         current = undefined;
       }
-    : (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(site, stream, r, now()));
-  return stream === "activity"
-    ? { encode }
-    : { encode, countKey: (r) => counterKey(stream, r.entry as PhpLogEntry | ServerLogEntry) };
+    : (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(named, stream, r, now()));
+  const rename = (renamed: SiteIdentity) => {
+    named = renamed;
+  };
+  return STREAM_KINDS[stream].counted
+    ? { encode, rename, countKey: (r) => counterKey(stream as ScrollStream, r.entry as LogEntry) }
+    : { encode, rename };
 }

@@ -12,7 +12,7 @@ import type { PageResult } from "../../../src/api/types.js";
 import { fingerprint } from "../../../src/logs/entry.js";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
-import { NumberedSource } from "../../../src/logs/sources.js";
+import { NumberedSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
 import { Tailer } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
@@ -76,7 +76,7 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
   const t = new Tailer(
     { id: 0, name: "" },
     "activity",
-    { kind: "numbered", numbered: new NumberedSource((page) => api.page(page)) },
+    new NumberedSource((page) => api.page(page)),
     new CheckpointStore(dir),
     (cp) =>
       new StreamShipper(

@@ -16,7 +16,7 @@ import type { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
 import type { LogSink } from "../../../src/logs/otlp/sink.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
-import { NumberedSource, ScrollSource } from "../../../src/logs/sources.js";
+import { NumberedSource, ScrollSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
 import { Tailer, type TailerEvents, type TailerOptions } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
@@ -241,8 +241,8 @@ export function makeTailer(
     { id: 1, name: "shop" },
     stream,
     stream === "activity"
-      ? { kind: "numbered", numbered: new NumberedSource(() => Promise.reject(new Error("no activity"))) }
-      : { kind: "scroll", scroll: new ScrollSource((scrollId) => api.page(scrollId)) },
+      ? new NumberedSource(() => Promise.reject(new Error("no activity")))
+      : new ScrollSource((scrollId) => api.page(scrollId)),
     store,
     shipper,
     events,

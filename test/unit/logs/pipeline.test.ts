@@ -270,6 +270,17 @@ describe("LogPipeline", () => {
     await second.p.stop();
   });
 
+  it("sites given before start() are read once it has started", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const exporter = new MemoryExporter();
+    const { p } = pipeline(api, exporter);
+    p.updateSites([SITE]);
+    await p.start();
+    await vi.waitFor(() => expect(exporter.records).toHaveLength(8), { timeout: 10_000, interval: 20 });
+    await p.stop();
+  });
+
   it("updateSites without a site removes its lag series", async () => {
     const { api, streams } = twoStreams();
     write(streams);

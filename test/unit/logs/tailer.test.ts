@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { resolveStartFrom } from "../../../src/logs/streams.js";
-import { MAX_TIMELESS_PAGES } from "../../../src/logs/readRun.js";
+import { MAX_TIMELESS_PAGES } from "../../../src/logs/read/decide.js";
 import { DEEP_READ_INTERVAL_MS } from "../../../src/logs/tailer.js";
 import { FakeLogApi, makeTailer, MemorySink } from "./fakes.js";
 

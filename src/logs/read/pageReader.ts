@@ -3,27 +3,9 @@
  * entries older than the lower bound are known delivered, the others are checked against the
  * checkpoint's fingerprints with their occurrence counts, and what is new is kept. Pure: no I/O.
  */
-import type { PendingRecord, StreamEntry } from "./pending.js";
-import { entryTimeMs } from "./entry.js";
-
-export type Order = "unknown" | "newest-first" | "oldest-first";
-
-export interface ReadBounds {
-  /** A newest-first read stops once it has passed this. */
-  lowerMs: number;
-  /**
-   * Entries older than this were delivered (or precede the start point). Between it and `lowerMs`
-   * (pages that were fetched anyway) entries are still checked against the fingerprints, so a late
-   * arrival there is shipped rather than skipped.
-   */
-  dedupeFloorMs: number;
-  /** The high-water mark when the read began. */
-  highWaterMs: number;
-  /** When the read began. */
-  nowMs: number;
-  /** An entry stamped later than now plus this is counted as from the future. */
-  futureToleranceMs: number;
-}
+import { entryTimeMs } from "../entry.js";
+import type { PendingRecord, StreamEntry } from "../pending.js";
+import type { Order, ReadBounds } from "./types.js";
 
 export interface PageVerdict {
   /** New entries, in page order. */
@@ -114,6 +96,11 @@ export class PageReader {
     /** May this stream ship the entry (activity: another stream did not claim it)? */
     private readonly claim?: (fp: string) => boolean,
   ) {}
+
+  /** Where a newest-first read of this pass stops. */
+  get lowerMs(): number {
+    return this.bounds.lowerMs;
+  }
 
   /** Newest-first and past the lower bound: nothing further can be new. */
   get complete(): boolean {
