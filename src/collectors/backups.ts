@@ -1,7 +1,7 @@
 import type { BackupEntry } from "../api/schemas.js";
 import { parseBackupTimestamp } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export function collectBackups(site: SiteRef, entries: readonly BackupEntry[]): Sample[] {
   let filesystem: number | undefined;

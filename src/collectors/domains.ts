@@ -1,6 +1,6 @@
 import type { Domain } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 type Flags = { primary: boolean; healthy?: boolean; dns?: boolean; provisioned?: boolean };
 

@@ -54,7 +54,7 @@ async function setup() {
   tc = makeClient(server);
   const store = new MetricStore(METRIC_FAMILIES);
   const discovery = new SiteDiscovery({
-    config: ConfigSchema.parse({}),
+    sites: ConfigSchema.parse({}).sites,
     api: tc.client,
     store,
     registry: tc.registry,
@@ -69,7 +69,7 @@ describe("schema drift in the site list", () => {
   it("every field in snake_case: sites read as before, their labels kept, nothing counted as drift", async () => {
     const t = await setup();
     t.listing.shape = snakeCase;
-    expect(await t.discovery.refresh(t.signal)).toBe("success");
+    expect((await t.discovery.refresh(t.signal)).result).toBe("success");
     expect(t.discovery.sites.map((s) => s.id)).toEqual(SITES);
     expect(t.discovery.sites[0]).toMatchObject({
       displayName: "Site 1",
@@ -93,7 +93,7 @@ describe("schema drift in the site list", () => {
       title: displayName,
       cache: edgeCache,
     });
-    expect(await t.discovery.refresh(t.signal)).toBe("success");
+    expect((await t.discovery.refresh(t.signal)).result).toBe("success");
     expect(t.discovery.sites).toHaveLength(3);
     expect(t.infoSeries()).toHaveLength(3);
     expect(t.infoSeries()[0]).toContain('display_name=""');
@@ -154,7 +154,7 @@ describe("schema drift in the site list", () => {
 
     // The platform fixes its format: back to normal.
     t.listing.shape = (r) => r;
-    expect(await t.discovery.refresh(t.signal)).toBe("success");
+    expect((await t.discovery.refresh(t.signal)).result).toBe("success");
     expect(await metricValue(t.registry, "sitehost_up", {})).toBe(1);
   });
 });

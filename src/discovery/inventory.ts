@@ -1,7 +1,8 @@
+/** The inventory series discovery publishes: the account's capacity, each selected site's info, state, storage and edge cache. */
 import type { Account, Site } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { siteKind } from "../discovery/kind.js";
-import { sampleFor } from "./labels.js";
+import { siteKind } from "./kind.js";
+import { sampleFor } from "../metrics/siteSample.js";
 
 /** States the platform's documentation lists; any other value seen is kept as its own series. */
 export const KNOWN_STATES = ["live", "deploying", "cloning", "disabled"] as const;
