@@ -14,7 +14,7 @@ import { ApiAbortedError, ApiAuthError, SitehostApiError } from "./errors.js";
 import { exchangeError, type FailureContext } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
-import { SecretRedactor } from "./redact.js";
+import { displayUrl, SecretRedactor } from "./redact.js";
 import { exchange, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
 import { ROUTES, routePath, type RouteName } from "./routes.js";
 import { ClientSecret } from "./secret.js";
@@ -71,10 +71,22 @@ class ApiCore {
     this.tokens = new TokenManager(
       () => this.requestToken(),
       opts.tokenRefreshMarginMs,
-      (result) => this.metrics.tokenRequests.inc({ result }),
+      {
+        onResult: (result) => this.metrics.tokenRequests.inc({ result }),
+        onShortLived: (lifetimeS, refreshEveryS) =>
+          this.logger.warn(
+            { expiresInSeconds: lifetimeS, refreshEverySeconds: refreshEveryS, tokenUrl: this.tokenUrl },
+            "the token endpoint issues short-lived tokens (expires_in shorter than twice api.tokenRefreshMargin); using them and requesting a new one at half its lifetime. If tokens are meant to last an hour, ask the platform about the API application's token lifetime",
+          ),
+      },
       clock,
     );
     this.rejectedWarnings = new ThrottledWarnings(this.logger, 60_000, clock);
+  }
+
+  /** The token endpoint's URL, as messages show it. */
+  private get tokenUrl(): string {
+    return displayUrl(joinUrl(this.opts.authUrl, ROUTES.token.template));
   }
 
   private get closed(): boolean {

@@ -57,7 +57,16 @@ export const ErrorBodySchema = z.object({
 export const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  expires_in: num().positive(),
+  // Documented as integer seconds; a number in a string is read too. Zero or less is unusable.
+  expires_in: z
+    .union([
+      num(),
+      z
+        .string()
+        .regex(/^\s*\d+(\.\d+)?\s*$/)
+        .transform(Number),
+    ])
+    .pipe(num().positive()),
   scope: z.string().optional(),
   created_at: num().optional(),
   id: int().optional(),

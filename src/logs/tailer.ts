@@ -18,7 +18,7 @@
 import type { LogStream } from "../api/schemas.js";
 import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
-import { retentionGap } from "./read/gap.js";
+import { readGap } from "./read/gap.js";
 import { ReadRun } from "./read/run.js";
 import type {
   EndReason,
@@ -53,7 +53,10 @@ const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
   end: { complete: true, readToEnd: true },
   lower: { complete: true, readToEnd: true },
   cap: { complete: true, readToEnd: false },
-  timeless: { complete: true, readToEnd: false },
+  unusable: { complete: true, readToEnd: false },
+  repeated: { complete: true, readToEnd: false },
+  pages: { complete: true, readToEnd: false },
+  bytes: { complete: true, readToEnd: false },
   interrupted: { complete: false, readToEnd: false },
 };
 
@@ -151,15 +154,13 @@ export class Tailer {
       if (deep) this.lastDeepReadAt = now;
     }
     if (after.readToEnd) this.events.readToEnd(now);
-    const gap = retentionGap({
+    const gap = readGap({
       deliveredBefore: before.highWaterMs > before.floorMs,
       highWaterBeforeMs: before.highWaterMs,
       fresh: result.fresh,
-      end: result.end,
+      shipped: result.shipped,
       reachedLower: result.reachedLower,
       oldestSeenMs: result.oldestSeen,
-      nowMs: now,
-      retentionMs: this.opts.retentionMs,
     });
     if (gap) this.events.gap(gap.fromMs, gap.toMs);
     if (result.end === "interrupted") return { kind: "interrupted" };

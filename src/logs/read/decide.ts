@@ -6,8 +6,10 @@
  */
 import type { EndReason, Hold, Order, ScrollStart } from "./types.js";
 
-/** Pages in a row without a usable time after which a read stops (they give no place to stop at). */
-export const MAX_TIMELESS_PAGES = 5;
+/** Pages in a row without one usable entry after which a read stops: they give no place to stop at. */
+export const MAX_UNUSABLE_PAGES = 20;
+/** Entries a page of a scroll holds at most (the platform's page size): a full page has more behind it. */
+export const SCROLL_PAGE_SIZE = 200;
 
 /** What the last request of the read brought. */
 export type LastPage =
@@ -21,10 +23,15 @@ export type LastPage =
       rawCount: number;
       /** The source can give a page after it. */
       continuation: boolean;
+      /** The page is the same as one this pass read before: the source loops. */
+      repeated: boolean;
       /** The read is newest first and has passed its lower bound: nothing further can be new. */
       passedLower: boolean;
-      /** Pages in a row, this one included, without an entry with a usable time. */
-      timelessRun: number;
+      /**
+       * Pages in a row, this one included, without one entry with a usable time (entries without a
+       * readable time, or records that did not fit the schema).
+       */
+      unusableRun: number;
     };
 
 export interface ReadFacts {
@@ -36,7 +43,9 @@ export interface ReadFacts {
   order: Order;
   /** Pages fetched by this read. */
   pages: number;
-  /** New pages held back unshipped (a newest-first read that has not reached its lower bound). */
+  /** Bytes of new records held back unshipped (a newest-first read that has not reached its bound). */
+  heldBytes: number;
+  /** New pages are held back (possibly of no bytes: nothing new on them yet). */
   buffered: boolean;
   collectorDown: boolean;
   last: LastPage;
@@ -45,15 +54,19 @@ export interface ReadFacts {
 export interface ReadLimits {
   /** Pages an oldest-first read fetches before it stops and resumes next time (the page cap). */
   capPages: number;
-  timelessPages: number;
+  /** Pages one read fetches at most, whatever its order (a scroll that never ends). */
+  maxPages: number;
+  /** Bytes of new records one read holds back at most (a newest-first scroll that never ends). */
+  maxHeldBytes: number;
+  unusablePages: number;
 }
 
 export type Step =
   | { kind: "continue" }
   /** Leave the held scroll and read again from the checkpoint on a fresh one. */
   | { kind: "restart"; why: "held-scroll-failed" | "held-snapshot-empty" }
-  /** Abandon the read (the error is the caller's to report). */
-  | { kind: "fail" }
+  /** Abandon the read: the request failed, or the source broke off where more must follow. */
+  | { kind: "fail"; why: "request-failed" | "no-continuation" }
   | { kind: "end"; why: EndReason; hold: Hold };
 
 const held = (start: ScrollStart) => start !== "fresh";
@@ -63,7 +76,9 @@ export function decide(f: ReadFacts, limits: ReadLimits): Step {
   if (last.kind === "failed") {
     // A page of a held scroll that fails (it expired, most likely) is no reason to give up: the
     // checkpoint is where a fresh scroll starts. A fresh scroll that fails is the read's failure.
-    return held(f.start) && !last.aborted ? { kind: "restart", why: "held-scroll-failed" } : { kind: "fail" };
+    return held(f.start) && !last.aborted
+      ? { kind: "restart", why: "held-scroll-failed" }
+      : { kind: "fail", why: "request-failed" };
   }
   // A scroll can be kept for the next read when all that was read from it is shipped: a held scroll,
   // or an oldest-first one (newest-first reads start from the top each time anyway).
@@ -74,10 +89,16 @@ export function decide(f: ReadFacts, limits: ReadLimits): Step {
       if (f.start === "held-at-end" && !f.grows) return { kind: "restart", why: "held-snapshot-empty" };
       return { kind: "end", why: "end", hold: keepable ? "at-end" : "none" };
     }
+    // A scroll that loops back has shown all it will: ship what it gave, and never continue it.
+    if (last.repeated) return { kind: "end", why: "repeated", hold: "none" };
     if (last.passedLower) return { kind: "end", why: "lower", hold: "none" };
-    if (!last.continuation) return { kind: "end", why: "end", hold: "none" };
-    if (last.timelessRun >= limits.timelessPages) {
-      return { kind: "end", why: "timeless", hold: keepable ? "mid" : "none" };
+    if (!last.continuation) {
+      // A full page without a way on: more entries must exist, so this is no end of the stream.
+      if (last.rawCount >= SCROLL_PAGE_SIZE) return { kind: "fail", why: "no-continuation" };
+      return { kind: "end", why: "end", hold: "none" };
+    }
+    if (last.unusableRun >= limits.unusablePages) {
+      return { kind: "end", why: "unusable", hold: keepable ? "mid" : "none" };
     }
   }
   if (f.collectorDown) {
@@ -86,10 +107,13 @@ export function decide(f: ReadFacts, limits: ReadLimits): Step {
       f.buffered || !keepable ? "none" : f.start === "held-at-end" && f.pages === 0 ? "at-end" : "mid";
     return { kind: "end", why: "interrupted", hold };
   }
-  // Only an oldest-first scroll is cut at the cap: what it read is shipped, so it resumes next time.
-  // A newest-first read must reach the checkpoint before anything is shipped.
+  // An oldest-first scroll is cut at the cap: what it read is shipped, so it resumes next time. A
+  // newest-first read must reach the checkpoint before anything is shipped: only the hard bounds
+  // below stop it (a source that never ends), and then what it holds is shipped (a counted gap).
   if (f.pages >= limits.capPages && f.order === "oldest-first") {
     return { kind: "end", why: "cap", hold: "mid" };
   }
+  if (f.pages >= limits.maxPages) return { kind: "end", why: "pages", hold: "none" };
+  if (f.heldBytes >= limits.maxHeldBytes) return { kind: "end", why: "bytes", hold: "none" };
   return { kind: "continue" };
 }

@@ -3,7 +3,7 @@
  * entries older than the lower bound are known delivered, the others are checked against the
  * checkpoint's fingerprints with their occurrence counts, and what is new is kept. Pure: no I/O.
  */
-import { entryTimeMs } from "../entry.js";
+import { entryTimeMs, fingerprintKeepingNulls } from "../entry.js";
 import type { PendingRecord, StreamEntry } from "../pending.js";
 import type { Order, ReadBounds } from "./types.js";
 
@@ -19,7 +19,7 @@ export interface PageVerdict {
   late: number;
   /** How far below that mark the latest-arriving one was, ms. */
   maxLatenessMs: number;
-  /** No entry of the page had a usable time. */
+  /** No entry of the page had a usable time (or the page held no valid entry at all). */
   timeless: boolean;
 }
 
@@ -107,6 +107,18 @@ export class PageReader {
     return this.order === "newest-first" && this.reachedLower;
   }
 
+  /**
+   * Occurrences of the entry delivered: under its fingerprint, or, for an entry at or below the
+   * high-water mark (it may have been delivered by an earlier release), under the fingerprint that
+   * release gave it.
+   */
+  private deliveredAs(fp: string, entry: StreamEntry, t: number): number {
+    const n = this.delivered(fp);
+    if (n > 0 || t > this.bounds.highWaterMs) return n;
+    const before = fingerprintKeepingNulls(entry);
+    return before === undefined ? n : this.delivered(before);
+  }
+
   accept(entries: readonly StreamEntry[]): PageVerdict {
     const { lowerMs, dedupeFloorMs, highWaterMs, nowMs, futureToleranceMs } = this.bounds;
     const verdict: PageVerdict = {
@@ -136,7 +148,7 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= this.delivered(fp) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
+      if (n <= this.deliveredAs(fp, entry, t) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
         verdict.deduplicated += 1;
         continue;
       }
@@ -147,7 +159,6 @@ export class PageReader {
         verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, highWaterMs - t);
       }
     }
-    if (entries.length === 0) verdict.timeless = false;
     return verdict;
   }
 }

@@ -15,10 +15,12 @@ import { preparePage, type PreparedPage } from "../prepared.js";
 import type { StreamShipper } from "../shipper.js";
 import { ReadBuffer } from "../spool.js";
 import { readBounds, type WindowFacts } from "./bounds.js";
-import { decide, MAX_TIMELESS_PAGES, type LastPage, type ReadFacts, type ReadLimits } from "./decide.js";
+import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts, type ReadLimits } from "./decide.js";
 import { PageReader } from "./pageReader.js";
+import { PagesSeen } from "./repeats.js";
 import type {
   EndReason,
+  PagingProblem,
   PageCursor,
   PageSource,
   ReadResult,
@@ -27,6 +29,30 @@ import type {
   TailerEvents,
   TailerOptions,
 } from "./types.js";
+
+/** Pages one read fetches at most, whatever its order: 10 million entries of 200 a page. */
+export const READ_MAX_PAGES = 50_000;
+/** Bytes of new records one newest-first read holds back (in memory, then on disk) at most. */
+export const READ_MAX_HELD_BYTES = 2 * 1024 ** 3;
+
+/** The paging problem each end that stops a read short stands for. */
+const PROBLEMS: Partial<Record<EndReason, PagingProblem>> = {
+  repeated: "repeated_page",
+  pages: "page_limit",
+  bytes: "byte_limit",
+  unusable: "unusable_pages",
+};
+
+/** A full page came without a continuation: more entries must follow, but there is no way to them. */
+export class MissingContinuationError extends Error {
+  constructor(stream: LogStream, pages: number) {
+    super(
+      `page ${pages} of the ${stream} log is full but came without a scroll_id, so the entries after it cannot be read; ` +
+        "nothing was skipped: the read is retried from the checkpoint",
+    );
+    this.name = "MissingContinuationError";
+  }
+}
 
 /** What a read needs of its tailer. */
 export interface ReadContext {
@@ -42,6 +68,9 @@ export class ReadRun {
   private reader: PageReader;
   private shipped = 0;
   private maxLatenessMs = 0;
+  /** Bytes of new records held back in `buffer`. */
+  private heldBytes = 0;
+  private seen = new PagesSeen();
 
   constructor(
     private readonly ctx: ReadContext,
@@ -75,6 +104,8 @@ export class ReadRun {
   /** Start over from the checkpoint (the dedupe absorbs what is read again). */
   private async restart(): Promise<void> {
     await this.buffer.discard();
+    this.heldBytes = 0;
+    this.seen = new PagesSeen();
     this.reader = this.newReader();
   }
 
@@ -88,15 +119,17 @@ export class ReadRun {
   }
 
   private async pages(cursor: PageCursor, source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
-    const { opts } = this.ctx;
+    const { opts, events } = this.ctx;
     const request: RequestOptions = { signal: this.signal, source: "logs" };
     const limits: ReadLimits = {
       capPages: source.resumable ? opts.maxPagesPerRead : Infinity,
-      timelessPages: MAX_TIMELESS_PAGES,
+      maxPages: READ_MAX_PAGES,
+      maxHeldBytes: READ_MAX_HELD_BYTES,
+      unusablePages: MAX_UNUSABLE_PAGES,
+      ...opts.readLimits,
     };
-    const fresh = cursor.start === "fresh";
     let pages = 0;
-    let timelessRun = 0;
+    let unusableRun = 0;
     let last: LastPage = { kind: "none" };
     let failure: unknown;
     const facts = (): ReadFacts => ({
@@ -104,6 +137,7 @@ export class ReadRun {
       grows: cursor.grows,
       order: this.reader.order,
       pages,
+      heldBytes: this.heldBytes,
       buffered: this.buffer.pageCount > 0,
       collectorDown: opts.collectorDown(),
       last,
@@ -112,10 +146,16 @@ export class ReadRun {
       if (this.signal.aborted)
         throw last.kind === "failed" ? failure : (this.signal.reason ?? new Error("aborted"));
       const step = decide(facts(), limits);
-      if (step.kind === "fail") throw failure;
+      if (step.kind === "fail") {
+        if (step.why === "request-failed") throw failure;
+        events.pagingProblem("no_continuation");
+        throw new MissingContinuationError(this.ctx.stream, pages);
+      }
       if (step.kind === "end") {
         cursor.close(step.hold);
-        return this.finish(shipper, step.why, fresh);
+        const problem = PROBLEMS[step.why];
+        if (problem) events.pagingProblem(problem);
+        return this.finish(shipper, step.why, cursor.start === "fresh");
       }
       if (step.kind === "restart") {
         cursor.restart();
@@ -132,36 +172,27 @@ export class ReadRun {
         continue;
       }
       pages += 1;
-      if (page.rawCount === 0) {
-        last = {
-          kind: "page",
-          rawCount: 0,
-          continuation: page.continuation,
-          passedLower: false,
-          timelessRun,
-        };
+      const facts0 = { kind: "page", rawCount: page.rawCount, continuation: page.continuation } as const;
+      if (page.rawCount === 0 || this.seen.repeats(page.entries, opts.fingerprint)) {
+        // The end of the scroll, or a page read before (not taken again: its entries would count as
+        // second occurrences of identical lines).
+        last = { ...facts0, repeated: page.rawCount > 0, passedLower: false, unusableRun };
         continue;
       }
       // Fetch the next page while this one is processed, when this one will not end the read.
       const ahead = decide(
-        { ...facts(), collectorDown: false, buffered: false, last: this.preview(page, timelessRun) },
+        { ...facts(), collectorDown: false, buffered: false, last: this.preview(page, unusableRun) },
         limits,
       );
       if (ahead.kind === "continue") cursor.prefetch(request);
-      const { timeless } = await this.take(page, shipper);
-      timelessRun = timeless ? timelessRun + 1 : 0;
-      last = {
-        kind: "page",
-        rawCount: page.rawCount,
-        continuation: page.continuation,
-        passedLower: this.reader.complete,
-        timelessRun,
-      };
+      const { unusable } = await this.take(page, shipper);
+      unusableRun = unusable ? unusableRun + 1 : 0;
+      last = { ...facts0, repeated: false, passedLower: this.reader.complete, unusableRun };
     }
   }
 
   /** The page's facts as far as they can be told before it is taken (from its first and last times). */
-  private preview(page: SourcePage, timelessRun: number): LastPage {
+  private preview(page: SourcePage, unusableRun: number): LastPage {
     let first: number | undefined;
     let last: number | undefined;
     for (let i = 0; first === undefined && i < page.entries.length; i++)
@@ -172,14 +203,15 @@ export class ReadRun {
       kind: "page",
       rawCount: page.rawCount,
       continuation: page.continuation,
+      repeated: false,
       // A newest-first page that already goes below the bound.
       passedLower: first !== undefined && last !== undefined && last < first && last < this.reader.lowerMs,
-      timelessRun: first === undefined ? timelessRun + 1 : 0,
+      unusableRun: first === undefined ? unusableRun + 1 : 0,
     };
   }
 
   /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
-  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ timeless: boolean }> {
+  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ unusable: boolean }> {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
@@ -193,12 +225,15 @@ export class ReadRun {
       // Ship what was buffered while the order was unknown, then page by page.
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
       await this.buffer.discard();
+      this.heldBytes = 0;
       if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder, this.writer), shipper);
     } else if (v.kept.length > 0) {
       // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
-      await this.buffer.add(preparePage(v.kept.reverse(), encoder, this.writer));
+      const prepared = preparePage(v.kept.reverse(), encoder, this.writer);
+      this.heldBytes += prepared.bytes.length;
+      await this.buffer.add(prepared);
     }
-    return { timeless: v.timeless && page.rawCount > 0 };
+    return { unusable: v.timeless };
   }
 
   private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {

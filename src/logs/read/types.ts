@@ -9,6 +9,7 @@ import type { CorruptCheckpointError } from "../checkpoint.js";
 import type { StreamEntry } from "../pending.js";
 import type { RecordEncoder } from "../prepared.js";
 import type { BufferBudget } from "../spool.js";
+import type { ReadLimits } from "./decide.js";
 
 /** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
 export interface SiteIdentity {
@@ -40,6 +41,8 @@ export interface TailerEvents {
   readToEnd(atMs: number): void;
   /** The stream had no checkpoint and starts at `fromMs` (logs.startFrom): nothing before is shipped. */
   startedFresh(fromMs: number): void;
+  /** A read stopped short of the checkpoint (or failed) because of how the platform paged. */
+  pagingProblem(problem: PagingProblem): void;
 }
 
 /** A stream's entries, as its fingerprints see them. */
@@ -49,8 +52,10 @@ export interface TailerOptions {
   overlapMs: number;
   /** Where a stream without a checkpoint starts (logs.startFrom resolved at process start). */
   startFromMs: () => number;
-  /** Page requests per read at most (a growing cursor could otherwise never end). */
+  /** Page requests of an oldest-first read before it stops and resumes (a growing cursor could otherwise never end). */
   maxPagesPerRead: number;
+  /** Overrides of the hard bounds of one read (tests). */
+  readLimits?: Partial<Pick<ReadLimits, "maxPages" | "maxHeldBytes" | "unusablePages">>;
   /** Activity streams: may this stream ship an entry another stream may also list? */
   claim?: (fingerprint: string) => boolean;
   retentionMs: number;
@@ -137,10 +142,20 @@ export type EndReason =
   | "lower"
   /** An oldest-first read reached the page cap (what it read is shipped; it resumes). */
   | "cap"
-  /** Pages in a row without a usable time. */
-  | "timeless"
+  /** Pages in a row without one usable entry. */
+  | "unusable"
+  /** A page repeated one read before: the source loops. */
+  | "repeated"
+  /** The read reached the most pages one read may fetch. */
+  | "pages"
+  /** The read held back the most bytes one read may hold. */
+  | "bytes"
   /** The collector went down. */
   | "interrupted";
+
+/** Why a read stopped short of the checkpoint, or failed, because of how the platform paged. */
+export type PagingProblem =
+  "no_continuation" | "repeated_page" | "page_limit" | "byte_limit" | "unusable_pages";
 
 export interface ReadResult {
   end: EndReason;

@@ -11,7 +11,7 @@ import {
   type Step,
 } from "../../../../src/logs/read/decide.js";
 
-const limits: ReadLimits = { capPages: 10, timelessPages: 5 };
+const limits: ReadLimits = { capPages: 10, maxPages: 100, maxHeldBytes: 1_000_000, unusablePages: 5 };
 
 /** A read in the middle of a fresh newest-first scroll, nothing special about it. */
 const base: ReadFacts = {
@@ -19,16 +19,25 @@ const base: ReadFacts = {
   grows: false,
   order: "newest-first",
   pages: 3,
+  heldBytes: 1000,
   buffered: true,
   collectorDown: false,
-  last: { kind: "page", rawCount: 200, continuation: true, passedLower: false, timelessRun: 0 },
+  last: {
+    kind: "page",
+    rawCount: 200,
+    continuation: true,
+    repeated: false,
+    passedLower: false,
+    unusableRun: 0,
+  },
 };
 const page = (p: Partial<Extract<LastPage, { kind: "page" }>>): LastPage => ({
   kind: "page",
   rawCount: 200,
   continuation: true,
+  repeated: false,
   passedLower: false,
-  timelessRun: 0,
+  unusableRun: 0,
   ...p,
 });
 const end = (
@@ -54,8 +63,8 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
     want: { kind: "continue" },
   },
   {
-    name: "four timeless pages in a row are not yet enough to stop",
-    facts: { last: page({ timelessRun: 4 }) },
+    name: "four unusable pages in a row are not yet enough to stop",
+    facts: { last: page({ unusableRun: 4 }) },
     want: { kind: "continue" },
   },
   // The end of the stream
@@ -75,9 +84,14 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
     want: end("end", "at-end"),
   },
   {
-    name: "a page without a continuation: the end, nothing to hold",
-    facts: { order: "oldest-first", last: page({ continuation: false }) },
+    name: "a short page without a continuation: the end, nothing to hold",
+    facts: { order: "oldest-first", last: page({ rawCount: 37, continuation: false }) },
     want: end("end", "none"),
+  },
+  {
+    name: "a full page without a continuation: more must follow, so the read fails (and is retried)",
+    facts: { last: page({ continuation: false }) },
+    want: { kind: "fail", why: "no-continuation" },
   },
   // The lower bound
   {
@@ -86,9 +100,20 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
     want: end("lower", "none"),
   },
   {
-    name: "the lower bound wins over a missing continuation",
+    name: "the lower bound wins over a missing continuation (nothing more is needed)",
     facts: { last: page({ passedLower: true, continuation: false }) },
     want: end("lower", "none"),
+  },
+  // A source that loops
+  {
+    name: "a page read before: the scroll loops; stop, and never continue it",
+    facts: { order: "oldest-first", buffered: false, last: page({ repeated: true }) },
+    want: end("repeated", "none"),
+  },
+  {
+    name: "a repeated page ends the read even past the lower bound's test",
+    facts: { last: page({ repeated: true, passedLower: true }) },
+    want: end("repeated", "none"),
   },
   // Starting over
   {
@@ -104,12 +129,12 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
   {
     name: "a page of a fresh scroll fails: the read fails",
     facts: { last: { kind: "failed", aborted: false } },
-    want: { kind: "fail" },
+    want: { kind: "fail", why: "request-failed" },
   },
   {
     name: "a held scroll's page fails because the read was aborted: the read fails",
     facts: { start: "held-mid", last: { kind: "failed", aborted: true } },
-    want: { kind: "fail" },
+    want: { kind: "fail", why: "request-failed" },
   },
   // Bounds
   {
@@ -118,14 +143,29 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
     want: end("cap", "mid"),
   },
   {
-    name: "five timeless pages on a fresh newest-first scroll: stops, nothing held",
-    facts: { last: page({ timelessRun: 5 }) },
-    want: end("timeless", "none"),
+    name: "the unusable-page bound on a fresh newest-first scroll: stops, nothing held",
+    facts: { last: page({ unusableRun: 5 }) },
+    want: end("unusable", "none"),
   },
   {
-    name: "five timeless pages on an oldest-first scroll: stops, held mid-way",
-    facts: { order: "oldest-first", buffered: false, last: page({ timelessRun: 5 }) },
-    want: end("timeless", "mid"),
+    name: "the unusable-page bound on an oldest-first scroll: stops, held mid-way",
+    facts: { order: "oldest-first", buffered: false, last: page({ unusableRun: 5 }) },
+    want: end("unusable", "mid"),
+  },
+  {
+    name: "the page bound stops a newest-first read (a scroll that never ends)",
+    facts: { pages: 100 },
+    want: end("pages", "none"),
+  },
+  {
+    name: "an oldest-first read stops at the cap (it resumes) before the page bound",
+    facts: { pages: 100, order: "oldest-first" },
+    want: end("cap", "mid"),
+  },
+  {
+    name: "the byte bound stops a newest-first read holding too much",
+    facts: { heldBytes: 1_000_000 },
+    want: end("bytes", "none"),
   },
   // The collector goes down
   {
