@@ -121,7 +121,11 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
               const outcome = await runner.runUnlessRunning(discovery.name);
               return outcome !== undefined && outcome.result !== "skipped";
             },
+            isKnown: (id) => discovery.has(id),
+            discoveryCost: () => runner.requestsPerRun(discovery.name),
           },
+          // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
+          onRefreshRateChange: () => planner.update(),
         }),
       stop: () => webhooks.stop(),
     },
