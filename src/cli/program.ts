@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
+import { otlpSummary, otlpSummaryComment } from "./otlpSummary.js";
 import type { ShutdownSignals } from "./signals.js";
 
 interface CommonOptions {
@@ -152,7 +153,10 @@ addCommonOptions(
       // Unless a level is asked for, `once` says only its one-line reason (the log lines, with
       // their stack traces, are there at --log.level debug).
       const quiet = cmd.getOptionValueSource("log.level") === "default";
-      const logger = createLogger({ level: quiet ? "silent" : opts["log.level"], format: opts["log.format"] });
+      const logger = createLogger({
+        level: quiet ? "silent" : opts["log.level"],
+        format: opts["log.format"],
+      });
       const { runOnce } = await import("../daemon.js");
       try {
         const text = await runOnce({ config, logger, collectors });
@@ -173,6 +177,9 @@ addCommonOptions(
       const config = await load(opts, false, "probe");
       await checkWebConfig(config);
       process.stdout.write(stringify(redactConfig(config)));
+      const otlp = otlpSummary(config, process.env);
+      process.stdout.write(otlpSummaryComment(otlp));
+      for (const warning of otlp.warnings) process.stderr.write(`sitehost-exporter: warning: ${warning}\n`);
       const missing = credentialProblems(config);
       if (missing.length > 0) {
         process.stderr.write(
