@@ -59,7 +59,6 @@ export interface TailerOptions {
   readLimits?: Partial<Pick<ReadLimits, "maxPages" | "maxHeldBytes" | "unusablePages">>;
   /** Activity streams: may this stream ship an entry another stream may also list? */
   claim?: (fingerprint: string) => boolean;
-  retentionMs: number;
   spoolDir: string;
   bufferBudget: BufferBudget;
   fingerprint: Fingerprint;
