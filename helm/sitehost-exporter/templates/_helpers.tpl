@@ -264,3 +264,42 @@ every exporter but debug and nop uses as its sending queue, retrying without a t
 {{- $_ := set $cfg "service" $service -}}
 {{- toYaml $cfg -}}
 {{- end }}
+
+{{/*
+The label matchers of the exporter's series in every rule: prometheusRule.selector, else the job the
+ServiceMonitor or PodMonitor gives its targets (the value of its jobLabel; without one, the
+Service's name, or namespace/name of the PodMonitor).
+*/}}
+{{- define "sitehost-exporter.ruleSelector" -}}
+{{- if .Values.prometheusRule.selector -}}
+{{- .Values.prometheusRule.selector -}}
+{{- else -}}
+{{- $pod := .Values.podMonitor.enabled -}}
+{{- $monitor := ternary .Values.podMonitor .Values.serviceMonitor $pod -}}
+{{- $labels := include "sitehost-exporter.labels" . | fromYaml -}}
+{{- $labels = merge $labels (ternary .Values.podLabels .Values.service.labels $pod | default dict) -}}
+{{- $job := "" -}}
+{{- if not $monitor.jobLabel -}}
+{{- $name := include "sitehost-exporter.fullname" . -}}
+{{- $job = ternary (printf "%s/%s" ($monitor.namespace | default .Release.Namespace) $name) $name $pod -}}
+{{- else if hasKey $labels $monitor.jobLabel -}}
+{{- $job = index $labels $monitor.jobLabel -}}
+{{- else -}}
+{{- fail (printf "prometheusRule.selector: the %s has no label %s (its jobLabel) to name the job the rules select; set prometheusRule.selector, e.g. job=\"sitehost-exporter\"" (ternary "pods" "Service" $pod) $monitor.jobLabel) -}}
+{{- end -}}
+{{- printf "job=%q" $job -}}
+{{- end -}}
+{{- end }}
+
+{{/* A rule threshold as PromQL: integers without a fraction or exponent (values arrive as floats). */}}
+{{- define "sitehost-exporter.promNumber" -}}
+{{- $v := float64 . -}}
+{{- if eq $v (float64 (int64 $v)) }}{{ int64 $v }}{{ else }}{{ $v }}{{ end -}}
+{{- end }}
+
+{{/* Text with each %(name)s replaced by its value. Call with (dict "text" ... "subst" dict). */}}
+{{- define "sitehost-exporter.fillPlaceholders" -}}
+{{- $text := .text -}}
+{{- range $k, $v := .subst }}{{ $text = replace (printf "%%(%s)s" $k) (toString $v) $text }}{{ end -}}
+{{- $text -}}
+{{- end }}
