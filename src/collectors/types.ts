@@ -1,6 +1,6 @@
 /**
- * What a collector is, for the runner and the request budget. Three scopes:
- * - `discovery`: lists the sites (src/discovery); runs first, the others wait for it;
+ * What a collector is, for the runner and the request budget. Two scopes (discovery, which lists the
+ * sites, is scheduled like a collector too: src/scheduling/runner.ts):
  * - `site`: asks the same endpoints about each selected site; the runner drives the sites;
  * - `account`: walks account-level resources (DNS zones, say) whose requests do not follow the site list.
  * Every collector says what its next run will cost in API requests (`requestsPerRun`), so the
@@ -50,13 +50,13 @@ export interface AccountCollector extends CollectorCost {
   run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
 }
 
-/** Discovery's face as a collector: scheduled and counted like the others. */
-export interface DiscoveryCollector extends CollectorCost {
-  readonly scope: "discovery";
-  refresh(signal: AbortSignal): Promise<RunResult>;
-}
+/** Every collector but discovery's (`inventory`, which lists the sites: src/discovery). */
+export type CollectorSetName = Exclude<CollectorName, "inventory">;
 
-export type Collector = SiteCollector | AccountCollector | DiscoveryCollector;
+/** One collector of each name, under its name: a set without one does not compile. */
+export type CollectorSet = {
+  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N };
+};
 
 /** What collectors get from the runner when they are created (one set per runner). */
 export interface CollectorEnv {

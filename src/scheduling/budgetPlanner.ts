@@ -6,7 +6,6 @@
 import type { Logger } from "pino";
 import type { Gauge, Registry } from "prom-client";
 import type { RequestBudget } from "../api/budget.js";
-import type { Config } from "../config/schema.js";
 import { gauge } from "../metrics/selfMetric.js";
 import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./plan.js";
 
@@ -26,6 +25,18 @@ const UNSCHEDULED = new Set(["logs", "webhooks"]);
 /** A collector's share while its runs compete: its planned rate plus a quarter, so a run ends in 80 % of its period. */
 const DEADLINE_HEADROOM = 1.25;
 
+/** While start-up work remains, the weights are refreshed this often. */
+const STARTUP_REFRESH_MS = 5_000;
+
+export interface PlannerSettings {
+  /** `api.maxRequestsPerSecond`. */
+  budgetRequestsPerSecond: number;
+  /** `sites.shard.count`, for the advice to shard. */
+  shardCount: number;
+  /** `logs.maxPollInterval`, for the advice to poll logs less often. */
+  logsMaxPollInterval: string;
+}
+
 export interface StartupWork {
   source: string;
   requests: number;
@@ -38,9 +49,10 @@ export class BudgetPlanner {
   private plan: RequestPlan | undefined;
   private warnedTotal: number | undefined;
   private readonly log: Logger;
+  private startupTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly config: Config,
+    private readonly settings: PlannerSettings,
     registry: Registry,
     logger: Logger,
     private readonly budget: Pick<RequestBudget, "setWeights">,
@@ -56,7 +68,25 @@ export class BudgetPlanner {
       name: "sitehost_exporter_api_budget_requests_per_second",
       help: "The API request budget, api.maxRequestsPerSecond.",
     });
-    this.budgetGauge.set(config.api.maxRequestsPerSecond);
+    this.budgetGauge.set(settings.budgetRequestsPerSecond);
+  }
+
+  /**
+   * Plan now, then refresh the weights every few seconds while start-up work remains or `starting()`
+   * says more may come (before a first discovery, the sites and their streams are not known yet).
+   */
+  start(starting: () => boolean = () => false): void {
+    this.update();
+    this.startupTimer = setInterval(() => {
+      const pending = this.refreshWeights();
+      if (!pending && !starting()) this.stop();
+    }, STARTUP_REFRESH_MS);
+    this.startupTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.startupTimer);
+    this.startupTimer = undefined;
   }
 
   current(): RequestPlan | undefined {
@@ -77,7 +107,7 @@ export class BudgetPlanner {
    *   and start-up work share the rest in proportion to their weights.
    */
   refreshWeights(): boolean {
-    const budget = this.config.api.maxRequestsPerSecond;
+    const budget = this.settings.budgetRequestsPerSecond;
     const sources = this.plan?.sources ?? this.inputs.sources();
     const planned = new Map<string, number>();
     for (const s of sources) planned.set(s.source, s.requestsPerSecond);
@@ -110,7 +140,7 @@ export class BudgetPlanner {
   }
 
   update(): RequestPlan {
-    const plan = makePlan(this.inputs.sources(), this.config.api.maxRequestsPerSecond);
+    const plan = makePlan(this.inputs.sources(), this.settings.budgetRequestsPerSecond);
     this.planned.reset();
     for (const s of plan.sources) this.planned.set({ source: s.source }, round(s.requestsPerSecond));
     const before = this.plan;
@@ -124,8 +154,8 @@ export class BudgetPlanner {
         this.log.warn(
           { plannedRequestsPerSecond: round(plan.total), budgetRequestsPerSecond: plan.budget },
           adviceFor(plan, {
-            shardCount: this.config.sites.shard.count,
-            maxPollInterval: this.config.logs.maxPollInterval,
+            shardCount: this.settings.shardCount,
+            maxPollInterval: this.settings.logsMaxPollInterval,
           }),
         );
       }

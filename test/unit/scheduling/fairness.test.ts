@@ -7,7 +7,6 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { RequestBudget } from "../../../src/api/budget.js";
-import { ConfigSchema } from "../../../src/config/schema.js";
 import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
 
 const PLAN: Record<string, number> = {
@@ -43,8 +42,8 @@ describe("fair sharing at start-up, 1,000 sites at 100 requests/s", () => {
   it("the traffic run keeps the rate its minute needs, the streams' first reads go first, and nobody starves", async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const budget = new RequestBudget(16, 100, { now: () => Date.now() });
-    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: 100 } });
-    const planner = new BudgetPlanner(config, new Registry(), pino({ level: "silent" }), budget, {
+    const settings = { budgetRequestsPerSecond: 100, shardCount: 1, logsMaxPollInterval: "5m" };
+    const planner = new BudgetPlanner(settings, new Registry(), pino({ level: "silent" }), budget, {
       sources: () =>
         Object.entries(PLAN).map(([source, requestsPerSecond]) => ({ source, requestsPerSecond })),
       startupWork: () => STARTUP,

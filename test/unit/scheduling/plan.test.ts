@@ -29,9 +29,7 @@ describe("the default schedules at 1,000 sites", () => {
     const { createCollectors } = await import("../../../src/collectors/index.js");
     const config = ConfigSchema.parse({});
     const sites = Array.from({ length: 1000 }, (_, i) => makeSite(i + 1));
-    const byName = new Map(
-      createCollectors({ now: Date.now, concurrency: 4 }).map((c) => [c.name as string, c]),
-    );
+    const byName = new Map(Object.entries(createCollectors({ now: Date.now, concurrency: 4 })));
     const costs = Object.entries(config.collectors)
       .filter(([name]) => byName.has(name))
       .map(([name, c]) => ({
@@ -58,9 +56,8 @@ describe("BudgetPlanner", () => {
     const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const registry = new Registry();
     const weights: Array<Record<string, number>> = [];
-    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: budget } });
     const p = new BudgetPlanner(
-      config,
+      { budgetRequestsPerSecond: budget, shardCount: 1, logsMaxPollInterval: "5m" },
       registry,
       logger,
       { setWeights: (w) => void weights.push(w) },
