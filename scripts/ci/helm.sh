@@ -94,11 +94,12 @@ for values in "${value_sets[@]}"; do
   # the webhook receiver behind its Ingress.
   case "$name" in
     full-values) checks=(--shards 3 --persistence --grace 60 --tls --webhooks --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
-    sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar) ;;
-    podmonitor-values) checks=(--shards 1 --grace 30) ;;
+    # (10 GiB - 256 MiB) / 2: the persistent queue's share of the checkpoint volume (chart README)
+    sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar --queue-bytes 5234491392) ;;
+    podmonitor-values) checks=(--shards 1 --grace 45 --sidecar --queue-bytes 104857600) ;;
     *) checks=(--shards 1 --persistence --grace 30) ;;
   esac
-  node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" ||
+  node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" --test-pod ||
     fail "rendered manifests ($name) are not valid"
   if [ "$name" = "full-values" ]; then
     command -v promtool >/dev/null 2>&1 || fail "promtool not found (apt-get install prometheus)"
@@ -141,6 +142,28 @@ cluster_hide() { # helm-args... -> the cluster variable's hide of each dashboard
 [ "$(cluster_hide)" = "2 " ] || fail "the dashboards' cluster variable is not hidden by default"
 [ "$(cluster_hide --set dashboards.multiCluster=true)" = "0 " ] || fail "dashboards.multiCluster=true does not show the cluster variable"
 echo "    the dashboards' cluster variable is hidden, and shown with dashboards.multiCluster"
+# Chart conventions (ci/sidecar-values.yaml sets them).
+render -f "$CHART/ci/sidecar-values.yaml" >"$OUT/conv.yaml"
+node_run -e '
+  const y = require("yaml");
+  const docs = y.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS()).filter(Boolean);
+  const bad = docs.filter((d) => d.metadata.namespace !== "sitehost").map((d) => d.kind + "/" + d.metadata.name);
+  if (bad.length) throw new Error("not in namespaceOverride sitehost: " + bad);
+  const sts = docs.find((d) => d.kind === "StatefulSet");
+  const pulls = JSON.stringify(sts.spec.template.spec.imagePullSecrets);
+  if (pulls !== JSON.stringify([{ name: "registry-a" }, { name: "registry-b" }])) throw new Error("imagePullSecrets " + pulls);
+  if (sts.spec.revisionHistoryLimit !== 5) throw new Error("revisionHistoryLimit " + sts.spec.revisionHistoryLimit);
+  const test = docs.find((d) => d.kind === "Pod");
+  if (JSON.stringify(test.spec.imagePullSecrets) !== pulls) throw new Error("the test pod lacks the pull secrets");
+  const sm = docs.find((d) => d.kind === "ServiceMonitor");
+  if (JSON.stringify(sm.spec.namespaceSelector.matchNames) !== "[\"sitehost\"]") throw new Error("ServiceMonitor namespaceSelector");
+  const rules = docs.find((d) => d.kind === "PrometheusRule").spec.groups.flatMap((g) => g.rules);
+  if (!rules.find((r) => r.alert === "SitehostOtelCollectorQueueFilling").expr.includes("job=\"sitehost-exporter-otel-collector\""))
+    throw new Error("the collector alerts do not select the <job>-otel-collector job");
+' "$OUT/conv.yaml" || fail "chart conventions (namespaceOverride, pull secrets, revisionHistoryLimit, collector job)"
+echo "    namespaceOverride, global and own imagePullSecrets, revisionHistoryLimit; the collector alerts select its job"
+grep -q '^icon: https://' "$CHART/Chart.yaml" && [ -f "$ROOT/docs/icon.svg" ] || fail "Chart.yaml has no icon (docs/icon.svg)"
+echo "    Chart.yaml has an icon"
 notes() { "$HELM" install x "$CHART" --namespace monitoring --dry-run=client "$@" 2>&1; }
 notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
   fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"
@@ -212,5 +235,16 @@ expect_rejected "the webhook Ingress with the receiver off" "webhooks.ingress.en
 expect_rejected "the webhook Ingress without a host" "webhooks.ingress.hosts" \
   --set webhooks.enabled=true --set webhooks.existingSecret=hook --set webhooks.ingress.enabled=true
 expect_rejected "paths of the webhook Ingress" "additional properties" --set 'webhooks.ingress.paths[0]=/metrics'
+sidecar=(--set otelCollector.enabled=true -f "$CHART/ci/sidecar-values.yaml" --set persistence.size=1Gi)
+expect_rejected "a collector queue larger than the volume allows" "more than the checkpoint volume allows" \
+  "${sidecar[@]}" --set otelCollector.persistentQueue.maxSize=400Mi
+expect_rejected "an exporter's own queue_size over the bound" "larger than the 402653184 bytes" \
+  "${sidecar[@]}" --set otelCollector.config.exporters.otlphttp.sending_queue.queue_size=500000000
+expect_rejected "a collector queue counted in requests" "use sizer: bytes" \
+  "${sidecar[@]}" --set otelCollector.config.exporters.otlphttp.sending_queue.sizer=requests
+expect_rejected "a volume no larger than the reserve" "leaves nothing for the collector" \
+  "${sidecar[@]}" --set persistence.size=256Mi
+expect_rejected "a scrape limit that is not a number" "/serviceMonitor/labelLimit" --set serviceMonitor.labelLimit=many
+expect_rejected "a namespaceOverride that is not a namespace name" "/namespaceOverride" --set namespaceOverride=Not_A_Name
 
 echo "--- helm chart OK"

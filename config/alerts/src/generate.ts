@@ -14,7 +14,13 @@ import * as prettier from "prettier";
 import { parse, stringify } from "yaml";
 import { checkParamNames, rulesSchema, rulesTable } from "./chartDocs.js";
 import { GROUPS } from "./index.js";
-import { chartDefinitions, DEFAULT_SELECTOR, ruleFileYaml, type RulesConfig } from "./render.js";
+import {
+  chartDefinitions,
+  DEFAULT_COLLECTOR_SELECTOR,
+  DEFAULT_SELECTOR,
+  ruleFileYaml,
+  type RulesConfig,
+} from "./render.js";
 
 function repoRoot(): string {
   const here = dirname(fileURLToPath(import.meta.url));
@@ -30,7 +36,8 @@ const README_END = "<!-- rules:end -->";
 
 const HEADER = ` Prometheus rules of sitehost-exporter, generated from config/alerts/src by \`npm run alerts\`: do not edit.
  Load with \`rule_files:\` in prometheus.yml. Every alert has a section in docs/runbook.md (runbook_url).
- Every rule selects the exporter's series with ${DEFAULT_SELECTOR}. For another selector, thresholds,
+ Every rule selects the exporter's series with ${DEFAULT_SELECTOR} (the collector sidecar's with
+ ${DEFAULT_COLLECTOR_SELECTOR}). For another selector, thresholds,
  severities, \`for\` or extra labels, use the Helm chart's prometheusRule values, or print a copy with
  your settings: npm run alerts -- --values my-values.yaml (the chart's values format).`;
 
@@ -38,7 +45,11 @@ const HEADER = ` Prometheus rules of sitehost-exporter, generated from config/al
 export async function configFromValues(file: string): Promise<RulesConfig> {
   const values = (parse(await readFile(file, "utf8")) ?? {}) as { prometheusRule?: Partial<RulesConfig> };
   const pr = values.prometheusRule ?? {};
-  return { ...pr, selector: pr.selector || DEFAULT_SELECTOR };
+  return {
+    ...pr,
+    selector: pr.selector || DEFAULT_SELECTOR,
+    collectorSelector: pr.collectorSelector || DEFAULT_COLLECTOR_SELECTOR,
+  };
 }
 
 async function formatted(path: string, text: string): Promise<string> {

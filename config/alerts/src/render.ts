@@ -27,6 +27,8 @@ export interface RuleSettings {
 export interface RulesConfig {
   /** Label matchers of the exporter's series in every rule. */
   selector: string;
+  /** Label matchers of the collector sidecar's metrics (its alerts). */
+  collectorSelector?: string;
   /** Labels of every alert (a rule's own labels and severity win). */
   additionalRuleLabels?: Record<string, string>;
   /** Settings by rule name, over the defaults. */
@@ -34,6 +36,9 @@ export interface RulesConfig {
 }
 
 export const DEFAULT_SELECTOR = 'job="sitehost-exporter"';
+/** The chart scrapes the collector sidecar as the exporter's job with this suffix. */
+export const COLLECTOR_JOB_SUFFIX = "-otel-collector";
+export const DEFAULT_COLLECTOR_SELECTOR = `job="sitehost-exporter${COLLECTOR_JOB_SUFFIX}"`;
 export const SETTING_KEYS = ["enabled", "severity", "for", "labels", "annotations"] as const;
 
 export interface RenderedRule {
@@ -82,6 +87,7 @@ function contextFor(
 ): RuleContext<string> {
   return {
     sel: config.selector,
+    collectorSel: config.collectorSelector || DEFAULT_COLLECTOR_SELECTOR,
     for: s.for ?? "",
     p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, promNumber(Number(s[k]))])),
     ref: (alert, param) => promNumber(Number(settingsOf(findRule(groups, alert), config)[param])),
@@ -166,6 +172,7 @@ export function chartDefinitions(groups: GroupDef[]): unknown {
         const refs: Record<string, number> = {};
         const c: RuleContext<string> = {
           sel: hole("selector"),
+          collectorSel: hole("collectorSelector"),
           for: hole("for"),
           p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, hole(k)])),
           ref: (alert, param) => {

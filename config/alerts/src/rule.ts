@@ -12,6 +12,8 @@ export type Severity = "critical" | "warning" | "info";
 export interface RuleContext<P extends string> {
   /** Label matchers that select the exporter's series (`job="sitehost-exporter"`). */
   sel: string;
+  /** Label matchers that select the OpenTelemetry Collector sidecar's own metrics. */
+  collectorSel: string;
   /** The rule's thresholds as PromQL numbers. */
   p: Record<P, string>;
   /** The alert's `for` as written (`5m`). */

@@ -69,8 +69,10 @@ describe("rules from one definition", () => {
     expect(alertNames(defaults)).toContain("SitehostSitePerformanceScoreLow");
     expect(alertNames(expected)).not.toContain("SitehostSitePerformanceScoreLow");
     const rules = expected.groups.flatMap((g) => g.rules);
-    for (const r of rules)
-      expect(String(r.expr), String(r.alert)).toContain('job="sites", namespace="monitoring"');
+    for (const r of rules) {
+      const job = String(r.alert).startsWith("SitehostOtelCollector") ? "sites-otel-collector" : "sites";
+      expect(String(r.expr), String(r.alert)).toContain(`job="${job}", namespace="monitoring"`);
+    }
     expect(rules.find((r) => r.alert === "SitehostExporterDown")).toMatchObject({
       for: "2m",
       labels: { severity: "warning", team: "web" },
@@ -99,6 +101,10 @@ describe("rules from one definition", () => {
     const exprOf = async (...args: string[]) =>
       String((await renderedRules(...args)).groups[0]?.rules[0]?.expr);
     expect(await exprOf("--set", "nameOverride=sites")).toBe('up{job="sites"} == 0');
+    const collectorRule = (await renderedRules("--set", "nameOverride=sites")).groups
+      .flatMap((g) => g.rules)
+      .find((r) => r.alert === "SitehostOtelCollectorExportFailing");
+    expect(String(collectorRule?.expr)).toContain('{job="sites-otel-collector"}');
     expect(await exprOf("--set", "serviceMonitor.jobLabel=")).toBe('up{job="x-sitehost-exporter"} == 0');
     expect(
       await exprOf("--set", "podMonitor.enabled=true", "--set", "podMonitor.jobLabel=", "--namespace", "mon"),
