@@ -17,7 +17,7 @@ import type {
   Statistics,
   UsageReportEntry,
 } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { collectBackups } from "./backups.js";
 import { CertificateCollector } from "./certificateScan.js";
@@ -58,8 +58,8 @@ export interface BackupsInput {
   restores: Restore[];
 }
 
-async function fetchBackups(api: SitehostApi, site: Site, signal: AbortSignal): Promise<BackupsInput> {
-  const opts = { signal, source: "backups" };
+async function fetchBackups(api: SourcedApi, site: Site, signal: AbortSignal): Promise<BackupsInput> {
+  const opts = { signal };
   // The automatic listing decides whether the site is there (its 404 goes to the runner's check).
   const [automatic, ondemand, restores] = await Promise.all([
     api.backups({ id: site.id }, opts),
@@ -74,34 +74,32 @@ export function createCollectors(env: CollectorEnv): CollectorSet {
     traffic: perSite<MetricsResult, "traffic">({
       name: "traffic",
       requestsPerSite: 1,
-      fetch: (api, site, signal) =>
-        api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal, source: "traffic" }),
+      fetch: (api, site, signal) => api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal }),
       collect: (site, input) => collectTraffic(site, input),
     }),
     statistics: perSite<Statistics, "statistics">({
       name: "statistics",
       requestsPerSite: 1,
-      fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal, source: "statistics" }),
+      fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal }),
       collect: (site, input) => collectStatistics(site, input),
     }),
     usage: perSite<UsageReportEntry[], "usage">({
       name: "usage",
       requestsPerSite: 1,
-      fetch: async (api, site, signal) =>
-        (await api.usageReport({ id: site.id }, { signal, source: "usage" })).items,
+      fetch: async (api, site, signal) => (await api.usageReport({ id: site.id }, { signal })).items,
       collect: (site, input) => collectUsage(site, input),
     }),
     performance: perSite<PerformanceReport, "performance">({
       name: "performance",
       requestsPerSite: 1,
-      fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal, source: "performance" }),
+      fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal }),
       collect: (site, input) => collectPerformance(site, input),
     }),
     security: perSite<{ plugins: SecurityAlertGroup[]; themes: SecurityAlertGroup[] }, "security">({
       name: "security",
       requestsPerSite: 2,
       fetch: async (api, site, signal) => {
-        const opts = { signal, source: "security" };
+        const opts = { signal };
         const [plugins, themes] = await Promise.all([
           api.pluginAlerts({ id: site.id }, opts),
           api.themeAlerts({ id: site.id }, opts),
@@ -116,8 +114,7 @@ export function createCollectors(env: CollectorEnv): CollectorSet {
     domains: perSite<Domain[], "domains">({
       name: "domains",
       requestsPerSite: 1,
-      fetch: async (api, site, signal) =>
-        (await api.domains({ id: site.id }, { signal, source: "domains" })).items,
+      fetch: async (api, site, signal) => (await api.domains({ id: site.id }, { signal })).items,
       collect: (site, input) => collectDomains(site, input),
     }),
     backups: perSite<BackupsInput, "backups">({

@@ -7,7 +7,7 @@
  * request budget can be planned from the schedules.
  */
 import type { Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
 
@@ -24,7 +24,8 @@ export interface SiteCollector<Input = unknown> extends CollectorCost {
   readonly scope: "site";
   /** Requests one run makes per site it asks about. */
   readonly requestsPerSite: number;
-  fetch(api: SitehostApi, site: Site, signal: AbortSignal): Promise<Input>;
+  /** Asks the API (bound to this collector's name in the request budget) about one site. */
+  fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<Input>;
   /** Pure: the fetched input to the site's samples. */
   collect(site: Site, input: Input, nowMs: number): Sample[];
   /** Samples without site labels after each run, from what the collector remembers (optional). */
@@ -47,7 +48,7 @@ export interface AccountRun {
 
 export interface AccountCollector extends CollectorCost {
   readonly scope: "account";
-  run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
+  run(api: SourcedApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
 }
 
 /** Every collector but discovery's (`inventory`, which lists the sites: src/discovery). */

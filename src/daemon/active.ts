@@ -11,9 +11,9 @@ import type { Config } from "../config/schema.js";
 import { publishShardInfo, reconcileShardLayout } from "../ha/shardLayout.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
-import { BudgetPlanner } from "../scheduling/budgetPlanner.js";
+import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
-import { collectorSources, firstRunWithinSeconds } from "../scheduling/plan.js";
+import { collectorSources, firstRunWithinSeconds, type PlannedSource } from "../scheduling/plan.js";
 import { ReadinessPolicy, type Readiness } from "../scheduling/readiness.js";
 import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
@@ -72,24 +72,25 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
     logger,
     api.budget,
     {
-      sources: () => [
+      sources: (): PlannedSource[] => [
         ...collectorSources(runner.costs().filter((c) => c.enabled)),
-        ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() }] : []),
-        ...(webhooks ? [{ source: "webhooks", requestsPerSecond: webhooks.requestsPerSecond() }] : []),
+        ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() } as const] : []),
+        ...(webhooks
+          ? [{ source: "webhooks", requestsPerSecond: webhooks.requestsPerSecond() } as const]
+          : []),
       ],
       // The streams' first reads (one request each, mostly) within 20 s, so they go first; first runs
       // within 90 s (hourly and slower collectors: a twelfth of their period).
-      startupWork: () => {
-        const unread = logs?.unreadStreams() ?? 0;
-        return [
-          ...runner.firstRunsPending().map((c) => ({
-            source: c.name,
-            requests: c.requestsPerRun,
-            withinSeconds: firstRunWithinSeconds(c.schedule),
-          })),
-          ...(unread > 0 ? [{ source: "logs", requests: unread, withinSeconds: 20 }] : []),
-        ];
-      },
+      startupWork: (): StartupWork[] => [
+        ...runner.firstRunsPending().map((c) => ({
+          source: c.name,
+          requests: c.requestsPerRun,
+          withinSeconds: firstRunWithinSeconds(c.schedule),
+        })),
+        ...(logs && logs.unreadStreams() > 0
+          ? [{ source: "logs", requests: logs.unreadStreams(), withinSeconds: 20 } as const]
+          : []),
+      ],
     },
   );
   discovery.onSites(() => planner.update());
@@ -120,7 +121,11 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
               const outcome = await runner.runUnlessRunning(discovery.name);
               return outcome !== undefined && outcome.result !== "skipped";
             },
+            isKnown: (id) => discovery.has(id),
+            discoveryCost: () => runner.requestsPerRun(discovery.name),
           },
+          // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
+          onRefreshRateChange: () => planner.update(),
         }),
       stop: () => webhooks.stop(),
     },

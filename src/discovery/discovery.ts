@@ -6,6 +6,7 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { BudgetSource } from "../api/budget.js";
 import { SITES_PER_PAGE } from "../api/endpoints.js";
 import { ApiHttpError, ApiSchemaError, errorReason } from "../api/errors.js";
 import type { Account, Site } from "../api/schemas.js";
@@ -48,7 +49,7 @@ export interface DiscoveryDeps {
 
 export class SiteDiscovery {
   readonly scope = "discovery";
-  readonly name = "inventory" satisfies CollectorName;
+  readonly name: Extract<CollectorName, "inventory"> = "inventory";
   private current: Site[] = [];
   private byId = new Map<number, Site>();
   /** Orders listings and single-site refreshes: a refresh that settled after a listing began knows better. */
@@ -164,7 +165,7 @@ export class SiteDiscovery {
    * (converted to a kind not watched) leaves it. A discovery whose listing started before this settles
    * keeps what this found.
    */
-  async refreshSite(siteId: number, signal: AbortSignal, source = this.name): Promise<void> {
+  async refreshSite(siteId: number, signal: AbortSignal, source: BudgetSource = this.name): Promise<void> {
     let site: Site | undefined;
     try {
       site = await this.deps.api.site({ id: siteId }, { signal, source });

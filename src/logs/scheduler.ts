@@ -9,6 +9,7 @@
  * random by up to a tenth, so streams spread out and never wait longer than their interval.
  */
 import { backoffMs, type Clock } from "../util/time.js";
+import { WakeTimer } from "../util/wakeTimer.js";
 import type { ReadOutcome } from "./tailer.js";
 
 export interface ScheduledStream {
@@ -99,13 +100,13 @@ export class LogScheduler {
   private readonly slots = new Map<string, Slot>();
   private readonly heap = new DueHeap();
   private active = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly timer: WakeTimer;
   private stopped = false;
   private readonly random: () => number;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.random = opts.random ?? Math.random;
+    this.timer = new WakeTimer(() => this.pump(), opts.clock);
   }
 
   get size(): number {
@@ -175,25 +176,11 @@ export class LogScheduler {
     while (this.active < this.opts.workers) {
       const next = this.heap.peek();
       if (!next) return;
-      if (next.dueAt > now) return this.wakeAt(next.dueAt);
-      if (this.opts.paused()) return this.wakeAt(now + 500);
+      if (next.dueAt > now) return this.timer.wakeAt(next.dueAt);
+      if (this.opts.paused()) return this.timer.wakeAt(now + 500);
       this.heap.pop();
       this.start(next);
     }
-  }
-
-  private wakeAt(at: number): void {
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      Math.max(0, at - this.opts.clock.now()),
-    );
   }
 
   private start(slot: Slot): void {
@@ -250,7 +237,7 @@ export class LogScheduler {
   /** Stop starting reads, abort those in progress and wait for them. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
     for (const slot of this.slots.values()) slot.stop.abort(new Error("shutting down"));
     await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
   }
@@ -258,7 +245,7 @@ export class LogScheduler {
   /** Wait for reads in progress without aborting them (shutdown with a deadline is the caller's). */
   async drain(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
     await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
   }
 }

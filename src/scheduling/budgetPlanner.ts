@@ -5,7 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { Gauge, Registry } from "prom-client";
-import type { RequestBudget } from "../api/budget.js";
+import type { BudgetSource, RequestBudget, UnscheduledSource } from "../api/budget.js";
 import { gauge } from "../metrics/selfMetric.js";
 import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./plan.js";
 
@@ -21,7 +21,7 @@ export interface PlanInputs {
 }
 
 /** Sources without a schedule: they share what the collectors' deadlines leave. */
-const UNSCHEDULED = new Set(["logs", "webhooks"]);
+const UNSCHEDULED: ReadonlySet<BudgetSource> = new Set<UnscheduledSource>(["logs", "webhooks"]);
 /** A collector's share while its runs compete: its planned rate plus a quarter, so a run ends in 80 % of its period. */
 const DEADLINE_HEADROOM = 1.25;
 
@@ -38,7 +38,7 @@ export interface PlannerSettings {
 }
 
 export interface StartupWork {
-  source: string;
+  source: BudgetSource;
   requests: number;
   withinSeconds: number;
 }
@@ -109,7 +109,7 @@ export class BudgetPlanner {
   refreshWeights(): boolean {
     const budget = this.settings.budgetRequestsPerSecond;
     const sources = this.plan?.sources ?? this.inputs.sources();
-    const planned = new Map<string, number>();
+    const planned = new Map<BudgetSource, number>();
     for (const s of sources) planned.set(s.source, s.requestsPerSecond);
     const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const work = this.inputs.startupWork?.() ?? [];
@@ -131,11 +131,11 @@ export class BudgetPlanner {
       deadlineTotal >= budget || sharedTotal === 0
         ? 1
         : (DEADLINE_HEADROOM * sharedTotal) / (budget - deadlineTotal);
-    const weights = new Map<string, number>();
+    const weights: Partial<Record<BudgetSource, number>> = {};
     for (const [source, rate] of planned)
-      weights.set(source, UNSCHEDULED.has(source) ? rate : rate * collectorScale);
-    for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more);
-    this.budget.setWeights(Object.fromEntries(weights));
+      weights[source] = UNSCHEDULED.has(source) ? rate : rate * collectorScale;
+    for (const [source, more] of extra) weights[source] = (weights[source] ?? 0) + more;
+    this.budget.setWeights(weights);
     return work.length > 0;
   }
 
@@ -177,10 +177,10 @@ export class BudgetPlanner {
  */
 export function startupRaises(
   work: readonly StartupWork[],
-  planned: ReadonlyMap<string, number>,
+  planned: ReadonlyMap<BudgetSource, number>,
   room: number,
-): Map<string, number> {
-  const byDeadline = new Map<number, Array<{ source: string; more: number }>>();
+): Map<BudgetSource, number> {
+  const byDeadline = new Map<number, Array<{ source: BudgetSource; more: number }>>();
   for (const { source, requests, withinSeconds } of work) {
     const more = requests / withinSeconds - (planned.get(source) ?? 0);
     if (more <= 0) continue;
@@ -188,7 +188,7 @@ export function startupRaises(
     group.push({ source, more });
     byDeadline.set(withinSeconds, group);
   }
-  const raises = new Map<string, number>();
+  const raises = new Map<BudgetSource, number>();
   let left = room;
   for (const within of [...byDeadline.keys()].sort((a, b) => a - b)) {
     const group = byDeadline.get(within) ?? [];

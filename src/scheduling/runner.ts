@@ -5,6 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import { sourcedApi } from "../api/sourced.js";
 import type { SitehostApi } from "../api/types.js";
 import type { CollectorSet, RunResult } from "../collectors/types.js";
 import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/schema.js";
@@ -200,6 +201,7 @@ export class CollectorRunner {
     const collector = this.deps.collectors[name];
     const ctx = {
       ...this.deps,
+      api: sourcedApi(this.deps.api, name),
       metrics: this.metrics,
       log: this.log,
       signal: this.abort.signal,

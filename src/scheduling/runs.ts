@@ -6,7 +6,7 @@
 import type { Logger } from "pino";
 import { errorReason } from "../api/errors.js";
 import type { Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { AccountCollector, RunResult, SiteCollector } from "../collectors/types.js";
 import type { SiteDiscovery } from "../discovery/discovery.js";
 import type { Sample } from "../metrics/sample.js";
@@ -25,7 +25,8 @@ export interface SettledRun {
 export type SiteCollectedListener = (collector: string, site: Site, samples: readonly Sample[]) => void;
 
 export interface RunContext {
-  api: SitehostApi;
+  /** The API bound to the collector's name in the request budget. */
+  api: SourcedApi;
   store: MetricStore;
   discovery: Pick<SiteDiscovery, "sites" | "has" | "confirmGone">;
   metrics: Pick<CollectorSelfMetrics, "siteErrors">;

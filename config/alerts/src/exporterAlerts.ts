@@ -103,6 +103,20 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       description: (c) =>
         `{{ $value | humanize }} OTLP exports of the {{ $labels.stream }} stream failed on {{ $labels.instance }} in the last 10 minutes, continuously for ${c.for}; log tailing is paused (backpressure).`,
     }),
+    alert<"reads">({
+      alert: "SitehostExporterLogPagingBroken",
+      severity: "warning",
+      for: "30m",
+      comment:
+        "Reads of a stream keep stopping short of the checkpoint (or failing) because of how the platform pages.",
+      params: { reads: 3 },
+      paramDocs: { reads: "Reads that stopped short or failed within 30 minutes." },
+      expr: (c) =>
+        `sum by (job, instance, stream, problem) (increase(sitehost_exporter_log_paging_problems_total{${c.sel}}[30m])) >= ${c.p.reads}`,
+      summary: "The platform's log paging keeps breaking off.",
+      description: (c) =>
+        `{{ $value | humanize }} reads of {{ $labels.stream }} logs on {{ $labels.instance }} stopped short or failed ({{ $labels.problem }}) in the last 30 minutes, continuously for ${c.for}; entries are missed (sitehost_exporter_log_gaps_total) or wait to be shipped.`,
+    }),
     alert<"seconds" | "minRequestsPerSecond">({
       alert: "SitehostExporterLogLagging",
       severity: "warning",

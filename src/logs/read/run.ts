@@ -5,6 +5,7 @@
  * will not end the read), start over on a fresh scroll, give up, or end, keeping the scroll for the
  * next read or not. What the read found new is shipped before it returns.
  */
+import type { RequestOptions } from "../../api/types.js";
 import type { LogStream } from "../../api/schemas.js";
 import { deliveredCount } from "../checkpoint.js";
 import { entryTimeMs } from "../entry.js";
@@ -119,7 +120,7 @@ export class ReadRun {
 
   private async pages(cursor: PageCursor, source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
     const { opts, events } = this.ctx;
-    const request = { signal: this.signal, source: "logs" };
+    const request: RequestOptions = { signal: this.signal, source: "logs" };
     const limits: ReadLimits = {
       capPages: source.resumable ? opts.maxPagesPerRead : Infinity,
       maxPages: READ_MAX_PAGES,

@@ -5,9 +5,9 @@
 import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../../src/config/schema.js";
+import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
 import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
-import { collectorSources, runsPerSecond } from "../../../src/scheduling/plan.js";
+import { collectorSources, runsPerSecond, type PlannedSource } from "../../../src/scheduling/plan.js";
 import { makeSite } from "../collectors/fixtures.js";
 
 describe("runsPerSecond", () => {
@@ -33,7 +33,7 @@ describe("the default schedules at 1,000 sites", () => {
     const costs = Object.entries(config.collectors)
       .filter(([name]) => byName.has(name))
       .map(([name, c]) => ({
-        name,
+        name: name as CollectorName,
         schedule: c.schedule,
         requestsPerRun: byName.get(name)?.requestsPerRun(sites) ?? 0,
       }));
@@ -47,11 +47,7 @@ describe("the default schedules at 1,000 sites", () => {
 });
 
 describe("BudgetPlanner", () => {
-  function planner(
-    budget: number,
-    sources: () => Array<{ source: string; requestsPerSecond: number }>,
-    startupWork?: () => StartupWork[],
-  ) {
+  function planner(budget: number, sources: () => PlannedSource[], startupWork?: () => StartupWork[]) {
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const registry = new Registry();
