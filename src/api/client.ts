@@ -16,7 +16,7 @@ import { apiBaseHint, exchangeError, type FailureContext } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
 import { displayUrl, SecretRedactor } from "./redact.js";
-import { exchange, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
+import { exchange, RETRY_REASONS, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
 import { ROUTES, routePath, type RouteName } from "./routes.js";
 import { ClientSecret } from "./secret.js";
 import { apiSelfMetrics, type ApiSelfMetrics } from "./selfMetrics.js";
@@ -47,6 +47,8 @@ class ApiCore {
   private readonly secret: ClientSecret;
   private readonly policy: RetryPolicy;
   private readonly reportRecords: (endpoint: string) => DecodeContext["reportRejected"];
+  /** Routes whose retry counters are published (at 0 from their first request). */
+  private readonly retriesShown = new Set<string>();
   /** Aborted by close(): ends waits between retries at once. */
   private readonly closing = new AbortController();
 
@@ -104,6 +106,11 @@ class ApiCore {
     signal: AbortSignal | undefined,
   ): Promise<TransportResult> {
     const endpoint = ROUTES[route].template;
+    if (!this.retriesShown.has(endpoint)) {
+      // A route's retry counters exist at 0 from its first request, so rate() sees the first retry.
+      this.retriesShown.add(endpoint);
+      for (const reason of RETRY_REASONS) this.metrics.retries.inc({ endpoint, reason }, 0);
+    }
     const started = performance.now();
     this.metrics.inFlight.inc();
     try {
