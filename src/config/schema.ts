@@ -212,6 +212,8 @@ export const ConfigSchema = z.strictObject({
       shutdownTimeout: positiveDuration.default("10s"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
+      /** OTLP export failures lasting longer than this are warned about again every few minutes (and flagged on the status page). */
+      exportFailureWarnAfter: positiveDuration.default("1m"),
       /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */
       lockTimeout: positiveDuration.default("60s"),
     })

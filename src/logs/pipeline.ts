@@ -22,6 +22,7 @@ import { LogCounts } from "./counts.js";
 import { CheckpointStore } from "./journal.js";
 import { logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
+import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { StreamReporter, type Reporting } from "./reporting.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
@@ -43,6 +44,8 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
+  exportHealth?: ExportHealth;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -89,6 +92,8 @@ export class LogPipeline {
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
+      exportHealth:
+        deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
