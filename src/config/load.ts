@@ -3,7 +3,7 @@ import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { checkpointDirProblem } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
-import { otlpEnvProblems } from "./otelEnv.js";
+import { logExportDisabledBy, otlpEnvProblems } from "./otelEnv.js";
 import { valueAt } from "./path.js";
 import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
@@ -178,6 +178,8 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   }
   const webhooks = webhookProblems(config);
   if (webhooks.length > 0) throw new ConfigError(webhooks);
+  // OTEL_SDK_DISABLED=true or OTEL_LOGS_EXPORTER=none: logs are read and counted, not exported.
+  if (logExportDisabledBy(env)) config.logs.ship = false;
   if (opts.requireCredentials) {
     const problems = credentialProblems(config);
     if (problems.length > 0) throw new ConfigError(problems);
