@@ -243,7 +243,7 @@ class ApiCore {
     this.closing.abort(new ApiAbortedError("(any)", true));
     this.budget.close(new ApiAbortedError("(any)", true));
     const token = this.tokens.current();
-    if (token) {
+    if (token && this.opts.revokeOnClose !== false) {
       const body = { token, client_id: this.opts.clientId, client_secret: this.secret.last };
       const url = joinUrl(this.opts.authUrl, ROUTES.revoke.template);
       const result = await this.wire.send("revoke", url, {}, body, AbortSignal.timeout(5000));

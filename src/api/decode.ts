@@ -26,7 +26,16 @@ export interface DecodeContext {
   reportRejected(result: Validated<unknown>): void;
 }
 
-export type Decoder<T> = (body: unknown, ctx: DecodeContext) => Promise<T>;
+export type Decoder<T> = ((body: unknown, ctx: DecodeContext) => Promise<T>) & {
+  /** The schema of one record (of a list) or of the object: what doctor compares an answer with. */
+  readonly recordSchema?: z.ZodType;
+};
+
+/** A decoder that says which schema its records follow. */
+const describedBy = <T>(
+  schema: z.ZodType,
+  decode: (body: unknown, ctx: DecodeContext) => Promise<T>,
+): Decoder<T> => Object.assign(decode, { recordSchema: schema });
 
 export type ListResult<T> = Validated<T>;
 
@@ -89,26 +98,21 @@ async function records<T>(
 }
 
 /** `data` is one object. */
-export const object =
-  <T>(schema: z.ZodType<T>): Decoder<T> =>
-  async (body, ctx) =>
-    check(schema, envelope(body, ctx).data, "data", ctx);
+export const object = <T>(schema: z.ZodType<T>): Decoder<T> =>
+  describedBy(schema, async (body, ctx) => check(schema, envelope(body, ctx).data, "data", ctx));
 
 /** `data` is a list, validated record by record. */
-export const list =
-  <T>(schema: z.ZodType<T>): Decoder<ListResult<T>> =>
-  async (body, ctx) =>
-    records(schema, envelope(body, ctx).data, "data", ctx);
+export const list = <T>(schema: z.ZodType<T>): Decoder<ListResult<T>> =>
+  describedBy(schema, async (body, ctx) => records(schema, envelope(body, ctx).data, "data", ctx));
 
 /** `data` is one page of a list; the envelope's `page` says where it stands. */
-export const pagedList =
-  <T>(schema: z.ZodType<T>): Decoder<PageResult<T>> =>
-  async (body, ctx) => {
+export const pagedList = <T>(schema: z.ZodType<T>): Decoder<PageResult<T>> =>
+  describedBy(schema, async (body, ctx) => {
     const { data, page } = envelope(body, ctx);
     const result: PageResult<T> = await records(schema, data, "data", ctx);
     if (page) result.page = page;
     return result;
-  };
+  });
 
 export interface Grouped<T> {
   /** The grouping key the API used (active, inactive, drop-ins, parent, ...); "" for a flat list. */
@@ -120,9 +124,8 @@ export interface Grouped<T> {
  * `data` is an object of lists keyed by group (security alerts group by status). A flat list is
  * accepted too: it has no group names, so each item's own status stands in for one.
  */
-export const grouped =
-  <T>(schema: z.ZodType<T>): Decoder<ListResult<Grouped<T>>> =>
-  async (body, ctx) => {
+export const grouped = <T>(schema: z.ZodType<T>): Decoder<ListResult<Grouped<T>>> =>
+  describedBy(schema, async (body, ctx) => {
     const { data } = envelope(body, ctx);
     if (typeof data !== "object" || data === null) {
       throw new ApiSchemaError(ctx.endpoint, "data", "expected an object of lists or a list");
@@ -137,21 +140,20 @@ export const grouped =
       mergeValidated(out, result);
     }
     return out;
-  };
+  });
 
 export interface ZoneRecords extends ListResult<DnsRecord> {
   zone: Zone;
 }
 
 /** `data` is a zone with its `records`: the zone checked whole, the records one by one. */
-export const zoneWithRecords =
-  <T extends DnsRecord>(recordSchema: z.ZodType<T>): Decoder<ZoneRecords> =>
-  async (body, ctx) => {
+export const zoneWithRecords = <T extends DnsRecord>(recordSchema: z.ZodType<T>): Decoder<ZoneRecords> =>
+  describedBy(recordSchema, async (body, ctx) => {
     const zone = check(ZoneWithRecordsSchema, envelope(body, ctx).data, "data", ctx);
     const result = await records(recordSchema, zone.records ?? [], "data.records", ctx);
     const { records: _records, updated: _updated, ...info } = zone;
     return { ...result, zone: info };
-  };
+  });
 
 export interface LogPage<T> extends ListResult<T> {
   /** Records the page held, valid and skipped. */
@@ -172,9 +174,8 @@ function countOf(value: unknown): number | null {
  * The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. The continuation may
  * come as `scroll_id` (documented) or `scrollId`; an empty one is none.
  */
-export const logPage =
-  <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
-  async (body, ctx) => {
+export const logPage = <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
+  describedBy(schema, async (body, ctx) => {
     const parsed = LogPageSchema.safeParse(body);
     if (!parsed.success) {
       const { field, problem } = describeIssue(parsed.error, body, "", ctx.redact);
@@ -188,4 +189,4 @@ export const logPage =
       totalResults: countOf(parsed.data.total_results),
       scrollId: parsed.data.scroll_id || parsed.data.scrollId || null,
     };
-  };
+  });

@@ -170,3 +170,25 @@ function missingExpected(info: LenientInfo, data: unknown): string[] {
 export function expectedFields(schema: z.ZodType): readonly string[] {
   return lenientSchemas.get(schema)?.expected ?? [];
 }
+
+/**
+ * A record's top-level keys the schema does not know (new fields the platform added), and those it
+ * knows only in the other case (`display_name`): what `doctor` reports as drift to look at.
+ */
+export function unknownFields(
+  schema: z.ZodType,
+  record: unknown,
+): { unknown: string[]; otherCase: string[] } {
+  const inner = unwrap(defOf(schema));
+  if (!inner?.shape || typeof record !== "object" || record === null || Array.isArray(record)) {
+    return { unknown: [], otherCase: [] };
+  }
+  const unknown: string[] = [];
+  const otherCase: string[] = [];
+  for (const key of Object.keys(record)) {
+    if (key in inner.shape) continue;
+    const twin = key.includes("_") ? toCamel(key) : toSnake(key);
+    (twin in inner.shape ? otherCase : unknown).push(key);
+  }
+  return { unknown, otherCase };
+}

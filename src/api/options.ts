@@ -30,6 +30,8 @@ export interface ApiClientOptions {
   /** Backoff base and cap (tests shorten them). */
   backoffBaseMs?: number;
   backoffCapMs?: number;
+  /** Revoke the token at close (default true); doctor, which sends reads only, leaves it to expire. */
+  revokeOnClose?: boolean;
 }
 
 export function apiClientOptionsFromConfig(

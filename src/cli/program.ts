@@ -3,13 +3,15 @@ import { Command, CommanderError, Option } from "commander";
 import type { Logger } from "pino";
 import { stringify } from "yaml";
 import { parseCollectorList } from "../config/collectorList.js";
+import { displayUrl } from "../api/redact.js";
 import { closest, ConfigError } from "../config/errors.js";
+import { otlpEnvProblems } from "../config/otelEnv.js";
 import { credentialProblems, loadConfig, redactConfig, type CliFlags } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
-import { otlpSummary, otlpSummaryComment } from "./otlpSummary.js";
+import { otlpSummary, otlpSummaryComment } from "../doctor/otlpSummary.js";
 import type { ShutdownSignals } from "./signals.js";
 
 interface CommonOptions {
@@ -188,6 +190,27 @@ addCommonOptions(
         exitWith(2);
       }
       process.stderr.write("configuration is valid\n");
+    }),
+);
+
+addCommonOptions(
+  program
+    .command("doctor")
+    .description(
+      "check the platform side (credentials, scopes, endpoints and their answers, rate limits) and the exporter's own setup (OTLP, checkpoints, webhooks, web); exit 0 all pass, 1 a check failed, 2 bad configuration",
+    )
+    .addOption(new Option("--output <format>", "report format").choices(["text", "json"]).default("text"))
+    .action(async (opts: CommonOptions & { output: "text" | "json" }) => {
+      const config = await load(opts, true);
+      const otlp = otlpEnvProblems(process.env);
+      if (otlp.length > 0) configError(new ConfigError(otlp));
+      const { runDoctor } = await import("../doctor/run.js");
+      const { renderJson, renderText } = await import("../doctor/report.js");
+      const report = await runDoctor({ config, env: process.env, configFile: opts.config });
+      process.stdout.write(
+        opts.output === "json" ? renderJson(report) : renderText(report, displayUrl(config.api.url)),
+      );
+      exitWith(report.exitCode);
     }),
 );
 

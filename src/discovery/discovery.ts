@@ -93,8 +93,12 @@ export class SiteDiscovery {
   }
 
   /** One GET /account and one GET /sites per page of sites. */
+  static requestsPerListing(sites: number): number {
+    return 1 + Math.max(1, Math.ceil(sites / SITES_PER_PAGE));
+  }
+
   requestsPerRun(sites: readonly Site[]): number {
-    return 1 + Math.max(1, Math.ceil(sites.length / SITES_PER_PAGE));
+    return SiteDiscovery.requestsPerListing(sites.length);
   }
 
   async refresh(signal: AbortSignal): Promise<DiscoveryRun> {

@@ -46,7 +46,7 @@ export interface ExportStatus {
 type Failure = Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>;
 
 /** What a failed export means, in words that name the endpoint and what to check. */
-export function describeExportFailure(url: string, outcome: Failure): string {
+export function describeExportFailure(url: string, outcome: { reason: string; kind?: string }): string {
   const shown = displayUrl(url);
   const { reason } = outcome;
   const status = /^HTTP (\d{3})/.exec(reason)?.[1];

@@ -1,0 +1,104 @@
+/**
+ * Rate limits and the request budget: the rate-limit headers the platform sent, the requests per
+ * second this account's size plans under the schedules (the daemon's own planning, for the site
+ * count the listing gave), and how many sites api.maxRequestsPerSecond covers.
+ */
+import type { ProbeAnswer } from "../api/probe.js";
+import type { Site } from "../api/schemas.js";
+import { createCollectors } from "../collectors/index.js";
+import { durationMs } from "../config/duration.js";
+import type { Config } from "../config/schema.js";
+import { SiteDiscovery } from "../discovery/discovery.js";
+import { collectorSources, makePlan } from "../scheduling/plan.js";
+import type { Finding } from "./types.js";
+
+const RATE_LIMIT_HEADER = /^(x-)?rate-?limit|^retry-after$/i;
+
+/** Requests per second this many sites plan: the collectors' schedules and the log streams' idle floor. */
+export function plannedFor(
+  config: Config,
+  sites: number,
+): { total: number; perSite: number; bySource: Record<string, number> } {
+  const fake = Array.from(
+    { length: sites },
+    (_, i) => ({ id: i + 1, name: `site-${i + 1}`, state: "live", tags: [] }) as Site,
+  );
+  const collectors = createCollectors({ now: Date.now, concurrency: 1 });
+  const costs = [
+    {
+      name: "inventory" as const,
+      requestsPerRun: SiteDiscovery.requestsPerListing(fake.length),
+      schedule: config.collectors.inventory.schedule,
+    },
+    ...Object.values(collectors)
+      .filter((c) => config.collectors[c.name].enabled)
+      .map((c) => ({
+        name: c.name,
+        requestsPerRun: c.requestsPerRun(fake),
+        schedule: config.collectors[c.name].schedule,
+      })),
+  ];
+  const sources = collectorSources(costs);
+  if (config.logs.enabled) {
+    // Each stream is read at least once per logs.maxPollInterval (the account's activity log once more).
+    const streams = sites * config.logs.streams.length + (config.logs.streams.includes("activity") ? 1 : 0);
+    sources.push({
+      source: "logs",
+      requestsPerSecond: streams / (durationMs(config.logs.maxPollInterval) / 1000),
+    });
+  }
+  const plan = makePlan(sources, config.api.maxRequestsPerSecond);
+  const fixed = sources.find((s) => s.source === "inventory")?.requestsPerSecond ?? 0;
+  return {
+    total: plan.total,
+    perSite: sites > 0 ? (plan.total - fixed) / sites : 0,
+    bySource: Object.fromEntries(
+      sources.map((s) => [s.source, Math.round(s.requestsPerSecond * 1000) / 1000]),
+    ),
+  };
+}
+
+export function budgetFindings(
+  config: Config,
+  answers: readonly ProbeAnswer[],
+  siteCount: number | undefined,
+): Finding[] {
+  const headers = new Map<string, string>();
+  for (const a of answers) {
+    for (const [name, value] of Object.entries(a.headers)) {
+      if (RATE_LIMIT_HEADER.test(name) && value !== undefined) headers.set(name, String(value));
+    }
+  }
+  const findings: Finding[] = [
+    {
+      id: "rate-limit-headers",
+      section: "budget",
+      title: "Rate-limit headers",
+      verdict: "pass",
+      summary:
+        headers.size > 0
+          ? `the platform sent ${[...headers].map(([k, v]) => `${k}: ${v}`).join(", ")}`
+          : "the platform sent no rate-limit headers (its limits are not documented; api.maxRequestsPerSecond is the exporter's own)",
+      details: Object.fromEntries(headers),
+    },
+  ];
+  if (siteCount === undefined) return findings;
+  const budget = config.api.maxRequestsPerSecond;
+  const plan = plannedFor(config, siteCount);
+  const covers = plan.perSite > 0 ? Math.floor(budget / plan.perSite) : Infinity;
+  const fits = plan.total <= budget;
+  findings.push({
+    id: "budget",
+    section: "budget",
+    title: "Planned requests against api.maxRequestsPerSecond",
+    verdict: fits ? "pass" : "fail",
+    summary: `${siteCount} sites (before filters) plan ${plan.total.toFixed(2)} requests/s against a budget of ${budget}/s; the budget covers about ${Number.isFinite(covers) ? covers : "any number of"} sites`,
+    ...(fits
+      ? {}
+      : {
+          fix: `raise api.maxRequestsPerSecond to at least ${Math.ceil(plan.total * 1.1)} if the platform allows, slow the heaviest schedules, lengthen logs.maxPollInterval, or split the sites over ${Math.ceil(plan.total / budget)} replicas with sites.shard`,
+        }),
+    details: { plannedRequestsPerSecond: plan.bySource, perSite: plan.perSite, sitesCovered: covers },
+  });
+  return findings;
+}

@@ -1,0 +1,92 @@
+/**
+ * The token endpoint (credentials, expires_in, scopes), the platform's clock, and what the endpoint
+ * checks found about access (403s), as findings.
+ */
+import type { ApiClient } from "../api/client.js";
+import type { TokenReport } from "../api/probe.js";
+import type { Finding } from "./types.js";
+
+/** Clock skew beyond which times read from the platform (logs, expiry) are off by too much to ignore. */
+const SKEW_WARN_S = 60;
+
+export async function checkToken(api: ApiClient): Promise<{ findings: Finding[]; report?: TokenReport }> {
+  let report: TokenReport;
+  try {
+    report = await api.tokenReport();
+  } catch (err) {
+    return {
+      findings: [
+        {
+          id: "token",
+          section: "platform",
+          title: "Token endpoint and credentials",
+          verdict: "fail",
+          summary: (err as Error).message,
+          fix: "fix what the message names; the endpoint checks need a token and were not run",
+        },
+      ],
+    };
+  }
+  const findings: Finding[] = [];
+  const lifetime = report.expiresInSeconds;
+  const short = lifetime !== undefined && lifetime < 600;
+  findings.push({
+    id: "token",
+    section: "platform",
+    title: "Token endpoint and credentials",
+    verdict: short ? "warn" : "pass",
+    summary: `credentials accepted by ${report.where} in ${Math.round(report.latencyMs)} ms; tokens last ${lifetime ?? "?"} s`,
+    ...(short
+      ? { fix: "tokens this short are used, but cost a token request every half-life: ask the platform why" }
+      : {}),
+    details: { expiresInSeconds: lifetime, latencyMs: Math.round(report.latencyMs) },
+  });
+  if (report.serverDate) {
+    const skewS = (Date.now() - Date.parse(report.serverDate)) / 1000;
+    const bad = Number.isFinite(skewS) && Math.abs(skewS) >= SKEW_WARN_S;
+    findings.push({
+      id: "clock",
+      section: "platform",
+      title: "Clock against the platform's",
+      verdict: bad ? "warn" : "pass",
+      summary: Number.isFinite(skewS)
+        ? `this machine's clock is ${Math.abs(Math.round(skewS))} s ${skewS >= 0 ? "ahead of" : "behind"} the platform's (Date header)`
+        : `the platform's Date header is unreadable (${JSON.stringify(report.serverDate)})`,
+      ...(bad
+        ? { fix: "synchronise this machine's clock (NTP): log times and token expiry depend on it" }
+        : {}),
+      details: { skewSeconds: Math.round(skewS) },
+    });
+  }
+  return { findings, report };
+}
+
+/** The scopes granted, against what the endpoint checks found: a 403 is a scope or role missing. */
+export function scopesFinding(
+  report: TokenReport | undefined,
+  endpoints: readonly Finding[],
+): Finding | undefined {
+  if (!report) return undefined;
+  const forbidden = endpoints.filter((f) => f.details?.status === 403);
+  const granted = report.scopes?.join(", ") || "none listed";
+  if (forbidden.length === 0) {
+    return {
+      id: "scopes",
+      section: "platform",
+      title: "Scopes granted against what the enabled collectors need",
+      verdict: "pass",
+      summary: `scopes: ${granted}; every endpoint in use answered (no 403)`,
+      details: { scopes: report.scopes },
+    };
+  }
+  const users = [...new Set(forbidden.flatMap((f) => (f.details?.usedBy as string[] | undefined) ?? []))];
+  return {
+    id: "scopes",
+    section: "platform",
+    title: "Scopes granted against what the enabled collectors need",
+    verdict: "fail",
+    summary: `scopes: ${granted}; refused (403): ${forbidden.map((f) => f.title).join(", ")}`,
+    fix: `grant the API application the scope or role those endpoints need on the platform, or disable ${users.join(", ")}`,
+    details: { scopes: report.scopes, forbidden: forbidden.map((f) => f.title) },
+  };
+}
