@@ -195,6 +195,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Metric-name patterns (`*` wildcards) neither published nor, when they cover a whole collector, fetched. */
       exclude: z.array(z.string().min(1)).default([]),
+      /** false: publish only the cached="false" half of the duration histogram (what the origin served). */
+      requestDurationCacheHits: z.boolean().default(true),
     })
     .prefault({}),
   collectors: z.strictObject(collectorsShape).prefault({}),
@@ -218,6 +220,8 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
       /** Deadline for the in-flight export at shutdown. */
       shutdownTimeout: positiveDuration.default("10s"),
+      /** Unit of the web-server log's request_time: auto tells seconds from milliseconds per stream. */
+      requestTimeUnit: z.enum(["auto", "seconds", "milliseconds"]).default("auto"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
       /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */

@@ -83,7 +83,7 @@ export class LogPipeline {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
-    this.counts = new LogCounts(deps.store);
+    this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
     this.reporting = {
       metrics: logMetrics(deps.registry),
       log: this.log,
@@ -155,6 +155,7 @@ export class LogPipeline {
       checkpoints: this.checkpoints,
       sink,
       counts: this.counts,
+      requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       clock: this.clock,
       overlapMs: durationMs(this.deps.config.logs.overlap),
       startFromMs: () => startFromMs,

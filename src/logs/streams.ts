@@ -11,6 +11,7 @@ import {
   type LogEntry,
   type LogStream,
   type ScrollStream,
+  type ServerLogEntry,
 } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { parseDuration } from "../config/duration.js";
@@ -25,7 +26,13 @@ import {
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
-import type { RecordEncoder } from "./prepared.js";
+import type { RecordCounter, RecordEncoder } from "./prepared.js";
+import {
+  RequestTimeUnit,
+  SERVER_COUNT_SLOTS,
+  serverCounts,
+  type RequestTimeSetting,
+} from "./requestCounts.js";
 import { NumberedSource, ScrollSource } from "./sources.js";
 import type { SiteIdentity, StreamSource } from "./tailer.js";
 
@@ -193,6 +200,7 @@ export function encoderFor(
   site: SiteIdentity,
   stream: LogStream,
   now: () => number,
+  requestTime: RequestTimeSetting = "auto",
 ): StreamEncoder {
   const mapping = MAPPINGS[stream];
   const encodeFrom = sink.encodeFrom?.bind(sink);
@@ -213,7 +221,25 @@ export function encoderFor(
   const rename = (renamed: SiteIdentity) => {
     named = renamed;
   };
-  return STREAM_KINDS[stream].counted
-    ? { encode, rename, countKey: (r) => counterKey(stream as ScrollStream, r.entry as LogEntry) }
-    : { encode, rename };
+  const counter = counterFor(stream, requestTime);
+  return counter ? { encode, rename, counter } : { encode, rename };
+}
+
+/** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
+function counterFor(stream: LogStream, requestTime: RequestTimeSetting): RecordCounter | undefined {
+  if (!STREAM_KINDS[stream].counted) return undefined;
+  if (stream === "server") {
+    const unit = new RequestTimeUnit(requestTime);
+    return {
+      slots: SERVER_COUNT_SLOTS,
+      write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),
+    };
+  }
+  return {
+    slots: 1,
+    write: (r, keys, values, at) => {
+      keys[at] = counterKey(stream as ScrollStream, r.entry as LogEntry);
+      values[at] = 1;
+    },
+  };
 }

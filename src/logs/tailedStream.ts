@@ -10,6 +10,7 @@ import type { LogCounts } from "./counts.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { StreamReporter } from "./reporting.js";
+import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
 import type { BufferBudget } from "./spool.js";
 import {
@@ -29,6 +30,7 @@ export interface StreamContext {
   checkpoints: CheckpointStore;
   sink: LogSink;
   counts: LogCounts;
+  requestTimeUnit: RequestTimeSetting;
   clock: Clock;
   overlapMs: number;
   startFromMs: () => number;
@@ -61,7 +63,7 @@ export class TailedStream implements ManagedStream {
     const { site, kind, key } = spec;
     this.named = site;
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now());
+    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), ctx.requestTimeUnit);
     this.tailer = new Tailer(
       site,
       kind.stream,

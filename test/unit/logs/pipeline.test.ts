@@ -270,6 +270,44 @@ describe("LogPipeline", () => {
     await second.p.stop();
   });
 
+  it("the duration histogram and response bytes resume from the checkpoints after a restart", async () => {
+    const { api, streams } = twoStreams();
+    const timed = (second: number, requestTime: number, bytes: number): ServerLogEntry => ({
+      ...server(second, 200, "MISS"),
+      request_time: requestTime,
+      body_bytes_sent: bytes,
+    });
+    streams.server.append(timed(0, 0.02, 100), timed(1, 0.3, 200), timed(2, 1.7, 300));
+    const l = { site_id: "7", site: "shop", cached: "false" };
+    const duration = "sitehost_site_http_request_duration_seconds";
+    const first = pipeline(api, new MemoryExporter());
+    await first.p.start();
+    first.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(sample(first.store.render(), `${duration}_count`, l)).toBe(3), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await first.p.stop();
+
+    streams.server.append(timed(3, 0.4, 50));
+    const second = pipeline(api, new MemoryExporter());
+    await second.p.start();
+    second.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(sample(second.store.render(), `${duration}_count`, l)).toBe(4), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const text = second.store.render();
+    // 0.02 → le 0.025; 0.3 and 0.4 → le 0.5; 1.7 → le 2.5
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.025" })).toBe(1);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.25" })).toBe(1);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.5" })).toBe(3);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "2.5" })).toBe(4);
+    expect(sample(text, `${duration}_sum`, l)).toBeCloseTo(2.42, 9);
+    expect(sample(text, "sitehost_site_http_response_size_bytes_total", l)).toBe(650);
+    await second.p.stop();
+  });
+
   it("sites given before start() are read once it has started", async () => {
     const { api, streams } = twoStreams();
     write(streams);
