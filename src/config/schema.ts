@@ -10,6 +10,8 @@ import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
+import { SITE_KINDS } from "./siteKinds.js";
+import { SlosSchema } from "../slo/config.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
@@ -31,8 +33,7 @@ export const COLLECTOR_NAMES = [
 ] as const;
 export type CollectorName = (typeof COLLECTOR_NAMES)[number];
 
-export const SITE_KINDS = ["live", "staging", "sandbox", "kit"] as const;
-export type SiteKind = (typeof SITE_KINDS)[number];
+export { SITE_KINDS, type SiteKind } from "./siteKinds.js";
 
 /**
  * Defaults follow how often the platform's data changes (README "Schedules").
@@ -238,6 +239,7 @@ export const ConfigSchema = z.strictObject({
       readyTimeout: duration.default("90s"),
     })
     .prefault({}),
+  slos: SlosSchema.prefault({}),
   webhooks: z
     .strictObject({
       /** Receive the platform's webhook events on the exporter's own listener. */

@@ -15,6 +15,7 @@ import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
+import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
@@ -69,6 +70,8 @@ export class LogPipeline {
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly activityClaims = new ActivityClaims();
   private readonly counts: LogCounts;
+  /** The sites' SLO objectives, for the rules that read the web-server log's SLIs. */
+  private readonly objectives: SloObjectives;
   private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
@@ -90,6 +93,7 @@ export class LogPipeline {
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
     };
+    this.objectives = new SloObjectives(deps.store, deps.config.slos);
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -217,6 +221,7 @@ export class LogPipeline {
     if (phase.kind === "stopped") return;
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
+    if (logs.streams.includes("server")) this.objectives.update(sites);
   }
 
   /** The site served requests lately: read its web-server log soon. */

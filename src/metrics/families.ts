@@ -371,6 +371,14 @@ export const METRIC_FAMILIES = [
     "serverLogs",
   ),
   f(
+    "sitehost_site_slo_objective_ratio",
+    "slo",
+    "gauge",
+    ["slo", "le"],
+    "The site's objective from the slos configuration: the share of requests that must be good, by objective (availability: not 5xx; latency: served within the le bound, seconds). The generated SLO rules compare each site's error ratios with it.",
+    { from: "the slos configuration" },
+  ),
+  f(
     "sitehost_site_php_log_entries_total",
     "logs",
     "counter",
