@@ -221,6 +221,10 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
       /** Deadline for the in-flight export at shutdown. */
       shutdownTimeout: positiveDuration.default("10s"),
+      /** Each site's records under a resource of its own (service.name = the site); false: the exporter's. */
+      resourcePerSite: z.boolean().default(true),
+      /** service.namespace of the sites' resources. */
+      serviceNamespace: z.string().min(1).default("sitehost"),
       /** Unit of the web-server log's request_time: auto tells seconds from milliseconds per stream. */
       requestTimeUnit: z.enum(["auto", "seconds", "milliseconds"]).default("auto"),
       /** Cap on the export retry backoff while the collector is down. */

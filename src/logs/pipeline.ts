@@ -25,6 +25,7 @@ import { logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import type { LogSink } from "./otlp/sink.js";
 import { StreamReporter, type Reporting } from "./reporting.js";
+import { streamResource } from "./resource.js";
 import { LogScheduler } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -154,6 +155,9 @@ export class LogPipeline {
 
   private streamContext(scheduler: LogScheduler, startFromMs: number): StreamContext {
     const sink = this.sink ?? countingSink;
+    const { logs } = this.deps.config;
+    const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
+    const env = this.deps.env ?? process.env;
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
@@ -169,9 +173,10 @@ export class LogPipeline {
       collectorDown: () => this.health.down,
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
-      shipper: (stored, reporter, delivered) =>
+      sinkFor: (who) => sink.forResource?.(streamResource(who, resources, env)) ?? sink,
+      shipper: (stored, streamSink, reporter, delivered) =>
         new StreamShipper(
-          sink,
+          streamSink,
           stored,
           this.health,
           reporter.shipperHooks(delivered),

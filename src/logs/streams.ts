@@ -12,8 +12,10 @@ import {
   type LogStream,
   type ScrollStream,
   type ServerLogEntry,
+  type Site,
 } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
+import { siteKind } from "../discovery/kind.js";
 import { parseDuration } from "../config/duration.js";
 import { fingerprinter } from "./entry.js";
 import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, SERVER_MAPPING, type EntryMapping } from "./mapper.js";
@@ -34,6 +36,7 @@ import {
   type RequestTimeSetting,
 } from "./requestCounts.js";
 import { NumberedSource, ScrollSource } from "./sources.js";
+import type { ResourceIdentity } from "./resource.js";
 import type { SiteIdentity, StreamSource } from "./tailer.js";
 
 /** The account's own activity log is tailed as a stream of "site" 0. */
@@ -64,6 +67,32 @@ export interface StreamSpec {
   key: string;
   site: SiteIdentity;
   kind: StreamKind;
+  /** What its records' resource says of the site (or the account). */
+  resource: ResourceIdentity;
+}
+
+/** A site as discovery gives it; only the id and name are required. */
+export type SiteOfStreams = SiteIdentity &
+  Partial<Pick<Site, "datacenterCode" | "accountId" | "staging" | "sandbox" | "kit">>;
+
+function resourceOf(site: SiteOfStreams): ResourceIdentity {
+  const flags = { staging: site.staging === true, sandbox: site.sandbox === true, kit: site.kit === true };
+  const who: ResourceIdentity = { siteId: site.id, siteName: site.name, kind: siteKind(flags) };
+  if (site.datacenterCode) who.datacenter = site.datacenterCode;
+  if (site.accountId !== undefined) who.accountId = site.accountId;
+  return who;
+}
+
+/** Whether two specs of one stream differ in what its records say of the site. */
+export function identityChanged(a: StreamSpec, b: StreamSpec): boolean {
+  const x = a.resource;
+  const y = b.resource;
+  return (
+    a.site.name !== b.site.name ||
+    x.datacenter !== y.datacenter ||
+    x.kind !== y.kind ||
+    x.accountId !== y.accountId
+  );
 }
 
 /**
@@ -71,20 +100,25 @@ export interface StreamSpec {
  * (the account's log is one for all shards: the first shard ships it, alone).
  */
 export function wantedStreams(
-  sites: readonly SiteIdentity[],
+  sites: readonly SiteOfStreams[],
   streams: readonly LogStream[],
   shardIndex: number,
 ): StreamSpec[] {
   const kinds = streams.map((s) => STREAM_KINDS[s]);
   const wanted: StreamSpec[] = [];
+  let accountId: number | undefined;
   for (const site of sites) {
-    for (const kind of kinds) {
-      wanted.push({ key: streamKey(site, kind.stream), site: { id: site.id, name: site.name }, kind });
-    }
+    const identity = { id: site.id, name: site.name };
+    const resource = resourceOf(site);
+    accountId ??= site.accountId;
+    for (const kind of kinds)
+      wanted.push({ key: streamKey(site, kind.stream), site: identity, kind, resource });
   }
   if (shardIndex === 0) {
+    const resource: ResourceIdentity = { siteId: 0, siteName: "" };
+    if (accountId !== undefined) resource.accountId = accountId;
     for (const kind of kinds) {
-      if (kind.account) wanted.push({ key: streamKey(ACCOUNT, kind.stream), site: ACCOUNT, kind });
+      if (kind.account) wanted.push({ key: streamKey(ACCOUNT, kind.stream), site: ACCOUNT, kind, resource });
     }
   }
   return wanted;
