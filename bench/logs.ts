@@ -131,7 +131,7 @@ async function setup(
   });
   const registry = new Registry();
   const logger = pino({ level: "warn" });
-  const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
+  const api = createApiClient(apiClientOptionsFromConfig(config.api, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES);
   const env = {
     OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: served.otlp,

@@ -1,28 +1,8 @@
 /** Fleet overview: every site of the account at a glance. */
-import { PanelBuilder as BarGauge } from "@grafana/grafana-foundation-sdk/bargauge";
-import {
-  BarGaugeDisplayMode,
-  BigValueTextMode,
-  GraphDrawStyle,
-  VizOrientation,
-} from "@grafana/grafana-foundation-sdk/common";
-import { MappingType, RowBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
-import { PanelBuilder as Stat } from "@grafana/grafana-foundation-sdk/stat";
-import { PanelBuilder as Table } from "@grafana/grafana-foundation-sdk/table";
-import { PanelBuilder as TimeSeries } from "@grafana/grafana-foundation-sdk/timeseries";
-import {
-  siteDetailLink,
-  downThresholds,
-  finalize,
-  organize,
-  panel,
-  q,
-  sel,
-  thresholds,
-  upThresholds,
-  lastValue,
-  sitehostDashboard,
-} from "./common.js";
+import { GraphDrawStyle } from "@grafana/grafana-foundation-sdk/common";
+import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
+import { DAY, downThresholds, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
+import { barGauge, problemCount, section, siteRanking, stat, table, timeSeries } from "./panels.js";
 
 export const FLEET_UID = "sitehost-fleet";
 
@@ -37,40 +17,31 @@ export function fleetDashboard(): Dashboard {
     refresh: "1m",
   });
 
-  d.withRow(new RowBuilder("Sites and account"));
-  d.withPanel(
-    panel(new Stat(), {
+  section(d, "Sites and account", [
+    stat({
       title: "Sites",
       description: "Sites the exporter watches (after include/exclude filters).",
       unit: "none",
       w: 4,
       targets: [q(`count(sitehost_site_info${S})`, { legend: "sites" })],
-    }).reduceOptions(lastValue()),
-  );
-  d.withPanel(
-    panel(new Stat(), {
+    }),
+    stat({
       title: "Sites by state",
       description: "Number of sites in each platform state (live, deploying, cloning, disabled, ...).",
       unit: "none",
       w: 8,
       targets: [q(`count by (state) (sitehost_site_state${S} == 1)`, { legend: "{{state}}" })],
-    })
-      .reduceOptions(lastValue())
-      .textMode(BigValueTextMode.ValueAndName),
-  );
-  d.withPanel(
-    panel(new Stat(), {
+      show: "both",
+    }),
+    stat({
       title: "Sites by kind",
       description: "Number of sites of each kind (live, staging, sandbox, kit).",
       unit: "none",
       w: 6,
       targets: [q(`count by (kind) (sitehost_site_info${S})`, { legend: "{{kind}}" })],
-    })
-      .reduceOptions(lastValue())
-      .textMode(BigValueTextMode.ValueAndName),
-  );
-  d.withPanel(
-    panel(new BarGauge(), {
+      show: "both",
+    }),
+    barGauge({
       title: "Account capacity used",
       description:
         "Sites on the account against what the account allows: billable and staging sites against their capacity, and all sites against the account maximum.",
@@ -86,18 +57,15 @@ export function fleetDashboard(): Dashboard {
           instant: true,
         }),
       ],
-    })
-      .min(0)
-      .max(1)
-      .thresholds(upThresholds(0.8, 0.95))
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
+      min: 0,
+      max: 1,
+      thresholds: upThresholds(0.8, 0.95),
+      gradient: true,
+    }),
+  ]);
 
-  d.withRow(new RowBuilder("Traffic"));
-  d.withPanel(
-    panel(new TimeSeries(), {
+  section(d, "Traffic", [
+    timeSeries({
       title: "Requests per second",
       description: "Requests per second across the fleet, served from the edge cache (cached=true) or not.",
       unit: "reqps",
@@ -106,9 +74,7 @@ export function fleetDashboard(): Dashboard {
         q(`sum by (cached) (sitehost_site_requests_per_second${S})`, { legend: "cached={{cached}}" }),
       ],
     }),
-  );
-  d.withPanel(
-    panel(new TimeSeries(), {
+    timeSeries({
       title: "Bandwidth",
       description: "Response bytes per second across the fleet, by cache status.",
       unit: "Bps",
@@ -117,9 +83,7 @@ export function fleetDashboard(): Dashboard {
         q(`sum by (cached) (sitehost_site_response_bytes_per_second${S})`, { legend: "cached={{cached}}" }),
       ],
     }),
-  );
-  d.withPanel(
-    panel(new TimeSeries(), {
+    timeSeries({
       title: "Edge cache hit ratio",
       description: "Share of requests across the fleet that the edge cache served.",
       unit: "percentunit",
@@ -130,32 +94,22 @@ export function fleetDashboard(): Dashboard {
           { legend: "hit ratio" },
         ),
       ],
-    })
-      .min(0)
-      .max(1),
-  );
-  d.withPanel(
-    panel(new BarGauge(), {
+      min: 0,
+      max: 1,
+    }),
+    siteRanking({
       title: "Top sites by traffic",
       description:
         "The ten sites with the most requests per second (cached and uncached) in the latest period.",
       unit: "reqps",
-      w: 12,
-      h: 10,
       targets: [
         q(`topk(10, sum by (site) (sitehost_site_requests_per_second${S}))`, {
           legend: "{{site}}",
           instant: true,
         }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
-  d.withPanel(
-    panel(new TimeSeries(), {
+    }),
+    timeSeries({
       title: "HTTP 5xx ratio (from logs)",
       description:
         "Share of web-server responses with a 5xx status across the fleet, counted from the shipped web-server log records.",
@@ -168,35 +122,27 @@ export function fleetDashboard(): Dashboard {
           { legend: "5xx ratio" },
         ),
       ],
-    }).min(0),
-  );
+      min: 0,
+    }),
+  ]);
 
-  d.withRow(new RowBuilder("Storage, security and performance"));
-  d.withPanel(
-    panel(new BarGauge(), {
+  section(d, "Storage, security and performance", [
+    siteRanking({
       title: "Storage against limit",
       description:
         "The ten sites closest to a storage limit: used bytes divided by the limit, per store (filesystem, database). Sites without a limit are not shown.",
       unit: "percentunit",
-      w: 12,
-      h: 10,
       targets: [
         q(`topk(10, sitehost_site_storage_used_bytes${S} / sitehost_site_storage_limit_bytes${S})`, {
           legend: "{{site}} {{store}}",
           instant: true,
         }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .min(0)
-      .max(1)
-      .thresholds(upThresholds(0.8, 0.9))
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
-  d.withPanel(
-    panel(new Table(), {
+      min: 0,
+      max: 1,
+      thresholds: upThresholds(0.8, 0.9),
+    }),
+    table({
       title: "Vulnerable extensions",
       description:
         "Sites with plugins or themes that have known vulnerabilities, by type and highest severity.",
@@ -206,124 +152,73 @@ export function fleetDashboard(): Dashboard {
       targets: [
         q(`sum by (site, type, severity) (sitehost_site_vulnerable_extensions${S})`, { table: true }),
       ],
-    })
-      .dataLinks([siteDetailLink("column")])
-      .withTransformation(organize("Extensions")),
-  );
-  d.withPanel(
-    panel(new BarGauge(), {
+      siteLink: "column",
+      columns: { value: "Extensions" },
+    }),
+    siteRanking({
       title: "Worst performance scores",
       description:
         "The ten lowest performance audit scores (0-1) across sites and strategies (desktop, mobile).",
       unit: "percentunit",
-      w: 12,
-      h: 10,
       targets: [
         q(`bottomk(10, sitehost_site_audit_score${sel('category="performance"')})`, {
           legend: "{{site}} {{strategy}}",
           instant: true,
         }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .min(0)
-      .max(1)
-      .thresholds(downThresholds(0.5, 0.9))
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
-  d.withPanel(
-    panel(new Stat(), {
+      min: 0,
+      max: 1,
+      thresholds: downThresholds(0.5, 0.9),
+    }),
+    problemCount({
       title: "Unhealthy domains",
       description: "Number of domains across the fleet that the platform reports as not healthy.",
       unit: "none",
       w: 4,
       h: 10,
       targets: [q(`count(sitehost_site_domain_healthy${S} == 0) or vector(0)`, { legend: "unhealthy" })],
-    })
-      .reduceOptions(lastValue())
-      .thresholds(upThresholds(1, 1)),
-  );
-  d.withPanel(
-    panel(new Table(), {
+    }),
+    table({
       title: "Domain health (unhealthy first)",
       description: "Every domain of every site with its health; unhealthy domains sort to the top.",
       unit: "none",
       w: 8,
       h: 10,
       targets: [q(`sort(sitehost_site_domain_healthy${S})`, { table: true })],
-    })
-      .dataLinks([siteDetailLink("column")])
-      .mappings([
-        {
-          type: MappingType.ValueToText,
-          options: {
-            "0": { text: "Unhealthy", color: "red", index: 0 },
-            "1": { text: "Healthy", color: "green", index: 1 },
-          },
-        },
-      ])
-      .withTransformation(organize("Health", ["site_id"])),
-  );
-  d.withPanel(
-    panel(new BarGauge(), {
+      siteLink: "column",
+      words: { "0": ["Unhealthy", "red"], "1": ["Healthy", "green"] },
+      columns: { value: "Health", hide: ["site_id"] },
+    }),
+    siteRanking({
       title: "Oldest backups",
       description:
         "The ten sites whose newest automatic backup is oldest, per type (filesystem, database). Orange past 24 hours, red past 36 hours.",
       unit: "s",
-      w: 12,
-      h: 10,
       targets: [
         q(`topk(10, time() - sitehost_site_backup_last_timestamp_seconds${S})`, {
           legend: "{{site}} {{type}}",
           instant: true,
         }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .thresholds(
-        thresholds([
-          { value: null, color: "green" },
-          { value: 86400, color: "orange" },
-          { value: 129600, color: "red" },
-        ]),
-      )
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
+      thresholds: upThresholds(DAY, 1.5 * DAY),
+    }),
+  ]);
 
-  d.withRow(new RowBuilder("Certificates, git deploys, on-demand backups and restores"));
-  d.withPanel(
-    panel(new BarGauge(), {
+  section(d, "Certificates, git deploys, on-demand backups and restores", [
+    siteRanking({
       title: "Certificates expiring soonest",
       description:
         "The ten certificates (A records of the DNS zones) with the least time left before they expire; orange within 14 days, red within 3.",
       unit: "s",
-      w: 12,
-      h: 10,
       targets: [
         q(`bottomk(10, sitehost_certificate_expiry_timestamp_seconds${S} - time())`, {
           legend: "{{domain}} ({{site}})",
           instant: true,
         }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .thresholds(
-        thresholds([
-          { value: null, color: "red" },
-          { value: 3 * 86400, color: "orange" },
-          { value: 14 * 86400, color: "green" },
-        ]),
-      )
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
-  d.withPanel(
-    panel(new Stat(), {
+      thresholds: downThresholds(3 * DAY, 14 * DAY),
+    }),
+    problemCount({
       title: "Broken certificate records",
       description:
         "A records the platform flags as broken (no longer pointing at the platform, so their certificates cannot be renewed).",
@@ -331,12 +226,8 @@ export function fleetDashboard(): Dashboard {
       w: 4,
       h: 10,
       targets: [q(`count(sitehost_certificate_broken${S} == 1) or vector(0)`, { legend: "broken" })],
-    })
-      .reduceOptions(lastValue())
-      .thresholds(upThresholds(1, 1)),
-  );
-  d.withPanel(
-    panel(new Table(), {
+    }),
+    table({
       title: "Git deploys (failed first)",
       description:
         "The newest finished git deploy of every site enrolled in the git integration; failed deploys sort to the top.",
@@ -344,41 +235,23 @@ export function fleetDashboard(): Dashboard {
       w: 8,
       h: 10,
       targets: [q(`sort(sitehost_site_git_last_deploy_success${S})`, { table: true })],
-    })
-      .dataLinks([siteDetailLink("column")])
-      .mappings([
-        {
-          type: MappingType.ValueToText,
-          options: {
-            "0": { text: "Failed", color: "red", index: 0 },
-            "1": { text: "Deployed", color: "green", index: 1 },
-          },
-        },
-      ])
-      .withTransformation(organize("Last deploy", ["site_id"])),
-  );
-  d.withPanel(
-    panel(new BarGauge(), {
+      siteLink: "column",
+      words: { "0": ["Failed", "red"], "1": ["Deployed", "green"] },
+      columns: { value: "Last deploy", hide: ["site_id"] },
+    }),
+    siteRanking({
       title: "On-demand backup slots used",
       description:
         "The ten sites and types (fs file system, db database) with the most on-demand backups, out of the 3 the platform allows per type; a full type refuses new on-demand backups and data transfers.",
       unit: "none",
-      w: 12,
-      h: 10,
       targets: [
         q(`topk(10, sitehost_site_ondemand_backups${S})`, { legend: "{{site}} {{type}}", instant: true }),
       ],
-    })
-      .dataLinks([siteDetailLink("label")])
-      .min(0)
-      .max(3)
-      .thresholds(upThresholds(2, 3))
-      .reduceOptions(lastValue())
-      .displayMode(BarGaugeDisplayMode.Gradient)
-      .orientation(VizOrientation.Horizontal),
-  );
-  d.withPanel(
-    panel(new Stat(), {
+      min: 0,
+      max: 3,
+      thresholds: upThresholds(2, 3),
+    }),
+    problemCount({
       title: "Failed restores",
       description: "Failed restores across the newest page of every site's restore listing.",
       unit: "none",
@@ -387,26 +260,21 @@ export function fleetDashboard(): Dashboard {
       targets: [
         q(`sum(sitehost_site_restores${sel('state="failed"')}) or vector(0)`, { legend: "failed restores" }),
       ],
-    })
-      .reduceOptions(lastValue())
-      .thresholds(upThresholds(1, 1)),
-  );
-  d.withPanel(
-    panel(new Table(), {
+    }),
+    table({
       title: "Latest restore per site",
       description: "The state of each site's latest restore (in_progress, completed, failed, ...).",
       unit: "none",
       w: 8,
       h: 10,
       targets: [q(`sitehost_site_restore_last_state${S} == 1`, { table: true })],
-    })
-      .dataLinks([siteDetailLink("column")])
-      .withTransformation(organize("Value", ["Value", "site_id"])),
-  );
+      siteLink: "column",
+      columns: { value: "Value", hide: ["Value", "site_id"] },
+    }),
+  ]);
 
-  d.withRow(new RowBuilder("Platform events (webhooks)"));
-  d.withPanel(
-    panel(new TimeSeries(), {
+  section(d, "Platform events (webhooks)", [
+    timeSeries({
       title: "Platform events",
       description:
         "Webhook events the platform sent, per interval and event (needs webhooks.enabled). A hacked site and every *_failed event are drawn red; the events' log records say which site.",
@@ -415,13 +283,13 @@ export function fleetDashboard(): Dashboard {
       targets: [
         q(`sum by (event) (increase(sitehost_events_total${S}[$__rate_interval]))`, { legend: "{{event}}" }),
       ],
+      min: 0,
     })
-      .min(0)
       .drawStyle(GraphDrawStyle.Bars)
       .fillOpacity(80)
       .overrideByRegexp("site_hacked|.*_failed", [
         { id: "color", value: { mode: "fixed", fixedColor: "red" } },
       ]),
-  );
+  ]);
   return finalize(d.build());
 }

@@ -157,6 +157,13 @@ render --set config.logs.shutdownTimeout=1m >"$OUT/g.yaml"
 [ "$(field "$OUT/g.yaml" 's.spec.template.spec.terminationGracePeriodSeconds')" = 80 ] ||
   fail "logs.shutdownTimeout 1m does not give a grace period of 80 s"
 echo "    grace period follows logs.shutdownTimeout (10s -> 30 s, 1m -> 80 s)"
+cluster_hide() { # helm-args... -> the cluster variable's hide of each dashboard ConfigMap
+  render --set dashboards.enabled=true "$@" >"$OUT/dash.yaml"
+  node_run -e 'const y=require("yaml");for(const d of y.parseAllDocuments(require("fs").readFileSync(process.argv[1],"utf8")).map(x=>x.toJS()))if(d&&d.kind==="ConfigMap"&&d.metadata.name.includes("-dashboard-"))for(const t of Object.values(d.data))console.log(JSON.parse(t).templating.list.find(v=>v.name==="cluster").hide)' "$OUT/dash.yaml" | sort -u | tr '\n' ' '
+}
+[ "$(cluster_hide)" = "2 " ] || fail "the dashboards' cluster variable is not hidden by default"
+[ "$(cluster_hide --set dashboards.multiCluster=true)" = "0 " ] || fail "dashboards.multiCluster=true does not show the cluster variable"
+echo "    the dashboards' cluster variable is hidden, and shown with dashboards.multiCluster"
 notes() { "$HELM" install x "$CHART" --namespace monitoring --dry-run=client "$@" 2>&1; }
 notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
   fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"

@@ -14,7 +14,7 @@ import { ApiAbortedError, ApiAuthError, SitehostApiError } from "./errors.js";
 import { exchangeError, type FailureContext } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
-import { SecretRedactor } from "./redact.js";
+import { displayUrl, SecretRedactor } from "./redact.js";
 import { exchange, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
 import { ROUTES, routePath, type RouteName } from "./routes.js";
 import { ClientSecret } from "./secret.js";
@@ -71,10 +71,22 @@ class ApiCore {
     this.tokens = new TokenManager(
       () => this.requestToken(),
       opts.tokenRefreshMarginMs,
-      (result) => this.metrics.tokenRequests.inc({ result }),
+      {
+        onResult: (result) => this.metrics.tokenRequests.inc({ result }),
+        onShortLived: (lifetimeS, refreshEveryS) =>
+          this.logger.warn(
+            { expiresInSeconds: lifetimeS, refreshEverySeconds: refreshEveryS, tokenUrl: this.tokenUrl },
+            "the token endpoint issues short-lived tokens (expires_in shorter than twice api.tokenRefreshMargin); using them and requesting a new one at half its lifetime. If tokens are meant to last an hour, ask the platform about the API application's token lifetime",
+          ),
+      },
       clock,
     );
     this.rejectedWarnings = new ThrottledWarnings(this.logger, 60_000, clock);
+  }
+
+  /** The token endpoint's URL, as messages show it. */
+  private get tokenUrl(): string {
+    return displayUrl(joinUrl(this.opts.authUrl, ROUTES.token.template));
   }
 
   private get closed(): boolean {
@@ -230,14 +242,26 @@ class ApiCore {
     return {
       endpoint,
       redact: this.redactor.redact,
-      reportRejected: ({ rejected, firstRejected }) => {
-        this.metrics.invalidRecords.inc({ endpoint }, rejected);
-        // One line per response, and repeats of the same problem summarised.
-        this.rejectedWarnings.warn(
-          `${endpoint} ${firstRejected?.field.replace(/\[\d+\]/g, "[]") ?? ""}`,
-          { endpoint, rejected, field: firstRejected?.field, problem: firstRejected?.problem },
-          "skipped API records that do not fit the expected schema",
-        );
+      reportRejected: ({ rejected, firstRejected, rejectedFields, drift }) => {
+        for (const [field, n] of Object.entries(rejectedFields ?? {})) {
+          this.metrics.invalidRecords.inc({ endpoint, field }, n);
+        }
+        if (rejected > 0) {
+          // One line per response, and repeats of the same problem summarised.
+          this.rejectedWarnings.warn(
+            `${endpoint} ${firstRejected?.field.replace(/\[\d+\]/g, "[]") ?? ""}`,
+            { endpoint, rejected, field: firstRejected?.field, problem: firstRejected?.problem },
+            "skipped API records that do not fit the expected schema",
+          );
+        }
+        for (const [field, n] of Object.entries(drift ?? {})) {
+          this.metrics.fieldDrift.inc({ endpoint, field }, n);
+          this.rejectedWarnings.warn(
+            `${endpoint} drift ${field}`,
+            { endpoint, field, records: n },
+            "API records lack this field or hold it in an unreadable form; kept without it (the platform's format may have changed)",
+          );
+        }
       },
     };
   }

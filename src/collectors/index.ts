@@ -17,7 +17,7 @@ import type {
   Statistics,
   UsageReportEntry,
 } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { collectBackups } from "./backups.js";
 import { CertificateCollector } from "./certificateScan.js";
@@ -29,14 +29,16 @@ import { collectRestores } from "./restores.js";
 import { collectSecurity, type SecurityAlertGroup } from "./security.js";
 import { collectStatistics } from "./statistics.js";
 import { collectTraffic, TRAFFIC_QUERY } from "./traffic.js";
-import type { AccountCollector, CollectorEnv, SiteCollector } from "./types.js";
+import type { CollectorEnv, CollectorSet, CollectorSetName, SiteCollector } from "./types.js";
 import { collectUsage } from "./usage.js";
 
 /** Restores read per run: the newest page (they are rare; this covers months). */
 export const RESTORES_PAGE_SIZE = 50;
 
 /** A per-site collector without memory: it costs `requestsPerSite` for every selected site. */
-function perSite<I>(c: Omit<SiteCollector<I>, "scope" | "requestsPerRun">): SiteCollector<I> {
+function perSite<I, N extends CollectorSetName>(
+  c: Omit<SiteCollector<I>, "scope" | "requestsPerRun" | "name"> & { name: N },
+): SiteCollector<I> & { name: N } {
   return { ...c, scope: "site", requestsPerRun: (sites) => sites.length * c.requestsPerSite };
 }
 
@@ -56,8 +58,8 @@ export interface BackupsInput {
   restores: Restore[];
 }
 
-async function fetchBackups(api: SitehostApi, site: Site, signal: AbortSignal): Promise<BackupsInput> {
-  const opts = { signal, source: "backups" };
+async function fetchBackups(api: SourcedApi, site: Site, signal: AbortSignal): Promise<BackupsInput> {
+  const opts = { signal };
   // The automatic listing decides whether the site is there (its 404 goes to the runner's check).
   const [automatic, ondemand, restores] = await Promise.all([
     api.backups({ id: site.id }, opts),
@@ -67,39 +69,37 @@ async function fetchBackups(api: SitehostApi, site: Site, signal: AbortSignal): 
   return { automatic: automatic.items, ondemand, restores };
 }
 
-export function createCollectors(env: CollectorEnv): Array<SiteCollector | AccountCollector> {
-  return [
-    perSite<MetricsResult>({
+export function createCollectors(env: CollectorEnv): CollectorSet {
+  return {
+    traffic: perSite<MetricsResult, "traffic">({
       name: "traffic",
       requestsPerSite: 1,
-      fetch: (api, site, signal) =>
-        api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal, source: "traffic" }),
+      fetch: (api, site, signal) => api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal }),
       collect: (site, input) => collectTraffic(site, input),
     }),
-    perSite<Statistics>({
+    statistics: perSite<Statistics, "statistics">({
       name: "statistics",
       requestsPerSite: 1,
-      fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal, source: "statistics" }),
+      fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal }),
       collect: (site, input) => collectStatistics(site, input),
     }),
-    perSite<UsageReportEntry[]>({
+    usage: perSite<UsageReportEntry[], "usage">({
       name: "usage",
       requestsPerSite: 1,
-      fetch: async (api, site, signal) =>
-        (await api.usageReport({ id: site.id }, { signal, source: "usage" })).items,
+      fetch: async (api, site, signal) => (await api.usageReport({ id: site.id }, { signal })).items,
       collect: (site, input) => collectUsage(site, input),
     }),
-    perSite<PerformanceReport>({
+    performance: perSite<PerformanceReport, "performance">({
       name: "performance",
       requestsPerSite: 1,
-      fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal, source: "performance" }),
+      fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal }),
       collect: (site, input) => collectPerformance(site, input),
     }),
-    perSite<{ plugins: SecurityAlertGroup[]; themes: SecurityAlertGroup[] }>({
+    security: perSite<{ plugins: SecurityAlertGroup[]; themes: SecurityAlertGroup[] }, "security">({
       name: "security",
       requestsPerSite: 2,
       fetch: async (api, site, signal) => {
-        const opts = { signal, source: "security" };
+        const opts = { signal };
         const [plugins, themes] = await Promise.all([
           api.pluginAlerts({ id: site.id }, opts),
           api.themeAlerts({ id: site.id }, opts),
@@ -111,14 +111,13 @@ export function createCollectors(env: CollectorEnv): Array<SiteCollector | Accou
         ...collectSecurity(site, "theme", input.themes),
       ],
     }),
-    perSite<Domain[]>({
+    domains: perSite<Domain[], "domains">({
       name: "domains",
       requestsPerSite: 1,
-      fetch: async (api, site, signal) =>
-        (await api.domains({ id: site.id }, { signal, source: "domains" })).items,
+      fetch: async (api, site, signal) => (await api.domains({ id: site.id }, { signal })).items,
       collect: (site, input) => collectDomains(site, input),
     }),
-    perSite<BackupsInput>({
+    backups: perSite<BackupsInput, "backups">({
       name: "backups",
       requestsPerSite: 3,
       fetch: fetchBackups,
@@ -128,7 +127,7 @@ export function createCollectors(env: CollectorEnv): Array<SiteCollector | Accou
         ...collectRestores(site, input.restores),
       ],
     }),
-    new GitCollector(env),
-    new CertificateCollector(env),
-  ];
+    git: new GitCollector(env),
+    certificates: new CertificateCollector(env),
+  };
 }

@@ -1,6 +1,6 @@
 import { AuditNames, type PerformanceReport, type StrategyReport } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 const CATEGORIES = ["performance", "accessibility", "best_practices", "seo"] as const;
 /** Every audit but the unitless layout shift is a timing. */

@@ -3,7 +3,7 @@ import type { Grouped } from "../api/types.js";
 
 export type SecurityAlertGroup = Grouped<SecurityAlertItem>;
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export type ExtensionType = "plugin" | "theme";
 

@@ -1,6 +1,6 @@
 import type { Statistics } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 /** API period keys (camelCase) and the `period` label values of the contract. */
 const PERIODS: ReadonlyArray<[keyof Statistics["pageViews"], string]> = [

@@ -2,7 +2,7 @@ import type { MetricsResult } from "../api/schemas.js";
 import { isEpochMs } from "../api/times.js";
 import type { MetricName } from "../metrics/families.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export const TRAFFIC_QUERY = {
   startAt: "1 hour ago",

@@ -1,6 +1,9 @@
 import type { UsageReportEntry } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { GIB, sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+
+/** Fields named *_in_gigabytes hold binary gibibytes. */
+const GIB = 1024 ** 3;
 
 function startOf(entry: UsageReportEntry): number {
   const t = Date.parse(entry.billing_cycle.start_date);

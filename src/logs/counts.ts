@@ -7,7 +7,7 @@ import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
 import { serverSeries } from "./requestCounts.js";
-import type { SiteIdentity } from "./tailer.js";
+import type { SiteIdentity } from "./read/types.js";
 
 export interface SiteCounts {
   site: SiteIdentity;

@@ -1,14 +1,20 @@
 /**
  * Checkpoints on disk: per stream a snapshot (`site-<id>-<stream>.json`, written atomically: temporary
- * file, fsync, rename, directory fsync) and a journal beside it (`.journal`), so that what one export
- * costs on disk is proportional to the export, not to the overlap window.
+ * file, fsync, rename, directory fsync) and a journal beside it (`.journal`, format in journalFile.ts),
+ * so that what one export costs on disk is proportional to the export, not to the overlap window.
  *
- * The journal holds one line per export: the checkpoint delta, appended and fsynced BEFORE the export
- * is sent (`prepare`), and a commit marker appended when the collector acknowledged it (`commit`: one
- * synchronous write, nothing else runs between the acknowledgement and it). Loading applies the
- * deltas that have a commit marker, in order, and ignores the rest: a delta whose export was never
- * acknowledged, and a torn last line. A process killed between an acknowledgement and its commit
- * marker ships that one export again at the next start (the records carry the same log.record.uid).
+ * The protocol is held by types and checks, not by its callers' care:
+ * - `prepare` appends an export's delta and fsyncs it BEFORE the export is sent: what the export
+ *   sends is handed back inside the PreparedDelta, the only way to reach it.
+ * - A PreparedDelta ends in exactly one of two ways, in the order prepared (anything else throws
+ *   JournalProtocolError at once): `commit()` once the collector acknowledged it and every earlier
+ *   export (one synchronous append whose return value is the checkpoint as it now stands, so no
+ *   `await` fits between the acknowledgement and the marker), or `abandon()` (shutdown).
+ * - Compaction and releasing the journal's descriptor throw while a delta is outstanding.
+ * Loading applies the deltas that have a commit marker, in order, and ignores the rest: a delta
+ * whose export was never acknowledged, and a torn last line. A process killed between an
+ * acknowledgement and its commit marker ships that one export again at the next start (the records
+ * carry the same log.record.uid).
  *
  * Loading, and `compact` once the journal has grown, write a fresh snapshot and start an empty
  * journal; the snapshot records the last delta it includes, so a journal left behind by a crash
@@ -30,14 +36,40 @@ import {
   prune,
   serializeSnapshot,
 } from "./checkpoint.js";
+import { commitLine, deltaLine, replayJournal } from "./journalFile.js";
 
 const writeAsync = promisify(write);
 const datasyncAsync = promisify(fdatasync);
 /** A journal this large (or larger than twice the snapshot) is folded into a new snapshot. */
 const COMPACT_MIN_BYTES = 256 * 1024;
 
-export interface PreparedDelta {
-  readonly delta: CheckpointDelta;
+/** The journal's protocol was broken by its caller: a bug in the exporter, never a disk problem. */
+export class JournalProtocolError extends Error {
+  constructor(file: string, what: string) {
+    super(`checkpoint journal ${file}: ${what}`);
+    this.name = "JournalProtocolError";
+  }
+}
+
+/**
+ * An export's delta, appended to the journal and durable, whose export is not answered yet. What
+ * the export sends (`payload`) is reachable only through it. It ends by `commit()` or `abandon()`,
+ * called once, oldest outstanding first.
+ */
+export interface PreparedDelta<T> {
+  readonly seq: number;
+  readonly payload: T;
+  /**
+   * The export and every earlier one were acknowledged: append the commit marker (one synchronous
+   * write) and return the checkpoint as it now stands.
+   */
+  commit(): Checkpoint;
+  /**
+   * The export will never be acknowledged (shutdown): it stays uncommitted on disk and is read
+   * again at the next start. The in-memory checkpoint is then ahead of the disk, so this journal
+   * takes no more deltas.
+   */
+  abandon(): void;
 }
 
 export class CheckpointStore {
@@ -111,43 +143,9 @@ export class CheckpointStore {
   }
 }
 
-/** Apply the committed deltas of a journal's text, in order; stop at a torn tail. */
-function replayJournal(cp: Checkpoint, text: string, file: string): void {
-  const pending = new Map<number, CheckpointDelta>();
-  let at = 0;
-  let lineNo = 0;
-  while (at < text.length) {
-    const end = text.indexOf("\n", at);
-    if (end < 0) break; // a torn last line: its export was never committed
-    const line = text.slice(at, end);
-    at = end + 1;
-    lineNo += 1;
-    let record: { k?: unknown; s?: unknown; h?: unknown; a?: unknown; c?: unknown };
-    try {
-      record = JSON.parse(line) as typeof record;
-    } catch {
-      throw new CorruptCheckpointError(file, `line ${lineNo} is not valid JSON`);
-    }
-    if (typeof record.k === "number") {
-      const delta = pending.get(record.k);
-      // Commits older than the snapshot were folded into it already.
-      if (record.k <= cp.seq) continue;
-      if (!delta || record.k !== cp.seq + 1) {
-        throw new CorruptCheckpointError(file, `line ${lineNo} commits record ${record.k} out of order`);
-      }
-      applyDelta(cp, delta);
-      pending.delete(record.k);
-    } else if (typeof record.s === "number" && typeof record.h === "number" && Array.isArray(record.a)) {
-      pending.set(record.s, {
-        seq: record.s,
-        highWaterMs: record.h,
-        add: record.a as CheckpointDelta["add"],
-        counts: (record.c ?? {}) as Record<string, number>,
-      });
-    } else {
-      throw new CorruptCheckpointError(file, `line ${lineNo} is neither a delta nor a commit`);
-    }
-  }
+/** The journal's own record of a prepared delta, oldest first. */
+interface Outstanding {
+  readonly seq: number;
 }
 
 export class StreamCheckpoint {
@@ -155,8 +153,14 @@ export class StreamCheckpoint {
   private fd: number | undefined;
   private journalBytes = 0;
   private snapshotBytes = 0;
-  private uncommitted = 0;
   private nextSeq: number;
+  /** Prepared and not yet committed or abandoned, in the order prepared. */
+  private readonly outstanding: Outstanding[] = [];
+  /** A prepare or compaction is writing: neither may start beside it. */
+  private busy: "prepare" | "compact" | undefined;
+  /** A delta was abandoned: the in-memory state is ahead of the disk. */
+  private diverged = false;
+  private closing = false;
 
   constructor(
     private readonly store: CheckpointStore,
@@ -172,14 +176,37 @@ export class StreamCheckpoint {
     this.nextSeq = state.seq + 1;
   }
 
-  /** Write the state as the snapshot and start an empty journal. Only with nothing uncommitted. */
+  /** Deltas prepared and not yet committed or abandoned. */
+  get pending(): number {
+    return this.outstanding.length;
+  }
+
+  /** Throws unless nothing is outstanding or being written (what compaction and release need). */
+  private assertQuiet(what: string): void {
+    if (this.outstanding.length > 0) {
+      throw new JournalProtocolError(
+        this.journalFile,
+        `${what} while ${this.outstanding.length} prepared delta(s) wait for their commit`,
+      );
+    }
+    if (this.busy) throw new JournalProtocolError(this.journalFile, `${what} during a ${this.busy}`);
+  }
+
+  /** Write the state as the snapshot and start an empty journal. Only with nothing outstanding. */
   async writeSnapshot(): Promise<void> {
-    const text = serializeSnapshot(this.state);
-    await writeFileAtomic(this.file, text);
-    this.snapshotBytes = Buffer.byteLength(text);
-    await this.closeJournal();
-    await rm(this.journalFile, { force: true });
-    this.journalBytes = 0;
+    this.assertQuiet("a snapshot");
+    this.busy = "compact";
+    try {
+      const text = serializeSnapshot(this.state);
+      await writeFileAtomic(this.file, text);
+      this.snapshotBytes = Buffer.byteLength(text);
+      this.closeJournal();
+      await rm(this.journalFile, { force: true });
+      this.journalBytes = 0;
+    } finally {
+      this.busy = undefined;
+      this.settled();
+    }
   }
 
   private openJournal(): number {
@@ -188,14 +215,47 @@ export class StreamCheckpoint {
   }
 
   /**
-   * Append a delta and make it durable; it is applied to `state` at once (dedupe treats records in
-   * flight as delivered). Its export must then be committed, in the order prepared.
+   * Append the delta `make` builds and make it durable; it is applied to `state` at once (dedupe
+   * treats records in flight as delivered). Returns the prepared delta, which carries `payload` (what
+   * the export sends) and must be committed or abandoned, in the order prepared.
    */
-  async prepare(make: (seq: number) => CheckpointDelta): Promise<PreparedDelta> {
-    const delta = make(this.nextSeq++);
-    const line = `${JSON.stringify({ s: delta.seq, h: delta.highWaterMs, a: delta.add, c: delta.counts })}\n`;
+  async prepare<T>(make: (seq: number) => CheckpointDelta, payload: T): Promise<PreparedDelta<T>> {
+    if (this.busy) throw new JournalProtocolError(this.journalFile, `prepare during a ${this.busy}`);
+    if (this.diverged || this.closing) {
+      throw new JournalProtocolError(
+        this.journalFile,
+        this.diverged ? "prepare after a delta was abandoned (reopen the checkpoint)" : "prepare after close",
+      );
+    }
+    const delta = make(this.nextSeq);
+    if (delta.seq !== this.nextSeq) {
+      throw new JournalProtocolError(this.journalFile, `delta ${delta.seq} prepared as ${this.nextSeq}`);
+    }
+    this.busy = "prepare";
+    try {
+      await this.append(Buffer.from(deltaLine(delta), "utf8"));
+    } catch (err) {
+      this.busy = undefined;
+      this.settled();
+      throw err;
+    }
+    this.busy = undefined;
+    this.nextSeq += 1;
+    applyDelta(this.state, delta);
+    prune(this.state, this.overlapMs);
+    const entry: Outstanding = { seq: delta.seq };
+    this.outstanding.push(entry);
+    return {
+      seq: delta.seq,
+      payload,
+      commit: () => this.commit(entry),
+      abandon: () => this.abandon(entry),
+    };
+  }
+
+  /** Append and fdatasync; on failure cut the journal back so no partial line is left. */
+  private async append(bytes: Buffer): Promise<void> {
     const fd = this.openJournal();
-    const bytes = Buffer.from(line, "utf8");
     try {
       const { bytesWritten } = await writeAsync(fd, bytes);
       if (bytesWritten !== bytes.length)
@@ -208,54 +268,77 @@ export class StreamCheckpoint {
       } catch {
         // the next open reads the journal afresh and ignores a torn tail
       }
-      this.nextSeq -= 1;
       throw err;
     }
     this.journalBytes += bytes.length;
-    applyDelta(this.state, delta);
-    prune(this.state, this.overlapMs);
-    this.uncommitted += 1;
-    return { delta };
   }
 
-  /** The export of `prepared` was acknowledged: one synchronous append, no await before it returns. */
-  commit(prepared: PreparedDelta): void {
-    const line = `{"k":${prepared.delta.seq}}\n`;
-    this.journalBytes += writeSync(this.fd as number, line);
-    this.uncommitted -= 1;
+  /** Throws unless `entry` is the oldest outstanding delta. */
+  private assertOldest(entry: Outstanding, verb: string): void {
+    const oldest = this.outstanding[0];
+    if (oldest === entry) return;
+    throw new JournalProtocolError(
+      this.journalFile,
+      this.outstanding.includes(entry)
+        ? `delta ${entry.seq} ${verb} before delta ${(oldest as Outstanding).seq}, which was prepared first`
+        : `delta ${entry.seq} ${verb} after it was committed or abandoned`,
+    );
   }
 
-  get pending(): number {
-    return this.uncommitted;
+  private commit(entry: Outstanding): Checkpoint {
+    this.assertOldest(entry, "committed");
+    this.journalBytes += writeSync(this.openJournal(), commitLine(entry.seq));
+    this.outstanding.shift();
+    this.settled();
+    return this.state;
   }
 
-  /** Fold the journal into a new snapshot once it has grown, when nothing is waiting for a commit. */
+  private abandon(entry: Outstanding): void {
+    this.assertOldest(entry, "abandoned");
+    this.outstanding.shift();
+    this.diverged = true;
+    this.settled();
+  }
+
+  /** A close waiting for the last outstanding delta goes ahead once it is settled. */
+  private settled(): void {
+    if (this.closing && this.outstanding.length === 0 && !this.busy) this.closeNow();
+  }
+
+  /** Fold the journal into a new snapshot once it has grown. Only with nothing outstanding. */
   async compactIfLarge(): Promise<void> {
-    if (this.uncommitted > 0) return;
+    this.assertQuiet("compaction");
     if (this.journalBytes < Math.max(COMPACT_MIN_BYTES, 2 * this.snapshotBytes)) return;
     if (this.fd !== undefined) fsyncSync(this.fd);
     await this.writeSnapshot();
   }
 
-  private async closeJournal(): Promise<void> {
+  private closeJournal(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
   }
 
   /**
-   * Close the journal between reads, when no export waits for its commit (it reopens on the next
-   * append): thousands of mostly idle streams would otherwise hold a descriptor each. No fsync: the
+   * Close the journal between reads (it reopens on the next append): thousands of mostly idle
+   * streams would otherwise hold a descriptor each. Only with nothing outstanding. No fsync: the
    * commit markers already rely on the kernel's page cache, which outlives the process.
    */
   release(): void {
-    if (this.uncommitted > 0 || this.fd === undefined) return;
-    closeSync(this.fd);
-    this.fd = undefined;
+    this.assertQuiet("release");
+    this.closeJournal();
   }
 
-  /** Let go of the files (the checkpoint stays on disk). */
+  /**
+   * Let go of the files (the checkpoint stays on disk); with deltas outstanding, once the last of
+   * them is committed or abandoned.
+   */
   async close(): Promise<void> {
-    if (this.fd !== undefined && this.uncommitted === 0) fsyncSync(this.fd);
-    await this.closeJournal();
+    this.closing = true;
+    if (this.outstanding.length === 0 && !this.busy) this.closeNow();
+  }
+
+  private closeNow(): void {
+    if (this.fd !== undefined && !this.diverged) fsyncSync(this.fd);
+    this.closeJournal();
   }
 }

@@ -12,7 +12,18 @@ import type { Checkpoint } from "./checkpoint.js";
 import type { LogMetrics } from "./metrics.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
-import type { SiteIdentity, TailerEvents } from "./tailer.js";
+import type { PagingProblem } from "./read/types.js";
+import type { SiteIdentity, TailerEvents } from "./read/types.js";
+
+/** What each paging problem means for the stream, for the warning. */
+const PAGING_PROBLEMS: Record<PagingProblem, string> = {
+  no_continuation:
+    "a full log page came without a scroll_id: the read is retried from the checkpoint (nothing skipped)",
+  repeated_page: "a log scroll returned a page it had returned before (it loops): the read stopped there",
+  page_limit: "a log read reached the most pages one read may fetch: it stopped there",
+  byte_limit: "a log read held the most bytes one read may hold: it stopped there",
+  unusable_pages: "a log read met page after page without one usable entry: it stopped there",
+};
 
 export interface Reporting {
   metrics: LogMetrics;
@@ -107,7 +118,15 @@ export class StreamReporter {
             from: new Date(fromMs).toISOString(),
             to: new Date(toMs).toISOString(),
           },
-          "log gap: the platform's retention removed entries after the checkpoint",
+          "log gap: entries after the checkpoint are gone (the platform's retention) or could not be read (its paging broke off)",
+        );
+      },
+      pagingProblem: (problem) => {
+        m.pagingProblems.inc({ stream, problem });
+        warnings.warn(
+          `paging ${stream} ${problem}`,
+          { stream, siteId: this.named.id, site: this.named.name, problem },
+          PAGING_PROBLEMS[problem],
         );
       },
       checkpointError: (err) => {

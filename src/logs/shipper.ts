@@ -50,7 +50,8 @@ export interface ShipperOptions {
 }
 
 interface InFlight {
-  prepared: PreparedDelta;
+  /** The export's delta, durable before it was sent; the batch it sends is its payload. */
+  prepared: PreparedDelta<Batch>;
   count: number;
   /** Of those, refused or rejected by the collector (known once settled). */
   rejected: number;
@@ -116,8 +117,10 @@ export class StreamShipper {
         });
       }
     }
-    const prepared = await this.checkpoint.prepare((seq) =>
-      deltaFor(this.checkpoint.state, seq, delivered, limit, addCounts(batch.pages)),
+    // Durable before it is sent: the batch goes out as the prepared delta's payload.
+    const prepared = await this.checkpoint.prepare(
+      (seq) => deltaFor(this.checkpoint.state, seq, delivered, limit, addCounts(batch.pages)),
+      batch,
     );
     let resolve!: () => void;
     let reject!: (err: unknown) => void;
@@ -137,7 +140,8 @@ export class StreamShipper {
       reject,
     };
     this.queue.push(entry);
-    this.deliver(batch).then(
+    // Settled and committed in the same synchronous callback as the acknowledgement.
+    this.deliver(prepared).then(
       (rejected) => {
         entry.rejected = rejected;
         entry.settled = true;
@@ -157,21 +161,25 @@ export class StreamShipper {
       const entry = this.queue.shift() as InFlight;
       if (entry.failed !== undefined) {
         // Abandoned (shutdown): neither it nor anything after it is committed.
+        entry.prepared.abandon();
         entry.reject(entry.failed);
-        for (const rest of this.queue.splice(0)) rest.reject(entry.failed);
+        for (const rest of this.queue.splice(0)) {
+          rest.prepared.abandon();
+          rest.reject(entry.failed);
+        }
         return;
       }
-      this.checkpoint.commit(entry.prepared);
-      this.hooks.delivered(entry.count - entry.rejected, this.checkpoint.state);
+      const checkpoint = entry.prepared.commit();
+      this.hooks.delivered(entry.count - entry.rejected, checkpoint);
       entry.resolve();
     }
   }
 
-  /** Export a batch until the collector has taken it; resolves to how many records it refused. */
-  private deliver(batch: Batch): Promise<number> {
+  /** Export a prepared batch until the collector has taken it; resolves to how many records it refused. */
+  private deliver(prepared: PreparedDelta<Batch>): Promise<number> {
     return deliverBatch(
       this.sink,
-      batch,
+      prepared.payload,
       this.signal,
       { backoff: this.opts.backoff, clock: this.opts.clock, failing: this.health },
       this.hooks,

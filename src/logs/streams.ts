@@ -29,15 +29,15 @@ import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordCounter, RecordEncoder } from "./prepared.js";
+import { NumberedSource, ScrollSource } from "./read/sources.js";
+import type { PageSource, SiteIdentity } from "./read/types.js";
 import {
   RequestTimeUnit,
   SERVER_COUNT_SLOTS,
   serverCounts,
   type RequestTimeSetting,
 } from "./requestCounts.js";
-import { NumberedSource, ScrollSource } from "./sources.js";
 import type { ResourceIdentity } from "./resource.js";
-import type { SiteIdentity, StreamSource } from "./tailer.js";
 
 /** The account's own activity log is tailed as a stream of "site" 0. */
 export const ACCOUNT: SiteIdentity = { id: 0, name: "" };
@@ -160,22 +160,16 @@ export function fingerprintOf(stream: LogStream): (entry: object) => string {
 }
 
 /** Where the stream's pages come from, through the API client. */
-export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): StreamSource {
+export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): PageSource {
   if (stream === "activity") {
-    return {
-      kind: "numbered",
-      numbered: new NumberedSource((page, opts) =>
-        site.id === 0
-          ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
-          : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
-      ),
-    };
+    return new NumberedSource((page, opts) =>
+      site.id === 0
+        ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+        : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+    );
   }
   const fetchPage = stream === "php" ? api.phpLogs : api.serverLogs;
-  return {
-    kind: "scroll",
-    scroll: new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts)),
-  };
+  return new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts));
 }
 
 /** logs.startFrom → epoch ms. */

@@ -37,6 +37,8 @@ export interface ActivationInputs {
   sink?: LogSink;
   env?: NodeJS.ProcessEnv;
   refresher?: Partial<RefresherOptions>;
+  /** The refreshes' request rate changed: re-plan the budget. */
+  onRefreshRateChange?: () => void;
 }
 
 /** Records per export, and about this many bytes of queue lines. */
@@ -71,7 +73,12 @@ export class WebhookReceiver {
   /** Start taking events. */
   async activate(inputs: ActivationInputs): Promise<void> {
     const { config } = this.deps;
-    const refresher = new SiteRefresher(inputs.refreshTarget, this.deps.logger, inputs.refresher);
+    // Single reads after events take at most a tenth of the budget; past it they join a discovery run.
+    const refresher = new SiteRefresher(inputs.refreshTarget, this.deps.logger, {
+      maxReadsPerSecond: Math.max(0.5, config.api.maxRequestsPerSecond / 10),
+      onRateChange: inputs.onRefreshRateChange,
+      ...inputs.refresher,
+    });
     this.refresher = refresher;
     const { index, count } = config.sites.shard;
     const target: WebhookTarget = {

@@ -151,6 +151,7 @@ function substitute(expr: string, site: string): string {
     .replaceAll("$__rate_interval", "1m")
     .replaceAll("$__range", "5m")
     .replaceAll("$__interval", "15s")
+    .replaceAll("$cluster", ".*")
     .replaceAll("$job", JOB)
     .replaceAll("$instance", instance.replace(/\./g, "\\\\."))
     .replaceAll("$site", site);

@@ -35,9 +35,9 @@ function runAndKill(
       const recs = Array.from({ length: 50 }, (_, i) => ({
         fingerprint: String(b * 50 + i).padStart(32, "0"), occurrence: 0, timeMs: 1_700_000_000_000 + (b * 50 + i) * 1000,
       }));
-      prepared.push(await cp.prepare((seq) => deltaFor(cp.state, seq, recs, Infinity)));
+      prepared.push(await cp.prepare((seq) => deltaFor(cp.state, seq, recs, Infinity), null));
     }
-    for (let b = 0; b < ${committed}; b++) cp.commit(prepared[b]);
+    for (let b = 0; b < ${committed}; b++) prepared[b].commit();
     process.kill(process.pid, "SIGKILL");
   `;
   const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: "inherit" });

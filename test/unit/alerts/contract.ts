@@ -24,6 +24,7 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_log_export_failures_total",
   "sitehost_exporter_log_lag_seconds",
   "sitehost_exporter_log_gaps_total",
+  "sitehost_exporter_log_paging_problems_total",
   "sitehost_exporter_api_planned_requests_per_second",
   "sitehost_exporter_api_budget_requests_per_second",
   "sitehost_exporter_shard_info",

@@ -113,11 +113,11 @@ describe("secrets stay out of errors, logs and metrics", () => {
   it("schema errors: a record or an object whose bad field holds the token or the secret", async () => {
     server = await startServer((req) => {
       if (req.path.endsWith("/domains")) {
-        // Record [1]: healthy must be a boolean; it holds a long string that ends with the token, so a
-        // client that abbreviates before redacting would leak a prefix of it.
+        // Record [1]: domainName must be a string; it holds a list with a long string that ends with the
+        // token, so a client that abbreviates before redacting would leak a prefix of it.
         return ok([
           domain("a.example.test"),
-          domain("b.example.test", `${"x".repeat(40)}${req.token ?? ""}`),
+          { ...domain("b.example.test"), domainName: [`${"x".repeat(40)}${req.token ?? ""}`] },
         ]);
       }
       return ok({ ...site(2), state: { leaked: CLIENT_SECRET } });
@@ -134,7 +134,10 @@ describe("secrets stay out of errors, logs and metrics", () => {
     assertNoSecrets(errorText(err), issued);
     assertNoSecrets(tc.logs.join("\n"), issued);
     // The report still says where and what.
-    expect(list.firstRejected).toMatchObject({ endpoint: "/sites/{id}/domains", field: "data[1].healthy" });
+    expect(list.firstRejected).toMatchObject({
+      endpoint: "/sites/{id}/domains",
+      field: "data[1].domainName",
+    });
     expect((err as ApiSchemaError).field).toBe("data.state");
   });
 

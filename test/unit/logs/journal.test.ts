@@ -38,8 +38,8 @@ async function deliver(
   n: number,
   commit = true,
 ) {
-  const prepared = await cp.prepare((seq) => deltaFor(cp.state, seq, records(from, n), Infinity));
-  if (commit) cp.commit(prepared);
+  const prepared = await cp.prepare((seq) => deltaFor(cp.state, seq, records(from, n), Infinity), null);
+  if (commit) prepared.commit();
   return prepared;
 }
 

@@ -1,9 +1,10 @@
 /**
  * The shipper: at most `depth` exports of a stream in flight, commits strictly in order whatever
- * order the acknowledgements come in, and an export abandoned at shutdown leaves it and everything
- * after it uncommitted.
+ * order the acknowledgements come in, in the same turn as the acknowledgement; an export abandoned at
+ * shutdown leaves it and everything after it uncommitted; nothing is sent before its delta is durable.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -165,4 +166,29 @@ it("an export abandoned at shutdown leaves it and the ones after it uncommitted,
     String(0).padStart(32, "0"),
     String(1).padStart(32, "0"),
   ]);
+});
+
+it("sends nothing whose delta could not be made durable", async () => {
+  const r = await rig([]);
+  // The journal's place is taken by a directory: appending to it fails.
+  await mkdir(join(dir, "site-1-server.journal"));
+  await expect(r.shipper.add(recs(0, 2))).rejects.toThrow(/EISDIR/);
+  expect(r.sent).toEqual([]);
+  expect(r.committed).toEqual([]);
+});
+
+it("writes the commit marker in the same turn as the acknowledgement, before any timer or I/O", async () => {
+  const gate = deferred();
+  const r = await rig([() => gate.promise]);
+  const adding = r.shipper.add(recs(0, 2));
+  await waitFor("the export in flight", () => r.inFlight() === 1);
+  const journal = join(dir, "site-1-server.journal");
+  // A next-tick callback runs once every promise continuation of this turn has, before any I/O.
+  const seen = new Promise<string>((resolve) =>
+    process.nextTick(() => resolve(readFileSync(journal, "utf8"))),
+  );
+  gate.accept();
+  expect(await seen).toContain('{"k":1}');
+  await adding;
+  await r.shipper.flush();
 });

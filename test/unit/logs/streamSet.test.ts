@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { STREAM_KINDS, wantedStreams, type StreamSpec } from "../../../src/logs/streams.js";
 import { StreamSet, type ManagedStream } from "../../../src/logs/streamSet.js";
-import type { SiteIdentity } from "../../../src/logs/tailer.js";
+import type { SiteIdentity } from "../../../src/logs/read/types.js";
 
 class Recorded implements ManagedStream {
   names: string[] = [];

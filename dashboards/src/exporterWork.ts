@@ -1,0 +1,164 @@
+/** The exporter health dashboard's rows about its work: collectors, log shipping, webhooks, the process. */
+import type { DashboardBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
+import { q, sel } from "./common.js";
+import { section, siteRanking, stat, timeSeries } from "./panels.js";
+
+export function exporterWorkSections(d: DashboardBuilder): void {
+  const S = sel();
+  const rate = (metric: string, extra?: string): string => `rate(${metric}${sel(extra)}[$__rate_interval])`;
+  section(d, "Collectors", [
+    timeSeries({
+      title: "Time since last successful run",
+      description:
+        "Seconds since each collector last finished successfully; grows steadily when a collector keeps failing.",
+      unit: "s",
+      targets: [
+        q(`time() - max by (collector) (sitehost_exporter_collector_last_success_timestamp_seconds${S})`, {
+          legend: "{{collector}}",
+        }),
+      ],
+    }),
+    timeSeries({
+      title: "Collector runs by result",
+      description: "Collector runs per second by collector and result (success, partial, failure).",
+      unit: "ops",
+      targets: [
+        q(`sum by (collector, result) (${rate("sitehost_exporter_collector_runs_total")})`, {
+          legend: "{{collector}} {{result}}",
+        }),
+      ],
+    }),
+    timeSeries({
+      title: "Collector failures",
+      description:
+        "Collector runs that ended partial or failed, per interval and collector; zero when all is well.",
+      unit: "short",
+      targets: [
+        q(
+          `sum by (collector) (increase(sitehost_exporter_collector_runs_total${sel('result!="success"')}[$__rate_interval])) or on () vector(0)`,
+          { legend: "{{collector}}" },
+        ),
+      ],
+      min: 0,
+    }),
+    timeSeries({
+      title: "Collector run duration",
+      description: "Duration of each collector's latest run.",
+      unit: "s",
+      targets: [
+        q(`max by (collector) (sitehost_exporter_collector_duration_seconds${S})`, {
+          legend: "{{collector}}",
+        }),
+      ],
+    }),
+    stat({
+      title: "Certificate records by result",
+      description:
+        "A records of the DNS zones in the last certificates run: SSL details read, no certificate data yet, request failed (last samples kept), or skipped (no site, or a site this instance does not select).",
+      unit: "none",
+      targets: [q(`sum by (result) (sitehost_exporter_certificate_records${S})`, { legend: "{{result}}" })],
+      show: "both",
+    }),
+    stat({
+      title: "Sites not enrolled in git",
+      description:
+        "Selected sites whose git deploy history answers 422: not enrolled in the platform's git integration (support enrolls them). Each is asked again once a day.",
+      unit: "none",
+      targets: [q(`sum(sitehost_exporter_git_sites_not_enrolled${S})`, { legend: "not enrolled" })],
+    }),
+  ]);
+
+  const perStream = (metric: string) => `sum by (stream) (${rate(metric)}) or on () vector(0)`;
+  section(d, "Log shipping", [
+    timeSeries({
+      title: "Log records shipped",
+      description: "Log records per second exported over OTLP and acknowledged, by stream (php, server).",
+      unit: "cps",
+      targets: [q(perStream("sitehost_exporter_log_records_shipped_total"), { legend: "{{stream}}" })],
+      min: 0,
+    }),
+    timeSeries({
+      title: "Deduplicated, failed and lost log records",
+      description:
+        "Per second, by stream: records dropped as already delivered (replays after a new scroll), OTLP export failures, and gaps where retention passed a checkpoint.",
+      unit: "cps",
+      targets: [
+        q(perStream("sitehost_exporter_log_records_deduplicated_total"), {
+          legend: "deduplicated {{stream}}",
+        }),
+        q(perStream("sitehost_exporter_log_export_failures_total"), { legend: "export failures {{stream}}" }),
+        q(perStream("sitehost_exporter_log_gaps_total"), { legend: "gaps {{stream}}" }),
+      ],
+      min: 0,
+    }),
+    timeSeries({
+      title: "Log lag (worst site)",
+      description: "Per stream, the largest lag over sites: now minus the newest shipped record's time.",
+      unit: "s",
+      targets: [q(`max by (stream) (sitehost_exporter_log_lag_seconds${S})`, { legend: "{{stream}}" })],
+    }),
+    siteRanking({
+      title: "Most lagging sites",
+      description: "The ten site streams whose newest shipped record is oldest.",
+      unit: "s",
+      w: 12,
+      h: 8,
+      targets: [
+        q(`topk(10, max by (site, stream) (sitehost_exporter_log_lag_seconds${S}))`, {
+          legend: "{{site}} {{stream}}",
+          instant: true,
+        }),
+      ],
+    }),
+  ]);
+
+  section(d, "Webhook receiver", [
+    timeSeries({
+      title: "Webhook deliveries rejected",
+      description:
+        "Webhook deliveries per second not accepted, by reason: unauthorized (wrong or missing token), method_not_allowed, too_large, unsupported_media_type, bad_request, unavailable (answered 503: queue full or failing, or standing by; the platform retries). Zero when all is well.",
+      unit: "reqps",
+      targets: [
+        q(`sum by (reason) (${rate("sitehost_exporter_webhook_rejected_total")})`, { legend: "{{reason}}" }),
+      ],
+      min: 0,
+    }),
+    timeSeries({
+      title: "Webhook events waiting to be shipped",
+      description:
+        "Accepted webhook events held on disk until the OTLP collector acknowledges them; it grows while the collector is down and drains when it is back.",
+      unit: "none",
+      targets: [q(`sum(sitehost_exporter_webhook_queued_records${S})`, { legend: "queued" })],
+      min: 0,
+    }),
+  ]);
+
+  section(d, "Process", [
+    timeSeries({
+      title: "Memory",
+      description: "Resident memory and V8 heap used of each instance.",
+      unit: "bytes",
+      w: 8,
+      targets: [
+        q(`process_resident_memory_bytes${S}`, { legend: "resident {{instance}}" }),
+        q(`sum by (instance) (nodejs_heap_size_used_bytes${S})`, { legend: "heap used {{instance}}" }),
+      ],
+    }),
+    timeSeries({
+      title: "CPU",
+      description: "CPU time used per second of each instance (1 = one core busy).",
+      unit: "percentunit",
+      w: 8,
+      targets: [q(`rate(process_cpu_seconds_total${S}[$__rate_interval])`, { legend: "{{instance}}" })],
+    }),
+    stat({
+      title: "Event loop lag p99",
+      description:
+        "99th percentile event loop delay of each instance; high values delay scrapes and log polling.",
+      unit: "s",
+      w: 8,
+      targets: [q(`nodejs_eventloop_lag_p99_seconds${S}`, { legend: "{{instance}}" })],
+      show: "both",
+    }),
+  ]);
+}

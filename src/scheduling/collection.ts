@@ -1,0 +1,54 @@
+/** Discovery, the collectors and the runner over them, put together the one way the daemon and `once` run them. */
+import type { Logger } from "pino";
+import type { Registry } from "prom-client";
+import type { SitehostApi } from "../api/types.js";
+import { createCollectors } from "../collectors/index.js";
+import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
+import type { Config } from "../config/schema.js";
+import { SiteDiscovery } from "../discovery/discovery.js";
+import type { MetricStore } from "../metrics/store.js";
+import { CollectorRunner, siteConcurrencyFor } from "./runner.js";
+import type { SiteCollectedListener } from "./runs.js";
+
+export interface CollectionSettings {
+  /** The `sites` filters and the shard. */
+  sites: Config["sites"];
+  /** Each collector's `enabled` and `schedule`. */
+  collectors: Config["collectors"];
+  /** `api.maxConcurrency`: the sites a run keeps in flight follow it. */
+  maxConcurrency: number;
+}
+
+export interface CollectionDeps {
+  api: SitehostApi;
+  store: MetricStore;
+  registry: Registry;
+  logger: Logger;
+  onSiteCollected?: SiteCollectedListener;
+  now?: () => number;
+  /** Replaces the collectors (tests). */
+  createCollectors?: (env: CollectorEnv) => CollectorSet;
+}
+
+export function createCollection(
+  settings: CollectionSettings,
+  deps: CollectionDeps,
+): { discovery: SiteDiscovery; runner: CollectorRunner } {
+  const { api, store, registry, logger, now = Date.now } = deps;
+  const siteConcurrency = siteConcurrencyFor(settings.maxConcurrency);
+  const discovery = new SiteDiscovery({ sites: settings.sites, api, store, registry, logger, now });
+  const collectors = (deps.createCollectors ?? createCollectors)({ now, concurrency: siteConcurrency });
+  const runner = new CollectorRunner({
+    discovery,
+    collectors,
+    settings: settings.collectors,
+    siteConcurrency,
+    api,
+    store,
+    registry,
+    logger,
+    onSiteCollected: deps.onSiteCollected,
+    now,
+  });
+  return { discovery, runner };
+}
