@@ -21,14 +21,14 @@ const PATHS = [
   "/search/?q=shoes",
 ];
 const METHODS = ["GET", "GET", "GET", "GET", "POST", "HEAD"];
-/** Statuses of a healthy site's requests, by share: mostly 200, a few redirects and 4xx, 0.5 % 5xx. */
+/** Statuses of a healthy site's requests, by share: mostly 200, a few redirects and 4xx, 0.2 % 5xx. */
 const STATUS_SHARES: ReadonlyArray<readonly [number, number]> = [
   [301, 0.02],
   [304, 0.03],
   [404, 0.03],
   [403, 0.005],
-  [500, 0.003],
-  [502, 0.002],
+  [500, 0.0012],
+  [502, 0.0008],
 ];
 const SERVER_ERRORS = [500, 502, 503, 504];
 const AGENTS = [
@@ -75,7 +75,7 @@ export function requestSeconds(src: LogSource, second: number, k: number, traffi
   const medianMs = 60 + (src.seed % 5) * 40;
   let ms = medianMs * Math.exp(0.5 * z);
   if (unit(src.seed, second, k, 0x73) < 0.03) ms *= 8;
-  if (traffic?.slow) ms *= 15;
+  if (traffic?.slow) ms *= 25;
   return Math.round(Math.min(ms, 60_000)) / 1000;
 }
 

@@ -37,7 +37,7 @@ export interface SimulatorFaults {
 
 /**
  * What a site's web-server log shows between `fromSecond` and `toSecond` (epoch seconds; absent: from
- * the start, for ever): `slow` multiplies uncached request times by 15 (a median above 1 s), `errorRate`
+ * the start, for ever): `slow` multiplies uncached request times by 25 (a median above 1.5 s), `errorRate`
  * is the share of requests answered 5xx, `rate` replaces the generated entries per second (0: idle).
  * Entries of a second are fixed once generated, so give windows that start now or later.
  */
