@@ -133,6 +133,35 @@ for values in "${value_sets[@]}"; do
   fi
 done
 
+# ---- SLO rules: the chart's and the exporter's agree ------------------------------------------
+# The PrometheusRule's SLO groups are rendered from config.slos by templates/_slo.tpl; the exporter
+# prints its own with `slo-rules`. For the default values and ci/slo-values.yaml both must be equal.
+[ -f "$ROOT/dist/src/cli/main.js" ] || (cd "$ROOT" && npm run --silent build)
+for values in "" "$CHART/ci/slo-values.yaml"; do
+  args=(--set prometheusRule.enabled=true)
+  [ -n "$values" ] && args+=(-f "$values")
+  "$HELM" template x "$CHART" --namespace monitoring "${args[@]}" >"$OUT/slo-chart.yaml" || fail "helm template (SLO rules)"
+  node_run -e '
+    const fs = require("fs"), yaml = require("yaml");
+    const [rendered, values] = process.argv.slice(1);
+    const rule = yaml.parseAllDocuments(fs.readFileSync(rendered, "utf8")).map((d) => d.toJS()).find((o) => o && o.kind === "PrometheusRule");
+    const slos = values ? (yaml.parse(fs.readFileSync(values, "utf8")).config ?? {}).slos : undefined;
+    fs.writeFileSync(rendered + ".groups.json", JSON.stringify(rule.spec.groups.filter((g) => g.name.startsWith("sitehost-slo"))));
+    fs.writeFileSync(rendered + ".config.yaml", yaml.stringify(slos ? { slos } : {}));
+  ' "$OUT/slo-chart.yaml" "$values"
+  node_run "$ROOT/dist/src/cli/main.js" slo-rules --config "$OUT/slo-chart.yaml.config.yaml" >"$OUT/slo-cli.yaml" ||
+    fail "sitehost-exporter slo-rules"
+  node_run -e '
+    const fs = require("fs"), yaml = require("yaml"), assert = require("assert");
+    const chart = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+    const cli = yaml.parse(fs.readFileSync(process.argv[2], "utf8")).groups;
+    assert.ok(cli.length > 0, "slo-rules printed no group");
+    assert.deepStrictEqual(chart, cli);
+  ' "$OUT/slo-chart.yaml.groups.json" "$OUT/slo-cli.yaml" ||
+    fail "the chart's SLO rules differ from slo-rules for ${values:-the default values}"
+  echo "    SLO rules of ${values:-the default values}: chart = slo-rules"
+done
+
 # ---- behaviour across renders ---------------------------------------------------------------
 echo "--- across renders"
 render() { "$HELM" template x "$CHART" --namespace monitoring "$@"; }
