@@ -5,7 +5,8 @@
  * series, so the rules do not grow with the sites or the overrides. The Helm chart renders the same
  * rules from its values (templates/_slo.tpl); a test renders both and compares them.
  *
- * Recorded per site, objective (`slo`) and window W:
+ * Recorded per site, objective (`slo`) and window W (each of slos.windows, and slos.period for the
+ * error budget left):
  *   sitehost_site_slo:requests:increaseW  requests the SLI counts
  *   sitehost_site_slo:errors:increaseW    of those, the bad ones (5xx; slower than the threshold)
  */
@@ -119,9 +120,14 @@ function alertRules(slos: SlosConfig): AlertingRule[] {
   return rules;
 }
 
+/** The alert windows, then the budget's period (the dashboards' budget left) unless it is one of them. */
+export function recordedWindows(slos: SlosConfig): string[] {
+  return slos.windows.includes(slos.period) ? slos.windows : [...slos.windows, slos.period];
+}
+
 export function sloRuleGroups(slos: SlosConfig): RuleGroup[] {
   return [
-    { name: "sitehost-slo-sli", rules: slos.windows.flatMap((w) => sliRules(w)) },
+    { name: "sitehost-slo-sli", rules: recordedWindows(slos).flatMap((w) => sliRules(w)) },
     { name: "sitehost-slo-alerts", rules: alertRules(slos) },
   ];
 }

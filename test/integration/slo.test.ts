@@ -177,7 +177,7 @@ describe("visitors' SLOs from the logs", () => {
       data: { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> };
     };
     const rules = body.data.groups.flatMap((g) => g.rules);
-    expect(rules.length).toBe(34);
+    expect(rules.length).toBe(38);
     expect(
       rules.filter((r) => r.health !== "ok").map((r) => `${r.name}: ${r.health} ${r.lastError ?? ""}`),
     ).toEqual([]);

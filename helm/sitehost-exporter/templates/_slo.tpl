@@ -10,6 +10,8 @@ the rules: the exporter publishes them as sitehost_site_slo_objective_ratio.
 {{- if hasKey $s "enabled" }}{{ $enabled = $s.enabled }}{{ end -}}
 {{- if $enabled -}}
 {{- $windows := $s.windows | default (list "5m" "30m" "1h" "2h" "6h" "1d" "3d") -}}
+{{- $period := $s.period | default "28d" -}}
+{{- if not (has $period $windows) }}{{ $windows = append $windows $period }}{{ end -}}
 {{- $min := $s.minFailedRequests | default 10 -}}
 {{- $page := dict "severity" "critical" "windows" (list (dict "burnRate" 14.4 "long" "1h" "short" "5m" "for" "2m") (dict "burnRate" 6 "long" "6h" "short" "30m" "for" "15m")) -}}
 {{- $ticket := dict "severity" "warning" "windows" (list (dict "burnRate" 1 "long" "3d" "short" "6h" "for" "1h")) -}}

@@ -286,4 +286,3 @@ describe("log pages", () => {
     expect(api.every((r) => r.path === "/v1/sites/11/logs/php" && !r.query.has("scroll_id"))).toBe(true);
   });
 });
-

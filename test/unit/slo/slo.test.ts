@@ -112,7 +112,7 @@ describe("generated SLO rules", () => {
     };
     const rules = file.groups.flatMap((g) => g.rules);
     const records = new Set(rules.flatMap((r) => (r.record ? [r.record] : [])));
-    for (const w of ["5m", "30m", "1h", "2h", "6h", "1d", "3d"]) {
+    for (const w of ["5m", "30m", "1h", "2h", "6h", "1d", "3d", "28d"]) {
       expect(records).toContain(`sitehost_site_slo:requests:increase${w}`);
       expect(records).toContain(`sitehost_site_slo:errors:increase${w}`);
     }
@@ -126,7 +126,7 @@ describe("generated SLO rules", () => {
 
   it("pass promtool check rules and their promtool unit tests", async () => {
     const check = await run(PROMTOOL, ["check", "rules", RULES]);
-    expect(check.stdout).toContain("SUCCESS: 34 rules found");
+    expect(check.stdout).toContain("SUCCESS: 38 rules found");
     const dir = join(ROOT, "config", "slo", "tests");
     const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).map((f) => join(dir, f));
     const { stdout } = await run(PROMTOOL, ["test", "rules", ...files]);
