@@ -14,6 +14,7 @@
 import type { CollectorName } from "../config/schema.js";
 import type { Clock } from "../util/time.js";
 import { systemClock } from "../util/time.js";
+import { WakeTimer } from "../util/wakeTimer.js";
 
 export type Release = () => void;
 
@@ -56,8 +57,7 @@ export class RequestBudget {
   private readonly sources = new Map<BudgetSource, SourceState>();
   private queued = 0;
   private virtualTime = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly wakeTimer: WakeTimer;
   private closedWith: Error | undefined;
   private readonly burst: number;
   private configuredWeights = new Map<BudgetSource, number>();
@@ -67,6 +67,7 @@ export class RequestBudget {
     readonly ratePerSecond: number,
     private readonly clock: Pick<Clock, "now"> = systemClock,
   ) {
+    this.wakeTimer = new WakeTimer(() => this.pump(), clock);
     this.burst = Math.max(1, Math.min(ratePerSecond, maxConcurrency));
     this.tokens = this.burst;
     this.lastRefill = clock.now();
@@ -192,9 +193,7 @@ export class RequestBudget {
   /** Rejects every waiter and every later acquire, and stops the timer (shutdown). */
   close(reason: Error = new Error("request budget closed")): void {
     this.closedWith = reason;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+    this.wakeTimer.cancel();
     for (const s of this.sources.values()) {
       for (const waiter of s.queue.splice(0)) {
         if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
@@ -206,18 +205,6 @@ export class RequestBudget {
 
   private schedule(delayMs: number): void {
     if (this.closedWith) return;
-    const at = this.clock.now() + Math.max(0, Math.ceil(delayMs));
-    // Keep an earlier wake-up: a later one would leave the queue waiting too long.
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      Math.max(0, Math.ceil(delayMs)),
-    );
+    this.wakeTimer.wakeAt(this.clock.now() + Math.max(0, Math.ceil(delayMs)));
   }
 }

@@ -42,6 +42,8 @@ interface Token {
 }
 
 export interface TokenEvents {
+  /** The token request as messages name it (`POST https://…/auth/token`); default its route. */
+  where?: string;
   onResult?(result: "success" | "failure"): void;
   /** The first short-lived token: its lifetime and how often tokens will be requested (once per process). */
   onShortLived?(lifetimeS: number, refreshEveryS: number): void;
@@ -122,32 +124,38 @@ export class TokenManager {
 
   private parse(answer: TokenAnswer, startedAt: number): Token {
     const { status } = answer;
+    const where = this.events.where ?? TOKEN;
     if (status === 400 || status === 401 || status === 403) {
       throw new ApiAuthError(
-        `${TOKEN}: the platform rejected the client credentials (HTTP ${status})`,
+        `${where}: the platform rejected the client credentials (HTTP ${status}); check api.clientId and the client secret (SITEHOST_CLIENT_ID, SITEHOST_CLIENT_SECRET or SITEHOST_CLIENT_SECRET_FILE)`,
         TOKEN,
       );
     }
     if (status < 200 || status >= 300) {
-      throw new SitehostApiError(`${TOKEN}: token request failed (HTTP ${status})`, TOKEN);
+      const hint =
+        status === 404
+          ? "; check api.authUrl (SITEHOST_AUTH_URL): the host root the token endpoint is under, without /v1"
+          : "";
+      throw new SitehostApiError(`${where}: token request failed (HTTP ${status})${hint}`, TOKEN);
     }
+    const notToken = `the answer is not a token: check api.authUrl (SITEHOST_AUTH_URL), the host root of the token endpoint`;
     let body: unknown;
     try {
       body = JSON.parse(answer.body);
     } catch {
-      throw new ApiAuthError(`${TOKEN}: the token answer is not JSON`, TOKEN);
+      throw new ApiAuthError(`${where}: the token answer is not JSON; ${notToken}`, TOKEN);
     }
     const parsed = TokenResponseSchema.safeParse(body);
     if (!parsed.success) {
       throw new ApiAuthError(
-        `${TOKEN}: the token answer has no usable access_token and expires_in (a number of seconds above zero)`,
+        `${where}: the token answer has no usable access_token and expires_in (a number of seconds above zero); ${notToken}`,
         TOKEN,
       );
     }
     const lifetimeS = parsed.data.expires_in;
     if (lifetimeS < MIN_TOKEN_LIFETIME_S) {
       throw new ApiAuthError(
-        `${TOKEN}: the token answer's expires_in (${lifetimeS} s) is shorter than the ${MIN_TOKEN_LIFETIME_S} s a token must last to be sent`,
+        `${where}: the token answer's expires_in (${lifetimeS} s) is shorter than the ${MIN_TOKEN_LIFETIME_S} s a token must last to be sent`,
         TOKEN,
       );
     }

@@ -140,7 +140,7 @@ addCommonOptions(
     .command("once")
     .description("discovery plus one run of each enabled collector; prints the exposition")
     .option("--collectors <names>", "comma-separated collectors to run (default: every enabled one)")
-    .action(async (opts: CommonOptions & { collectors?: string }) => {
+    .action(async (opts: CommonOptions & { collectors?: string }, cmd: Command) => {
       let collectors: string[] | undefined;
       try {
         collectors = opts.collectors === undefined ? undefined : parseCollectorList(opts.collectors);
@@ -149,17 +149,17 @@ addCommonOptions(
         fail(err.problems.join("; "), 2);
       }
       const config = await load(opts, true);
-      const logger = createLogger({
-        level: opts["log.level"] === "info" ? "warn" : opts["log.level"],
-        format: opts["log.format"],
-      });
+      // Unless a level is asked for, `once` says only its one-line reason (the log lines, with
+      // their stack traces, are there at --log.level debug).
+      const quiet = cmd.getOptionValueSource("log.level") === "default";
+      const logger = createLogger({ level: quiet ? "silent" : opts["log.level"], format: opts["log.format"] });
       const { runOnce } = await import("../daemon.js");
       try {
         const text = await runOnce({ config, logger, collectors });
         process.stdout.write(text);
         exitWith(0);
       } catch (err) {
-        fail((err as Error).message);
+        fail(`${(err as Error).message}${quiet ? " (details: --log.level debug)" : ""}`);
       }
     }),
 );

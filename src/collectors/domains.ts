@@ -1,6 +1,7 @@
 import type { Domain } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
 
 type Flags = { primary: boolean; healthy?: boolean; dns?: boolean; provisioned?: boolean };
 
@@ -35,3 +36,11 @@ export function collectDomains(site: SiteRef, domains: readonly Domain[]): Sampl
   }
   return out;
 }
+
+/** The `domains` collector: the site's domains, one request per site. */
+export const domainsCollector = perSite<Domain[], "domains">({
+  name: "domains",
+  requestsPerSite: 1,
+  fetch: async (api, site, signal) => (await api.domains({ id: site.id }, { signal })).items,
+  collect: (site, input) => collectDomains(site, input),
+});

@@ -19,27 +19,16 @@ import { SlosSchema } from "../slo/config.js";
  */
 export const DEFAULT_PORT = 10987;
 
-export const COLLECTOR_NAMES = [
-  "inventory",
-  "traffic",
-  "statistics",
-  "usage",
-  "performance",
-  "security",
-  "domains",
-  "backups",
-  "certificates",
-  "git",
-] as const;
-export type CollectorName = (typeof COLLECTOR_NAMES)[number];
-
 export { SITE_KINDS, type SiteKind } from "./siteKinds.js";
 
 /**
- * Defaults follow how often the platform's data changes (README "Schedules").
- * Seconds field first when six fields are given.
+ * Every collector, one entry each: its name and default schedule, chosen from how often the platform's
+ * data changes (README "Schedules"; seconds field first when six fields are given). This is all the
+ * configuration (`collectors.<name>.enabled`, `.schedule`), the runner and the request plan need to
+ * know of a collector; its module registers under the same name in `createCollectors`
+ * (src/collectors/index.ts), whose type requires one for every entry here but `inventory` (discovery).
  */
-export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
+export const DEFAULT_SCHEDULES = {
   inventory: "*/5 * * * *", // site list and storage: new sites show up within 5 minutes
   traffic: "0 * * * * *", // requests/bytes per second: a new period every minute
   statistics: "17 */3 * * *", // page views are updated once a day; look a few times so a day's change shows early
@@ -50,7 +39,10 @@ export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
   backups: "7 * * * *", // automatic backups are daily; an hour is ample to flag a stale one
   certificates: "13 * * * *", // certificates last months; an hour is ample to warn 14 and 3 days ahead
   git: "4,19,34,49 * * * *", // deploys happen during the day; a failed one shows within 15 minutes
-};
+} as const satisfies Record<string, string>;
+
+export type CollectorName = keyof typeof DEFAULT_SCHEDULES;
+export const COLLECTOR_NAMES = Object.keys(DEFAULT_SCHEDULES) as readonly CollectorName[];
 
 /** The longest delay a Node.js timer takes (about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -26,7 +26,7 @@ import { countingSink, createLogSink } from "./otlp/createSink.js";
 import type { LogSink } from "./otlp/sink.js";
 import { StreamReporter, type Reporting } from "./reporting.js";
 import { streamResource } from "./resource.js";
-import { LogScheduler } from "./scheduler.js";
+import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
 import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
@@ -227,6 +227,11 @@ export class LogPipeline {
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
     if (logs.streams.includes("server")) this.objectives.update(sites);
+  }
+
+  /** How the streams are polled now (for the request plan); undefined before start and after stop. */
+  polling(): LogPolling | undefined {
+    return this.phase.kind === "running" ? this.phase.scheduler.polling() : undefined;
   }
 
   /** The site served requests lately: read its web-server log soon. */

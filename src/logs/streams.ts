@@ -124,13 +124,6 @@ export function wantedStreams(
   return wanted;
 }
 
-const DAY_MS = 86_400_000;
-/** How long the platform keeps entries: PHP and web-server logs 7 days; activity 30 (site), 60 (account). */
-const RETENTION_MS: Record<LogStream, { site: number; account: number }> = {
-  php: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  server: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  activity: { site: 30 * DAY_MS, account: 60 * DAY_MS },
-};
 /** Activity pages hold at most 50 entries. */
 const ACTIVITY_PER_PAGE = 50;
 
@@ -149,10 +142,6 @@ export function streamLabels(site: SiteIdentity, stream: LogStream) {
   return site.id === 0
     ? { site_id: "", site: "", stream }
     : { site_id: String(site.id), site: site.name, stream };
-}
-
-export function retentionMs(site: SiteIdentity, stream: LogStream): number {
-  return site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site;
 }
 
 export function fingerprintOf(stream: LogStream): (entry: object) => string {

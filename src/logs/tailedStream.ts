@@ -19,14 +19,7 @@ import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
 import type { BufferBudget } from "./spool.js";
-import {
-  encoderFor,
-  fingerprintOf,
-  retentionMs,
-  sourceFor,
-  type StreamEncoder,
-  type StreamSpec,
-} from "./streams.js";
+import { encoderFor, fingerprintOf, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
 import type { ManagedStream } from "./streamSet.js";
 import { Tailer, type ReadOutcome, type SiteIdentity } from "./tailer.js";
 
@@ -107,7 +100,6 @@ export class TailedStream implements ManagedStream {
         startFromMs: ctx.startFromMs,
         maxPagesPerRead: ctx.maxPagesPerRead,
         ...(kind.claimed ? { claim: (fp: string) => ctx.claim(fp, key) } : {}),
-        retentionMs: retentionMs(site, kind.stream),
         spoolDir: ctx.spoolDir,
         bufferBudget: ctx.bufferBudget,
         fingerprint: fingerprintOf(kind.stream),

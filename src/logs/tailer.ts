@@ -41,6 +41,8 @@ export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
  * checked too, which is how lateness is first noticed between full-overlap reads.
  */
 const NEGLIGIBLE_LATENESS_MS = 100;
+/** How much of the rate seen by the reads before each read keeps (see noteRate). */
+const RATE_DECAY = 0.9;
 /** How fast the lateness seen long ago stops widening the short window (half-life). */
 const LATENESS_HALF_LIFE_MS = 3_600_000;
 
@@ -68,6 +70,9 @@ export class Tailer {
   private lateness = { ms: 0, at: 0 };
   private lastDeepReadAt = -Infinity;
   private spoolCounter = 0;
+  /** When the last complete read began, and the entries shipped and time passed since, decaying. */
+  private lastReadAtMs: number | undefined;
+  private rate = { shipped: 0, elapsedMs: 0 };
 
   constructor(
     readonly site: SiteIdentity,
@@ -154,6 +159,7 @@ export class Tailer {
       if (deep) this.lastDeepReadAt = now;
     }
     if (after.readToEnd) this.events.readToEnd(now);
+    if (after.complete) this.noteRate(result.shipped, now);
     const gap = readGap({
       deliveredBefore: before.highWaterMs > before.floorMs,
       highWaterBeforeMs: before.highWaterMs,
@@ -165,6 +171,28 @@ export class Tailer {
     if (gap) this.events.gap(gap.fromMs, gap.toMs);
     if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
-    return result.shipped > 0 ? { kind: "found", shipped: result.shipped } : { kind: "empty" };
+    if (result.shipped === 0) return { kind: "empty" };
+    if (this.rate.elapsedMs === 0) return { kind: "found", shipped: result.shipped };
+    const pace = {
+      ratePerSecond: (this.rate.shipped * 1000) / this.rate.elapsedMs,
+      // The next read re-reads its short window and the high-water mark's own second.
+      rereadMs: this.lateWindowMs(now) + 1000,
+      pageSize: this.source.pageSize,
+    };
+    return { kind: "found", shipped: result.shipped, pace };
+  }
+
+  /**
+   * The stream's rate: entries shipped over the time between reads, both summed with the older reads
+   * weighing less and less (about the last ten reads count), so whole-second batches even out.
+   */
+  private noteRate(shipped: number, now: number): void {
+    const last = this.lastReadAtMs;
+    this.lastReadAtMs = now;
+    if (last === undefined || now <= last) return;
+    this.rate = {
+      shipped: this.rate.shipped * RATE_DECAY + shipped,
+      elapsedMs: this.rate.elapsedMs * RATE_DECAY + (now - last),
+    };
   }
 }

@@ -1,14 +1,9 @@
 /** Discovery, the collectors and the runner over them, put together the one way the daemon and `once` run them. */
-import type { Logger } from "pino";
-import type { Registry } from "prom-client";
-import type { SitehostApi } from "../api/types.js";
 import { createCollectors } from "../collectors/index.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
-import type { MetricStore } from "../metrics/store.js";
-import { CollectorRunner, siteConcurrencyFor } from "./runner.js";
-import type { SiteCollectedListener } from "./runs.js";
+import { CollectorRunner, siteConcurrencyFor, type RunnerServices } from "./runner.js";
 
 export interface CollectionSettings {
   /** The `sites` filters and the shard. */
@@ -19,13 +14,7 @@ export interface CollectionSettings {
   maxConcurrency: number;
 }
 
-export interface CollectionDeps {
-  api: SitehostApi;
-  store: MetricStore;
-  registry: Registry;
-  logger: Logger;
-  onSiteCollected?: SiteCollectedListener;
-  now?: () => number;
+export interface CollectionDeps extends RunnerServices {
   /** Replaces the collectors (tests). */
   createCollectors?: (env: CollectorEnv) => CollectorSet;
 }
@@ -39,15 +28,11 @@ export function createCollection(
   const discovery = new SiteDiscovery({ sites: settings.sites, api, store, registry, logger, now });
   const collectors = (deps.createCollectors ?? createCollectors)({ now, concurrency: siteConcurrency });
   const runner = new CollectorRunner({
+    ...deps,
     discovery,
     collectors,
     settings: settings.collectors,
     siteConcurrency,
-    api,
-    store,
-    registry,
-    logger,
-    onSiteCollected: deps.onSiteCollected,
     now,
   });
   return { discovery, runner };

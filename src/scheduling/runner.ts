@@ -52,14 +52,8 @@ export function siteConcurrencyFor(maxConcurrency: number): number {
   return Math.max(1, Math.min(maxConcurrency * 2, 64));
 }
 
-export interface RunnerDeps {
-  /** The site list every collector works on; it runs as the `inventory` collector. */
-  discovery: SiteDiscovery;
-  collectors: CollectorSet;
-  /** `collectors`: each one's `enabled` and `schedule`. */
-  settings: Config["collectors"];
-  /** Sites of one run in flight at once (siteConcurrencyFor). */
-  siteConcurrency: number;
+/** What the runner works with besides discovery and the collectors. */
+export interface RunnerServices {
   api: SitehostApi;
   store: MetricStore;
   registry: Registry;
@@ -67,6 +61,16 @@ export interface RunnerDeps {
   /** Called with what a per-site collector published for a site (the traffic hints the log tailers). */
   onSiteCollected?: SiteCollectedListener;
   now?: () => number;
+}
+
+export interface RunnerDeps extends RunnerServices {
+  /** The site list every collector works on; it runs as the `inventory` collector. */
+  discovery: SiteDiscovery;
+  collectors: CollectorSet;
+  /** `collectors`: each one's `enabled` and `schedule`. */
+  settings: Config["collectors"];
+  /** Sites of one run in flight at once (siteConcurrencyFor). */
+  siteConcurrency: number;
 }
 
 export class CollectorRunner {

@@ -16,6 +16,7 @@
 import type { ActivityEntry, LogEntry } from "../../api/schemas.js";
 import type { LogPage, PageResult, RequestOptions } from "../../api/types.js";
 import { entryTimeMs } from "../entry.js";
+import { SCROLL_PAGE_SIZE } from "./decide.js";
 import type { Hold, PageCursor, PageSource, ScrollStart, SourcePage } from "./types.js";
 
 export type FetchScrollPage = (scrollId: string | null, opts: RequestOptions) => Promise<LogPage<LogEntry>>;
@@ -30,6 +31,7 @@ interface HeldScroll {
 
 export class ScrollSource implements PageSource {
   readonly resumable = true;
+  readonly pageSize = SCROLL_PAGE_SIZE;
   private held: HeldScroll | null = null;
   /** A held cursor, continued from its end, returned new entries once: it grows (not a snapshot). */
   private grown = false;
@@ -118,7 +120,12 @@ export type FetchNumberedPage = (page: number, opts: RequestOptions) => Promise<
 /** Activity logs: numbered pages, delivered to the read newest first whatever order the platform uses. */
 export class NumberedSource implements PageSource {
   readonly resumable = false;
-  constructor(private readonly fetchPage: FetchNumberedPage) {}
+
+  constructor(
+    private readonly fetchPage: FetchNumberedPage,
+    /** per_page of the requests (activity logs: at most 50). */
+    readonly pageSize = 50,
+  ) {}
 
   open(): PageCursor {
     return new NumberedCursor(this.fetchPage);

@@ -8,6 +8,7 @@ import type { Clock } from "../../util/time.js";
 import type { CorruptCheckpointError } from "../checkpoint.js";
 import type { StreamEntry } from "../pending.js";
 import type { RecordEncoder } from "../prepared.js";
+import type { ReadPace } from "../pace.js";
 import type { BufferBudget } from "../spool.js";
 import type { ReadLimits } from "./decide.js";
 
@@ -19,8 +20,8 @@ export interface SiteIdentity {
 }
 
 export type ReadOutcome =
-  /** New records were shipped. */
-  | { kind: "found"; shipped: number }
+  /** New records were shipped; `pace`: what the stream's reads cost lately, to choose the next one's time. */
+  | { kind: "found"; shipped: number; pace?: ReadPace }
   /** Nothing new. */
   | { kind: "empty" }
   /** Stopped at the page cap with more waiting: read again at once. */
@@ -58,7 +59,6 @@ export interface TailerOptions {
   readLimits?: Partial<Pick<ReadLimits, "maxPages" | "maxHeldBytes" | "unusablePages">>;
   /** Activity streams: may this stream ship an entry another stream may also list? */
   claim?: (fingerprint: string) => boolean;
-  retentionMs: number;
   spoolDir: string;
   bufferBudget: BufferBudget;
   fingerprint: Fingerprint;
@@ -125,6 +125,8 @@ export interface PageCursor {
 }
 
 export interface PageSource {
+  /** Entries a full page holds. */
+  readonly pageSize: number;
   /**
    * A read cut short can resume where it stopped next time (a held scroll). Numbered pages cannot:
    * their reads are never cut at the page cap, or the entries between would be skipped.

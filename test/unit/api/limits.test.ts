@@ -76,7 +76,9 @@ describe("api.timeout is a total deadline", () => {
     tc = makeClient(server, { timeoutMs: 800, maxRetries: 0 });
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiTimeoutError);
-    expect((err as Error).message).toBe("/sites/{id}: no complete answer within 800 ms (api.timeout)");
+    expect((err as Error).message).toBe(
+      `GET ${server.apiUrl}/sites/1: no complete answer within 800 ms (api.timeout)`,
+    );
   });
 });
 

@@ -44,7 +44,7 @@ describe("5xx and network errors", () => {
     expect(e.endpoint).toBe("/sites/{id}/statistics");
     expect(e.apiMessage).toBe(INTERNAL);
     expect(e.apiErrors).toEqual(["backend unavailable"]);
-    expect(e.message).toBe(`/sites/{id}/statistics: HTTP 503 (${INTERNAL}; backend unavailable)`);
+    expect(e.message).toBe(`GET ${server.apiUrl}/sites/42/statistics: HTTP 503 (${INTERNAL}; backend unavailable)`);
     // 1 first attempt + maxRetries (2) = 3 requests.
     expect(server.api()).toHaveLength(3);
     expect(
@@ -112,7 +112,7 @@ describe("5xx and network errors", () => {
     const err = await tc.client.site({ id: 9 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect((err as ApiHttpError).message).toBe(
-      "/sites/{id}: HTTP 404 (We could not locate the requested resources.)",
+      `GET ${server.apiUrl}/sites/9: HTTP 404 (We could not locate the requested resources.)`,
     );
     expect(server.api()).toHaveLength(1);
   });
@@ -142,7 +142,13 @@ describe("5xx and network errors", () => {
     tc = makeClient(server, { maxRetries: 3 });
     const err = await tc.client.domains({ id: 7 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiNetworkError);
-    expect((err as ApiNetworkError).message).toMatch(/^\/sites\/\{id\}\/domains: network error \(.+\)$/);
+    const host = new URL(server.apiUrl).host;
+    // Names the request and what happened to the connection, with the code.
+    expect((err as ApiNetworkError).message).toMatch(
+      new RegExp(
+        `^GET ${server.apiUrl}/sites/7/domains: .*${host}.* \\((ECONNRESET|UND_ERR_SOCKET|\\w+)\\)$`,
+      ),
+    );
     // 1 + maxRetries (3) = 4.
     expect(server.api()).toHaveLength(4);
   });

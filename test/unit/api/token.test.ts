@@ -320,7 +320,9 @@ describe("token against a server (loopback)", () => {
     tc = makeClient(server);
     const err = await tc.client.site({ id: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
-    expect((err as ApiAuthError).message).toBe("/sites/{id}: HTTP 401 again after re-authenticating");
+    expect((err as ApiAuthError).message).toBe(
+      `GET ${server.apiUrl}/sites/3: HTTP 401 again after re-authenticating; the token was refused: the API application may have been revoked or lost access`,
+    );
     expect(server.tokenRequests()).toHaveLength(2);
     expect(server.seen.filter((s) => s.path === "/v1/sites/3")).toHaveLength(2);
   });
@@ -333,7 +335,7 @@ describe("token against a server (loopback)", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
     expect((err as Error).message).toBe(
-      "/auth/token: the platform rejected the client credentials (HTTP 401)",
+      `POST ${server.authUrl}/auth/token: the platform rejected the client credentials (HTTP 401); check api.clientId and the client secret (SITEHOST_CLIENT_ID, SITEHOST_CLIENT_SECRET or SITEHOST_CLIENT_SECRET_FILE)`,
     );
     expect(server.api()).toHaveLength(0);
     expect(
@@ -350,7 +352,7 @@ describe("token against a server (loopback)", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect(err).not.toBeInstanceOf(ApiAuthError);
-    expect((err as ApiHttpError).message).toBe("/auth/token: HTTP 503 (maintenance)");
+    expect((err as ApiHttpError).message).toBe(`POST ${server.authUrl}/auth/token: HTTP 503 (maintenance)`);
     // 1 + maxRetries (2) = 3 token requests, no API request.
     expect(server.tokenRequests()).toHaveLength(3);
     expect(server.api()).toHaveLength(0);

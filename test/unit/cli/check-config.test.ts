@@ -336,6 +336,25 @@ describe("what run would fail on, check-config catches (exit 2, one line naming 
   });
 });
 
+describe("once", () => {
+  it("an unreachable API: one line on stderr naming the URL and what happened, exit 1", () => {
+    const r = cli(["once"], BASE_ENV);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "sitehost-exporter: the platform API is unreachable: POST http://127.0.0.1:9/auth/token: connection refused: nothing listens at 127.0.0.1:9 (ECONNREFUSED) (details: --log.level debug)",
+    ]);
+  });
+
+  it("details (the log lines) at --log.level debug", () => {
+    const r = cli(["once", "--log.level", "debug"], BASE_ENV);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.filter((l) => l.startsWith("{") && l.includes("ECONNREFUSED")).length).toBeGreaterThan(0);
+  });
+});
+
 describe("once --collectors", () => {
   it("a misspelt collector is a usage error (exit 2) with a suggestion, before any API call", () => {
     const r = cli(["once", "--collectors", "inventory,trafic"], BASE_ENV);

@@ -101,7 +101,6 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
       overlapMs: 120_000,
       startFromMs: () => startFromMs,
       maxPagesPerRead,
-      retentionMs: 60 * 86_400_000,
       spoolDir: join(dir, "spool"),
       bufferBudget: new BufferBudget(1 << 24),
       fingerprint: (e) => fingerprint(e),

@@ -274,7 +274,6 @@ export function makeTailer(
       overlapMs: 120_000,
       startFromMs: () => 0,
       maxPagesPerRead: 5000,
-      retentionMs: 7 * 86_400_000,
       spoolDir: `${dir}/spool`,
       bufferBudget: new BufferBudget(16 * 1024 * 1024),
       fingerprint: (e) => fingerprint(e),
