@@ -112,7 +112,13 @@ export function siteSloSection(d: DashboardBuilder): void {
       description:
         "Web-server log entries per second without a usable request_time: counted here, left out of the latency percentiles and the latency objective.",
       unit: "reqps",
-      targets: [perCache("sitehost_site_http_requests_without_duration_total")],
+      // 0 per cache state when every entry had one (the counter appears with the first without).
+      targets: [
+        q(
+          `sum by (cached) (rate(sitehost_site_http_requests_without_duration_total${S}[$__rate_interval])) or 0 * sum by (cached) (rate(sitehost_site_http_responses_total${S}[$__rate_interval]))`,
+          { legend: "cached={{cached}}" },
+        ),
+      ],
     }),
   ]);
   section(d, "Errors in the site's logs", [

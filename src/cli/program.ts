@@ -152,7 +152,10 @@ addCommonOptions(
       // Unless a level is asked for, `once` says only its one-line reason (the log lines, with
       // their stack traces, are there at --log.level debug).
       const quiet = cmd.getOptionValueSource("log.level") === "default";
-      const logger = createLogger({ level: quiet ? "silent" : opts["log.level"], format: opts["log.format"] });
+      const logger = createLogger({
+        level: quiet ? "silent" : opts["log.level"],
+        format: opts["log.format"],
+      });
       const { runOnce } = await import("../daemon.js");
       try {
         const text = await runOnce({ config, logger, collectors });

@@ -32,7 +32,8 @@ export interface RuleGroup {
 export const RUNBOOK_BASE =
   "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#";
 
-const BY = "site_id, site";
+/** Per site, kept apart per exporter (and cluster), as the dashboards select them. */
+const BY = "cluster, job, instance, site_id, site";
 const RESPONSES = "sitehost_site_http_responses_total";
 const DURATION = "sitehost_site_http_request_duration_seconds";
 const OBJECTIVE = "sitehost_site_slo_objective_ratio";
@@ -88,7 +89,7 @@ const SLIS = [
 /** Error ratio over `w` above `burnRate` times the site's budget. */
 function burning(slo: string, w: string, burnRate: number): string {
   const sel = `{slo="${slo}"}`;
-  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (site_id, slo) group_left () (${burnRate} * (1 - ${OBJECTIVE}${sel}))`;
+  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (site_id, slo) group_left () (${burnRate} * (1 - max by (site_id, slo) (${OBJECTIVE}${sel})))`;
 }
 
 function alertRules(slos: SlosConfig): AlertingRule[] {

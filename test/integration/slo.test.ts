@@ -105,7 +105,9 @@ function truth(siteId: number, from: number, to: number): number[] {
   };
   const times: number[] = [];
   for (let s = from; s <= to; s++) {
-    for (const e of logs.entriesAt(src, "server", s, 0)) times.push(e.request_time as number);
+    for (const e of logs.entriesAt(src, "server", s, 0)) {
+      if (typeof e.request_time === "number") times.push(e.request_time);
+    }
   }
   return times.sort((a, b) => a - b);
 }

@@ -16,7 +16,7 @@ the rules: the exporter publishes them as sitehost_site_slo_objective_ratio.
 {{- $page := dict "severity" "critical" "windows" (list (dict "burnRate" 14.4 "long" "1h" "short" "5m" "for" "2m") (dict "burnRate" 6 "long" "6h" "short" "30m" "for" "15m")) -}}
 {{- $ticket := dict "severity" "warning" "windows" (list (dict "burnRate" 1 "long" "3d" "short" "6h" "for" "1h")) -}}
 {{- $alerts := $s.alerts | default (dict "page" $page "ticket" $ticket) -}}
-{{- $by := "site_id, site" -}}
+{{- $by := "cluster, job, instance, site_id, site" -}}
 {{- $responses := "sitehost_site_http_responses_total" -}}
 {{- $duration := "sitehost_site_http_request_duration_seconds" -}}
 {{- $objective := "sitehost_site_slo_objective_ratio" -}}
@@ -34,8 +34,8 @@ the rules: the exporter publishes them as sitehost_site_slo_objective_ratio.
 {{- range $name := keys $alerts | sortAlpha -}}
 {{- $cls := get $alerts $name -}}
 {{- range $w := $cls.windows -}}
-{{- $long := printf "sitehost_site_slo:errors:increase%s%s / sitehost_site_slo:requests:increase%s%s > on (site_id, slo) group_left () (%v * (1 - %s%s))" $w.long $sel $w.long $sel $w.burnRate $objective $sel -}}
-{{- $short := printf "sitehost_site_slo:errors:increase%s%s / sitehost_site_slo:requests:increase%s%s > on (site_id, slo) group_left () (%v * (1 - %s%s))" $w.short $sel $w.short $sel $w.burnRate $objective $sel -}}
+{{- $long := printf "sitehost_site_slo:errors:increase%s%s / sitehost_site_slo:requests:increase%s%s > on (site_id, slo) group_left () (%v * (1 - max by (site_id, slo) (%s%s)))" $w.long $sel $w.long $sel $w.burnRate $objective $sel -}}
+{{- $short := printf "sitehost_site_slo:errors:increase%s%s / sitehost_site_slo:requests:increase%s%s > on (site_id, slo) group_left () (%v * (1 - max by (site_id, slo) (%s%s)))" $w.short $sel $w.short $sel $w.burnRate $objective $sel -}}
 {{- $guard := printf "sitehost_site_slo:errors:increase%s%s >= %v" $w.long $sel $min -}}
 {{- $rule := dict "alert" $k.alert "expr" (printf "%s\nand on (site_id, slo) %s\nand on (site_id, slo) %s" $long $short $guard) -}}
 {{- if $w.for }}{{ $_ := set $rule "for" $w.for }}{{ end -}}

@@ -44,7 +44,9 @@ describe("5xx and network errors", () => {
     expect(e.endpoint).toBe("/sites/{id}/statistics");
     expect(e.apiMessage).toBe(INTERNAL);
     expect(e.apiErrors).toEqual(["backend unavailable"]);
-    expect(e.message).toBe(`GET ${server.apiUrl}/sites/42/statistics: HTTP 503 (${INTERNAL}; backend unavailable)`);
+    expect(e.message).toBe(
+      `GET ${server.apiUrl}/sites/42/statistics: HTTP 503 (${INTERNAL}; backend unavailable)`,
+    );
     // 1 first attempt + maxRetries (2) = 3 requests.
     expect(server.api()).toHaveLength(3);
     expect(
