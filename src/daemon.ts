@@ -22,6 +22,7 @@ import { createCollection } from "./scheduling/collection.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./server/http.js";
 import { ComponentGroup, type Component } from "./util/components.js";
 import { REVISION, VERSION } from "./version.js";
+import { exportHealthFor, type ExportHealth } from "./logs/otlp/exportHealth.js";
 import { WebhookReceiver } from "./webhooks/receiver.js";
 
 export interface DaemonHandle {
@@ -56,14 +57,14 @@ function createRegistry(): Registry {
   return registry;
 }
 
-function createCore(config: Config, logger: Logger): Core {
+function createCore(config: Config, logger: Logger, exportHealth?: ExportHealth): Core {
   const registry = createRegistry();
   const api = createApiClient(apiClientOptionsFromConfig(config.api, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
   const webhooks = config.webhooks.enabled
-    ? new WebhookReceiver({ config, store, registry, logger })
+    ? new WebhookReceiver({ config, store, registry, logger, exportHealth })
     : undefined;
-  return { registry, api, store, webhooks };
+  return { registry, api, store, webhooks, exportHealth };
 }
 
 /** The HTTP server as a component: it starts first, so /-/healthy answers at once and /-/ready says why it is not ready yet. */
@@ -91,7 +92,8 @@ export async function runDaemon({
   logger,
   exit = process.exit,
 }: DaemonOptions): Promise<DaemonHandle> {
-  const core = createCore(config, logger);
+  // One view of the OTLP endpoint for the log streams and the webhook queue alike.
+  const core = createCore(config, logger, exportHealthFor(config, process.env, logger));
   const parts = new ComponentGroup();
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
+import { otlpSummary, otlpSummaryComment } from "./otlpSummary.js";
 import type { ShutdownSignals } from "./signals.js";
 
 interface CommonOptions {
@@ -176,6 +177,9 @@ addCommonOptions(
       const config = await load(opts, false, "probe");
       await checkWebConfig(config);
       process.stdout.write(stringify(redactConfig(config)));
+      const otlp = otlpSummary(config, process.env);
+      process.stdout.write(otlpSummaryComment(otlp));
+      for (const warning of otlp.warnings) process.stderr.write(`sitehost-exporter: warning: ${warning}\n`);
       const missing = credentialProblems(config);
       if (missing.length > 0) {
         process.stderr.write(

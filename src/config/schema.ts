@@ -5,7 +5,7 @@
  */
 import cron from "node-cron";
 import { z } from "zod";
-import { cronRangeProblem } from "./cron.js";
+import { cronNeverFiresProblem, cronRangeProblem, NICKNAMES } from "./cron.js";
 import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
@@ -82,13 +82,13 @@ const byteSizeValue = z.union([z.string(), z.number()]).superRefine((value, ctx)
 });
 
 const cronString = z.string().superRefine((value, ctx) => {
-  // The range check first: it names the field, where node-cron only says "invalid".
-  const problem = cronRangeProblem(value);
+  // The range and date checks first: they say what is wrong, where node-cron only says "invalid".
+  const problem = cronRangeProblem(value) ?? cronNeverFiresProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)}: ${problem}` });
   else if (!cron.validate(value)) {
     ctx.addIssue({
       code: "custom",
-      message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (optional leading seconds field)`,
+      message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (five fields, an optional leading seconds field, or one of ${Object.keys(NICKNAMES).join(", ")})`,
     });
   }
 });
@@ -221,6 +221,8 @@ export const ConfigSchema = z.strictObject({
       requestTimeUnit: z.enum(["auto", "seconds", "milliseconds"]).default("auto"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
+      /** OTLP export failures lasting longer than this are warned about again every few minutes (and flagged on the status page). */
+      exportFailureWarnAfter: positiveDuration.default("1m"),
       /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */
       lockTimeout: positiveDuration.default("60s"),
     })

@@ -9,6 +9,7 @@ import type { Registry } from "prom-client";
 import type { ApiClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
 import { publishShardInfo, reconcileShardLayout } from "../ha/shardLayout.js";
+import type { ExportHealth } from "../logs/otlp/exportHealth.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
@@ -28,6 +29,8 @@ export interface Core {
   store: MetricStore;
   /** With webhooks.enabled: its route is served from the start, events are taken once active. */
   webhooks?: WebhookReceiver;
+  /** The OTLP endpoint's health, shared by the log streams and the webhook queue (not for `once`). */
+  exportHealth?: ExportHealth;
 }
 
 export interface ActiveExporter {
@@ -49,8 +52,10 @@ function trafficHint(logs: LogPipeline): SiteCollectedListener {
 }
 
 export async function activate(config: Config, logger: Logger, core: Core): Promise<ActiveExporter> {
-  const { registry, api, store, webhooks } = core;
-  const logs = config.logs.enabled ? new LogPipeline({ config, api, registry, logger, store }) : undefined;
+  const { registry, api, store, webhooks, exportHealth } = core;
+  const logs = config.logs.enabled
+    ? new LogPipeline({ config, api, registry, logger, store, exportHealth })
+    : undefined;
   const { discovery, runner } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
     { api, store, registry, logger, onSiteCollected: logs && trafficHint(logs) },

@@ -21,10 +21,11 @@ import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
 import { CheckpointStore } from "./journal.js";
-import { logMetrics } from "./metrics.js";
+import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
+import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
-import { StreamReporter, type Reporting } from "./reporting.js";
+import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
 import { streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
@@ -45,6 +46,8 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
+  exportHealth?: ExportHealth;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -88,11 +91,15 @@ export class LogPipeline {
     this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
     this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
+    const metrics = logMetrics(deps.registry);
+    countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {
-      metrics: logMetrics(deps.registry),
+      metrics,
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
+      exportHealth:
+        deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
     this.objectives = new SloObjectives(deps.store, deps.config.slos);
     this.pollMs = durationMs(deps.config.logs.pollInterval);

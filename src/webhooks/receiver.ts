@@ -13,6 +13,7 @@ import type { Config } from "../config/schema.js";
 import { shardOf } from "../discovery/shard.js";
 import { logMetrics } from "../logs/metrics.js";
 import { createLogSink } from "../logs/otlp/createSink.js";
+import { exportHealthFor, type ExportHealth } from "../logs/otlp/exportHealth.js";
 import type { LogSink } from "../logs/otlp/sink.js";
 import type { MetricStore } from "../metrics/store.js";
 import { systemClock } from "../util/time.js";
@@ -28,6 +29,8 @@ export interface WebhookReceiverDeps {
   store: MetricStore;
   registry: Registry;
   logger: Logger;
+  /** The OTLP endpoint's health, shared with the log streams; one of its own otherwise. */
+  exportHealth?: ExportHealth;
 }
 
 export interface ActivationInputs {
@@ -100,7 +103,7 @@ export class WebhookReceiver {
         );
       }
       const sink = inputs.sink ?? (await createLogSink({ env: inputs.env ?? process.env }));
-      this.delivery = this.startDelivery(queue, sink);
+      this.delivery = this.startDelivery(queue, sink, inputs.env ?? process.env);
       this.queue = queue;
       target.queue = queue;
     }
@@ -126,14 +129,20 @@ export class WebhookReceiver {
     await this.queue?.close();
   }
 
-  private startDelivery(queue: WebhookQueue, sink: LogSink): WebhookDelivery {
+  private startDelivery(queue: WebhookQueue, sink: LogSink, env: NodeJS.ProcessEnv): WebhookDelivery {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
+    // What the webhook queue's shipping counts, at 0 from the start.
+    for (const c of [m.shipped, m.rejected, m.exportFailures]) c.inc({ stream }, 0);
+    const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
     const delivery = new WebhookDelivery(
       queue,
       sink,
       {
-        shipped: (n) => m.shipped.inc({ stream }, n),
+        shipped: (n) => {
+          health.succeeded();
+          m.shipped.inc({ stream }, n);
+        },
         rejected: (n, reason) => {
           m.rejected.inc({ stream }, n);
           this.log.warn(
@@ -141,14 +150,11 @@ export class WebhookReceiver {
             "the OTLP collector refused webhook records for good; dropped",
           );
         },
-        retrying: (outcome, attempt, waitMs) => {
+        retrying: (outcome) => {
           m.exportFailures.inc({ stream });
-          if (attempt === 0 || attempt % 10 === 0) {
-            this.log.warn(
-              { reason: outcome.reason, attempt, retryInMs: Math.round(waitMs), queued: queue.depth },
-              "OTLP export of webhook events failed; they stay queued on disk and are retried",
-            );
-          }
+          // Named once per cause with the endpoint (shared with the log streams); the events stay
+          // queued on disk and are retried.
+          health.failed(outcome, stream);
         },
         queueError: (err) => this.log.error({ err }, "could not mark webhook events as shipped"),
       },

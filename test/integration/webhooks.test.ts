@@ -46,7 +46,8 @@ async function sample(url: string, series: string): Promise<number | undefined> 
 
 function webhookRecords(receiver: OtlpReceiver, event: string): ReceivedRecord[] {
   return receiver.records.filter(
-    (r) => r.attributes["sitehost.log.stream"] === "webhook" && r.attributes["event.name"] === event,
+    // The event is the record's EventName field (OTLP event_name).
+    (r) => r.attributes["sitehost.log.stream"] === "webhook" && r.eventName === event,
   );
 }
 

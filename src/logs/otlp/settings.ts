@@ -1,7 +1,8 @@
 /**
  * Where and how log records are exported, from the standard OpenTelemetry variables:
  * OTEL_EXPORTER_OTLP_[LOGS_]{PROTOCOL, ENDPOINT, HEADERS, COMPRESSION, TIMEOUT, CERTIFICATE,
- * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one.
+ * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one. Their values were checked
+ * when the configuration was loaded (config/otelEnv.ts); INSECURE is read by the gRPC exporter itself.
  */
 import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
 
@@ -68,4 +69,19 @@ export function otlpSettings(env: NodeJS.ProcessEnv = process.env): OtlpSettings
   if (clientKey) settings.clientKey = clientKey;
   if (clientCertificate) settings.clientCertificate = clientCertificate;
   return settings;
+}
+
+/**
+ * When an OTLP/HTTP URL's path holds `/v1/logs` twice (an OTEL_EXPORTER_OTLP_ENDPOINT given with the
+ * signal path, to which the exporter adds it again): what to do about it, else undefined.
+ */
+export function repeatedLogsPath(url: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  if (!/\/v1\/logs\/?.*\/v1\/logs/.test(path)) return undefined;
+  return "the path repeats /v1/logs: OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base URL (http://collector:4318), the exporter adds /v1/logs; or give the full URL in OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
 }
