@@ -3,6 +3,7 @@ import { GraphDrawStyle } from "@grafana/grafana-foundation-sdk/common";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DAY, downThresholds, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
 import { barGauge, problemCount, section, siteRanking, stat, table, timeSeries } from "./panels.js";
+import { fleetSloSection, lokiVariable } from "./slo.js";
 
 export const FLEET_UID = "sitehost-fleet";
 
@@ -15,8 +16,9 @@ export function fleetDashboard(): Dashboard {
       "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys, restores and the platform's webhook events.",
     from: "now-6h",
     refresh: "1m",
-  });
+  }).withVariable(lokiVariable());
 
+  fleetSloSection(d);
   section(d, "Sites and account", [
     stat({
       title: "Sites",

@@ -3,6 +3,7 @@ import { AnnotationQueryBuilder, type Dashboard } from "@grafana/grafana-foundat
 import { downThresholds, DS, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
 import { barGauge, gauge, section, stat, table, timeSeries } from "./panels.js";
 import { siteCareSections } from "./siteCare.js";
+import { lokiVariable, siteSloSection } from "./slo.js";
 import { siteVariable } from "./variables.js";
 
 export const SITE_UID = "sitehost-site";
@@ -38,6 +39,7 @@ export function siteDashboard(): Dashboard {
     refresh: "1m",
   })
     .withVariable(siteVariable())
+    .withVariable(lokiVariable())
     .annotation(deployAnnotation("Git deploy", 1, "green"))
     .annotation(deployAnnotation("Failed git deploy", 0, "red"));
 
@@ -188,6 +190,7 @@ export function siteDashboard(): Dashboard {
     }),
   ]);
 
+  siteSloSection(d);
   siteCareSections(d);
   return finalize(d.build());
 }

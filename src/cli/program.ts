@@ -214,6 +214,17 @@ addCommonOptions(
     }),
 );
 
+addCommonOptions(
+  program
+    .command("slo-rules")
+    .description("print the Prometheus rules (SLIs and burn-rate alerts) of the configuration's slos section")
+    .action(async (opts: CommonOptions) => {
+      const config = await load(opts, false);
+      const { sloRuleFile } = await import("../slo/ruleFile.js");
+      process.stdout.write(sloRuleFile(config.slos));
+    }),
+);
+
 program.addCommand(simulateCommand().exitOverride());
 program.addCommand(demoCommand().exitOverride());
 

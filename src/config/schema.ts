@@ -10,6 +10,8 @@ import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
+import { SITE_KINDS } from "./siteKinds.js";
+import { SlosSchema } from "../slo/config.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
@@ -17,8 +19,7 @@ import { parseByteSize } from "./size.js";
  */
 export const DEFAULT_PORT = 10987;
 
-export const SITE_KINDS = ["live", "staging", "sandbox", "kit"] as const;
-export type SiteKind = (typeof SITE_KINDS)[number];
+export { SITE_KINDS, type SiteKind } from "./siteKinds.js";
 
 /**
  * Every collector, one entry each: its name and default schedule, chosen from how often the platform's
@@ -187,6 +188,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Metric-name patterns (`*` wildcards) neither published nor, when they cover a whole collector, fetched. */
       exclude: z.array(z.string().min(1)).default([]),
+      /** false: publish only the cached="false" half of the duration histogram (what the origin served). */
+      requestDurationCacheHits: z.boolean().default(true),
     })
     .prefault({}),
   collectors: z.strictObject(collectorsShape).prefault({}),
@@ -210,6 +213,12 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
       /** Deadline for the in-flight export at shutdown. */
       shutdownTimeout: positiveDuration.default("10s"),
+      /** Each site's records under a resource of its own (service.name = the site); false: the exporter's. */
+      resourcePerSite: z.boolean().default(true),
+      /** service.namespace of the sites' resources. */
+      serviceNamespace: z.string().min(1).default("sitehost"),
+      /** Unit of the web-server log's request_time: auto tells seconds from milliseconds per stream. */
+      requestTimeUnit: z.enum(["auto", "seconds", "milliseconds"]).default("auto"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
       /** OTLP export failures lasting longer than this are warned about again every few minutes (and flagged on the status page). */
@@ -228,6 +237,7 @@ export const ConfigSchema = z.strictObject({
       readyTimeout: duration.default("90s"),
     })
     .prefault({}),
+  slos: SlosSchema.prefault({}),
   webhooks: z
     .strictObject({
       /** Receive the platform's webhook events on the exporter's own listener. */

@@ -15,6 +15,7 @@ import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
+import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
@@ -25,6 +26,7 @@ import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
+import { streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -72,6 +74,8 @@ export class LogPipeline {
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly activityClaims = new ActivityClaims();
   private readonly counts: LogCounts;
+  /** The sites' SLO objectives, for the rules that read the web-server log's SLIs. */
+  private readonly objectives: SloObjectives;
   private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
@@ -86,7 +90,7 @@ export class LogPipeline {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
-    this.counts = new LogCounts(deps.store);
+    this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {
@@ -97,6 +101,7 @@ export class LogPipeline {
       exportHealth:
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
+    this.objectives = new SloObjectives(deps.store, deps.config.slos);
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -157,11 +162,15 @@ export class LogPipeline {
 
   private streamContext(scheduler: LogScheduler, startFromMs: number): StreamContext {
     const sink = this.sink ?? countingSink;
+    const { logs } = this.deps.config;
+    const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
+    const env = this.deps.env ?? process.env;
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
       sink,
       counts: this.counts,
+      requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       clock: this.clock,
       overlapMs: durationMs(this.deps.config.logs.overlap),
       startFromMs: () => startFromMs,
@@ -171,9 +180,10 @@ export class LogPipeline {
       collectorDown: () => this.health.down,
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
-      shipper: (stored, reporter, delivered) =>
+      sinkFor: (who) => sink.forResource?.(streamResource(who, resources, env)) ?? sink,
+      shipper: (stored, streamSink, reporter, delivered) =>
         new StreamShipper(
-          sink,
+          streamSink,
           stored,
           this.health,
           reporter.shipperHooks(delivered),
@@ -223,6 +233,7 @@ export class LogPipeline {
     if (phase.kind === "stopped") return;
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
+    if (logs.streams.includes("server")) this.objectives.update(sites);
   }
 
   /** How the streams are polled now (for the request plan); undefined before start and after stop. */

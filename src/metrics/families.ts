@@ -14,7 +14,7 @@ import type { MetricFamily } from "./sample.js";
  */
 const f = <N extends string>(
   name: N,
-  collector: CollectorName | "logs" | "webhooks",
+  collector: CollectorName | "logs" | "slo" | "webhooks",
   type: MetricFamily["type"],
   labels: readonly string[],
   help: string,
@@ -346,6 +346,38 @@ export const METRIC_FAMILIES = [
     ["status_class", "cached"],
     "Web-server responses counted from shipped log records, by status class and cache status.",
     "serverLogs",
+  ),
+  f(
+    "sitehost_site_http_request_duration_seconds",
+    "logs",
+    "histogram",
+    ["cached"],
+    "Time the web server took to serve each request (request_time of the web-server log), seconds, by cache status. Entries without a usable request_time are counted apart.",
+    "serverLogs",
+  ),
+  f(
+    "sitehost_site_http_requests_without_duration_total",
+    "logs",
+    "counter",
+    ["cached"],
+    "Web-server log entries without a usable request_time (missing, negative or not a number), by cache status: counted here, not in the duration histogram.",
+    "serverLogs",
+  ),
+  f(
+    "sitehost_site_http_response_size_bytes_total",
+    "logs",
+    "counter",
+    ["cached"],
+    "Response body bytes sent (body_bytes_sent of the web-server log), by cache status.",
+    "serverLogs",
+  ),
+  f(
+    "sitehost_site_slo_objective_ratio",
+    "slo",
+    "gauge",
+    ["slo", "le"],
+    "The site's objective from the slos configuration: the share of requests that must be good, by objective (availability: not 5xx; latency: served within the le bound, seconds). The generated SLO rules compare each site's error ratios with it.",
+    { from: "the slos configuration" },
   ),
   f(
     "sitehost_site_php_log_entries_total",

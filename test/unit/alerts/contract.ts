@@ -5,6 +5,22 @@
  * fails this test instead of silently breaking a dashboard.
  */
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { SlosSchema } from "../../../src/slo/config.js";
+import { sloRuleGroups } from "../../../src/slo/rules.js";
+
+/** The series of a histogram family: its buckets, sum and count. */
+const HISTOGRAM_SERIES = METRIC_FAMILIES.filter((f) => f.type === "histogram").flatMap((f) =>
+  ["_bucket", "_sum", "_count"].map((s) => f.name + s),
+);
+
+/** What the SLO rules record (sitehost_site_slo:...), which the dashboards chart. */
+export const SLO_RECORDS: readonly string[] = [
+  ...new Set(
+    sloRuleGroups(SlosSchema.parse({}))
+      .flatMap((g) => g.rules)
+      .flatMap((r) => ("record" in r ? [r.record] : [])),
+  ),
+];
 
 export const SELF_METRICS: readonly string[] = [
   "sitehost_up",
@@ -52,13 +68,15 @@ export const COLLECTOR_METRICS: readonly string[] = [
 
 export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...METRIC_FAMILIES.map((f) => f.name),
+  ...HISTOGRAM_SERIES,
+  ...SLO_RECORDS,
   ...SELF_METRICS,
   ...OTHER_METRICS,
   ...COLLECTOR_METRICS,
 ]);
 
 const METRIC_RE =
-  /\b(sitehost_[a-z0-9_]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
+  /\b(sitehost_[a-z0-9_:]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
 
 /** The metric selectors of a PromQL expression: name and the text inside its `{...}` (undefined when none). */
 export function metricSelectors(expr: string): Array<{ name: string; matchers: string | undefined }> {
