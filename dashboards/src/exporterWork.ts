@@ -88,9 +88,12 @@ export function exporterWorkSections(d: DashboardBuilder): void {
         }),
         q(perStream("sitehost_exporter_log_export_failures_total"), { legend: "export failures {{stream}}" }),
         q(perStream("sitehost_exporter_log_gaps_total"), { legend: "gaps {{stream}}" }),
-        q(`sum by (stream, problem) (${rate("sitehost_exporter_log_paging_problems_total")})`, {
-          legend: "paging {{problem}} {{stream}}",
-        }),
+        q(
+          `sum by (stream, problem) (${rate("sitehost_exporter_log_paging_problems_total")}) or on () vector(0)`,
+          {
+            legend: "paging {{problem}} {{stream}}",
+          },
+        ),
       ],
       min: 0,
     }),

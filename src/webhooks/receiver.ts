@@ -132,6 +132,8 @@ export class WebhookReceiver {
   private startDelivery(queue: WebhookQueue, sink: LogSink, env: NodeJS.ProcessEnv): WebhookDelivery {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
+    // What the webhook queue's shipping counts, at 0 from the start.
+    for (const c of [m.shipped, m.rejected, m.exportFailures]) c.inc({ stream }, 0);
     const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
     const delivery = new WebhookDelivery(
       queue,
