@@ -196,14 +196,17 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   return config;
 }
 
-/** Client ids that examples and templates use, never a real one: `<CLIENT_ID>`, `my-client-id`, `changeme`. */
+/**
+ * Client ids that examples and templates use, never a real one: `<CLIENT_ID>`, `${CLIENT_ID}`,
+ * `my-client-id`, `changeme`. Kept narrow on purpose: a short real or test id (`my-id`) is accepted.
+ */
 export function isPlaceholderClientId(value: string): boolean {
   const v = value.trim().toLowerCase();
   return (
     /^<.*>$/.test(v) ||
     /^\$\{.*\}$/.test(v) ||
-    /^(my|your)[-_ ]?(client[-_ ]?)?id$/.test(v) ||
-    /^(client[-_ ]?id|changeme|change[-_ ]me|placeholder|todo|example|xxx+|\.\.\.)$/.test(v)
+    /^(my|your)[-_ ]client[-_ ]id$/.test(v) ||
+    /^(changeme|change[-_ ]me|placeholder)$/.test(v)
   );
 }
 

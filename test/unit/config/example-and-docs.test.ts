@@ -98,6 +98,17 @@ describe("config/example.yaml", () => {
     },
   );
 
+  it.each(["my-id", "test-client", "client-id-7", "a1b2c3d4e5"])(
+    "a short or test-looking client id (%s) is accepted: only template values are placeholders",
+    async (clientId) => {
+      const config = await loadConfig({
+        env: { SITEHOST_CLIENT_ID: clientId, SITEHOST_CLIENT_SECRET: "s3cret" },
+        requireCredentials: true,
+      });
+      expect(config.api.clientId).toBe(clientId);
+    },
+  );
+
   it("contains no secret", () => {
     expect(raw.api?.clientSecret).toBeUndefined();
     expect(raw.webhooks?.token).toBeUndefined();
