@@ -7,7 +7,8 @@ import { ApiAuthError, ApiNetworkError } from "./api/errors.js";
 import { durationMs } from "./config/duration.js";
 import type { Config } from "./config/schema.js";
 import { CheckpointLock } from "./ha/lock.js";
-import { publishShardInfo, reconcileShardLayout } from "./ha/shardLayout.js";
+import { publishShardInfo, reconcileShardLayout, withdrawShardInfo } from "./ha/shardLayout.js";
+import { CheckpointVolume, CheckpointWriteError } from "./ha/volume.js";
 import { LogPipeline } from "./logs/pipeline.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
@@ -60,13 +61,20 @@ interface Core {
   store: MetricStore;
   /** With webhooks.enabled: its route is served from the start, events are taken once active. */
   webhooks?: WebhookReceiver;
+  /** With logs enabled: whether logs.checkpointDir takes writes (shipping pauses while it does not). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write under logs.checkpointDir now (it does not hold the lock). */
+  fence?: () => string | undefined;
 }
 
 function createCore(config: Config, logger: Logger): Core {
   const registry = createRegistry();
   const api = createApiClient(apiClientOptionsFromConfig(config, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
-  return { registry, api, store };
+  const volume = config.logs.enabled
+    ? new CheckpointVolume({ dir: config.logs.checkpointDir, logger, registry })
+    : undefined;
+  return { registry, api, store, volume };
 }
 
 /** What only the exporter holding the checkpoint lock runs: collectors, log tailers, the request plan. */
@@ -78,7 +86,15 @@ interface Active {
 
 async function activate(config: Config, logger: Logger, core: Core): Promise<Active> {
   const { registry, api, store } = core;
-  if (config.logs.enabled) await reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger);
+  if (config.logs.enabled) {
+    // Not recorded now (a full or read-only volume): done at the next start; moved sites are not tailed here.
+    await reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger).catch(
+      (err: unknown) => {
+        if (!(err instanceof CheckpointWriteError)) throw err;
+        core.volume?.report(err);
+      },
+    );
+  }
   let logs: LogPipeline | undefined;
   // Set below, once the runner exists; discovery (which runs later) updates it.
   const planning: { planner?: BudgetPlanner } = {};
@@ -102,7 +118,9 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
       }
     },
   });
-  if (config.logs.enabled) logs = new LogPipeline({ config, api, registry, logger, store });
+  if (config.logs.enabled) {
+    logs = new LogPipeline({ config, api, registry, logger, store, volume: core.volume, fence: core.fence });
+  }
   const webhooks = core.webhooks;
   const plan = new BudgetPlanner(config, registry, logger, api.budget, {
     sources: () => [
@@ -155,6 +173,7 @@ async function activate(config: Config, logger: Logger, core: Core): Promise<Act
       await webhooks?.stop();
       await scheduler.stop();
       await logs?.stop();
+      withdrawShardInfo(registry);
     },
   };
 }
@@ -166,21 +185,30 @@ export async function runDaemon({
 }: DaemonOptions): Promise<DaemonHandle> {
   const core = createCore(config, logger);
   if (config.webhooks.enabled) {
-    core.webhooks = new WebhookReceiver({ config, store: core.store, registry: core.registry, logger });
+    core.webhooks = new WebhookReceiver({
+      config,
+      store: core.store,
+      registry: core.registry,
+      logger,
+      volume: core.volume,
+    });
   }
   let active: Active | undefined;
   let stopping: Promise<void> | undefined;
-  // One writer per checkpoint directory: another exporter on it stands by (src/ha/lock.ts). Like a
-  // lost leader election, a lost lock ends the process; it comes back as a standby.
+  // One writer per checkpoint directory: another exporter on it stands by (src/ha/lock.ts). A lost
+  // lock stops everything it allowed at once (every checkpoint write checks it first), then the
+  // process stands by for it again.
   const lock = config.logs.enabled
     ? new CheckpointLock({
         dir: config.logs.checkpointDir,
         timeoutMs: durationMs(config.logs.lockTimeout),
         logger,
         registry: core.registry,
-        onLost: () => stopAndExit(),
+        failures: core.volume,
+        onLost: () => standDown(),
       })
     : undefined;
+  if (lock) core.fence = () => lock.verify();
   const server = await startHttpServer({
     listenAddress: config.web.listenAddress,
     telemetryPath: config.web.telemetryPath,
@@ -198,20 +226,13 @@ export async function runDaemon({
     logger,
     webhook: core.webhooks,
   });
-  // The first attempt fails the start when the directory cannot be written; standing by does not.
+  // A directory that cannot take writes now (full, read-only) does not fail the start: the exporter
+  // serves its metrics and says why it stands by until it can take the lock.
   const standby = new AbortController();
   let activating: Promise<void> = Promise.resolve();
-  if (!lock || (await lock.tryAcquire())) {
-    active = await activate(config, logger, core);
-  } else {
-    activating = lock.acquire(standby.signal).then(async (acquired) => {
-      if (acquired) active = await activate(config, logger, core);
-    });
-    activating.catch((err: unknown) => {
-      logger.error({ err }, "could not start after taking over the checkpoint lock");
-      stopAndExit();
-    });
-  }
+  const held = lock ? await lock.tryAcquire().catch(notWritable) : true;
+  if (held) active = await activate(config, logger, core);
+  else standBy();
   logger.info({ version: VERSION, url: server.url, standby: !active }, "sitehost-exporter started");
 
   return { url: server.url, stop };
@@ -220,6 +241,36 @@ export async function runDaemon({
   function stopAndExit(): void {
     void stop().finally(() => exit(1));
   }
+  function notWritable(err: unknown): undefined {
+    if (!(err instanceof CheckpointWriteError)) throw err;
+    return undefined;
+  }
+  function standBy(): void {
+    if (!lock || stopping) return;
+    activating = lock.acquire(standby.signal).then(async (acquired) => {
+      if (acquired && !stopping) active = await activate(config, logger, core);
+    });
+    activating.catch((err: unknown) => {
+      logger.error({ err }, "could not start after taking over the checkpoint lock");
+      stopAndExit();
+    });
+  }
+  /** The lock was lost: stop collecting and shipping, drop what was collected, stand by again. */
+  function standDown(): void {
+    if (stopping) return;
+    const previous = activating;
+    activating = (async () => {
+      await previous.catch(() => undefined);
+      const was = active;
+      active = undefined;
+      await was?.stop();
+      core.store.clear();
+    })();
+    void activating.then(standBy, (err: unknown) => {
+      logger.error({ err }, "could not stop after losing the checkpoint lock");
+      stopAndExit();
+    });
+  }
   function stop(): Promise<void> {
     return (stopping ??= (async () => {
       logger.info("shutting down");
@@ -227,6 +278,7 @@ export async function runDaemon({
       await activating.catch(() => undefined);
       await active?.stop();
       await lock?.release();
+      core.volume?.close();
       await server.close();
       await core.api.close();
       logger.info("stopped");

@@ -11,6 +11,12 @@
  *   export (one synchronous append whose return value is the checkpoint as it now stands, so no
  *   `await` fits between the acknowledgement and the marker), or `abandon()` (shutdown).
  * - Compaction and releasing the journal's descriptor throw while a delta is outstanding.
+ * - Every write first checks the fence (the checkpoint lock is still this process's): a process that
+ *   lost the lock writes nothing more, and sends nothing more (CheckpointFencedError).
+ * - A write the volume refuses (full, read-only) is a CheckpointWriteError, reported to `failures`:
+ *   a delta that cannot be written is not sent; a commit marker that cannot be written stays owed in
+ *   memory and is written before the next delta (the export was acknowledged: a process that dies
+ *   meanwhile ships it again, like any kill between acknowledgement and marker).
  * Loading applies the deltas that have a commit marker, in order, and ignores the rest: a delta
  * whose export was never acknowledged, and a torn last line. A process killed between an
  * acknowledgement and its commit marker ships that one export again at the next start (the records
@@ -20,11 +26,10 @@
  * journal; the snapshot records the last delta it includes, so a journal left behind by a crash
  * during compaction is not applied twice.
  */
-import { closeSync, fdatasync, fsyncSync, ftruncateSync, openSync, write, writeSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, unlink } from "node:fs/promises";
-import { promisify } from "node:util";
 import { join } from "node:path";
 import type { LogStream } from "../api/schemas.js";
+import { type CheckpointFileKind, writeError, type WriteFailures } from "../ha/volume.js";
 import { TMP_MARK, writeFileAtomic } from "../util/atomicFile.js";
 import {
   applyDelta,
@@ -36,12 +41,30 @@ import {
   prune,
   serializeSnapshot,
 } from "./checkpoint.js";
-import { commitLine, deltaLine, replayJournal } from "./journalFile.js";
-
-const writeAsync = promisify(write);
-const datasyncAsync = promisify(fdatasync);
+import { commitLine, deltaLine, JournalAppender, replayJournal } from "./journalFile.js";
 /** A journal this large (or larger than twice the snapshot) is folded into a new snapshot. */
 const COMPACT_MIN_BYTES = 256 * 1024;
+
+/** This process may not write under the checkpoint directory any more (it lost the lock). */
+export class CheckpointFencedError extends Error {
+  constructor(reason: string) {
+    super(
+      `the checkpoint lock on logs.checkpointDir is no longer held (${reason}); nothing more is written or shipped`,
+    );
+    this.name = "CheckpointFencedError";
+  }
+}
+
+export interface CheckpointStoreOptions {
+  /** Where failed writes are reported (the daemon's CheckpointVolume). */
+  failures?: WriteFailures;
+  /** Why this process may not write under the directory now (it does not hold the lock), or undefined. */
+  fence?: () => string | undefined;
+  /** Epoch ms; a checkpoint's floor is never after it. */
+  now?: () => number;
+  /** A checkpoint's floor was after now (a future logs.startFrom of an earlier run) and was moved back. */
+  floorRepaired?: (file: string, wasMs: number, nowMs: number) => void;
+}
 
 /** The journal's protocol was broken by its caller: a bug in the exporter, never a disk problem. */
 export class JournalProtocolError extends Error {
@@ -74,8 +97,14 @@ export interface PreparedDelta<T> {
 
 export class CheckpointStore {
   private created: Promise<unknown> | undefined;
+  private readonly now: () => number;
 
-  constructor(readonly dir: string) {}
+  constructor(
+    readonly dir: string,
+    private readonly opts: CheckpointStoreOptions = {},
+  ) {
+    this.now = opts.now ?? Date.now;
+  }
 
   /** Snapshot file of a stream; the account's own activity log uses site id 0. */
   fileFor(siteId: number, stream: LogStream): string {
@@ -101,10 +130,25 @@ export class CheckpointStore {
     return !names.some((n) => n.endsWith(".json") && (n.startsWith("site-") || n.startsWith("account-")));
   }
 
+  /** Throws CheckpointFencedError when this process may not write here. */
+  assertUnfenced(): void {
+    const reason = this.opts.fence?.();
+    if (reason !== undefined) throw new CheckpointFencedError(reason);
+  }
+
+  /** A failed write as a CheckpointWriteError, reported. */
+  failed(kind: CheckpointFileKind, path: string, err: unknown): Error {
+    if (err instanceof CheckpointFencedError) return err;
+    const e = writeError(kind, path, err);
+    this.opts.failures?.report(e);
+    return e;
+  }
+
   /**
    * The stream's checkpoint with its committed journal applied, or a new one starting at `floorMs`
    * (written at once, so a crash before the first export does not move the start point). Either
-   * way the journal starts empty.
+   * way the journal starts empty. A floor is never after now: a later one (a future logs.startFrom)
+   * would hold back every entry until then, so it is moved back to now.
    */
   async open(
     siteId: number,
@@ -122,12 +166,19 @@ export class CheckpointStore {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT") throw new CorruptCheckpointError(file, code ?? "read error");
     }
+    const now = Math.floor(this.now() / 1000) * 1000;
     let cp: Checkpoint;
     if (text === undefined) {
-      cp = newCheckpoint(siteId, stream, floorMs());
+      cp = newCheckpoint(siteId, stream, Math.min(floorMs(), now));
     } else {
       cp = parseSnapshot(text, file, siteId, stream);
       replayJournal(cp, await readFile(journalFile, "utf8").catch(() => ""), journalFile);
+      if (cp.floorMs > now) {
+        this.opts.floorRepaired?.(file, cp.floorMs, now);
+        // Nothing can have been delivered past a floor that is still ahead.
+        if (cp.highWaterMs > now) cp.highWaterMs = now;
+        cp.floorMs = now;
+      }
     }
     prune(cp, overlapMs);
     const stream_ = new StreamCheckpoint(this, cp, file, journalFile, text === undefined, overlapMs);
@@ -149,13 +200,13 @@ interface Outstanding {
 }
 
 export class StreamCheckpoint {
-  /** The journal, opened for appending. */
-  private fd: number | undefined;
-  private journalBytes = 0;
+  private readonly journal: JournalAppender;
   private snapshotBytes = 0;
   private nextSeq: number;
   /** Prepared and not yet committed or abandoned, in the order prepared. */
   private readonly outstanding: Outstanding[] = [];
+  /** Committed (acknowledged) deltas whose markers could not be written yet, oldest first. */
+  private readonly owed: number[] = [];
   /** A prepare or compaction is writing: neither may start beside it. */
   private busy: "prepare" | "compact" | undefined;
   /** A delta was abandoned: the in-memory state is ahead of the disk. */
@@ -167,13 +218,14 @@ export class StreamCheckpoint {
     /** The checkpoint with every prepared delta applied (what dedupe must assume delivered). */
     readonly state: Checkpoint,
     readonly file: string,
-    private readonly journalFile: string,
+    journalFile: string,
     /** True when the stream had no checkpoint before. */
     readonly created: boolean,
     /** Fingerprints older than the high-water mark minus this are forgotten as deltas apply. */
     private readonly overlapMs: number,
   ) {
     this.nextSeq = state.seq + 1;
+    this.journal = new JournalAppender(journalFile);
   }
 
   /** Deltas prepared and not yet committed or abandoned. */
@@ -181,63 +233,80 @@ export class StreamCheckpoint {
     return this.outstanding.length;
   }
 
+  /** Commit markers owed to the journal (acknowledged, not yet on disk). */
+  get owedMarkers(): number {
+    return this.owed.length;
+  }
+
   /** Throws unless nothing is outstanding or being written (what compaction and release need). */
   private assertQuiet(what: string): void {
     if (this.outstanding.length > 0) {
       throw new JournalProtocolError(
-        this.journalFile,
+        this.journal.file,
         `${what} while ${this.outstanding.length} prepared delta(s) wait for their commit`,
       );
     }
-    if (this.busy) throw new JournalProtocolError(this.journalFile, `${what} during a ${this.busy}`);
+    if (this.busy) throw new JournalProtocolError(this.journal.file, `${what} during a ${this.busy}`);
   }
 
-  /** Write the state as the snapshot and start an empty journal. Only with nothing outstanding. */
+  /**
+   * Write the state as the snapshot and start an empty journal (it then holds every owed marker's
+   * delta). Only with nothing outstanding. Throws CheckpointWriteError (reported) when it cannot.
+   */
   async writeSnapshot(): Promise<void> {
     this.assertQuiet("a snapshot");
+    this.store.assertUnfenced();
     this.busy = "compact";
     try {
       const text = serializeSnapshot(this.state);
-      await writeFileAtomic(this.file, text);
+      try {
+        this.journal.sync();
+        await writeFileAtomic(this.file, text);
+      } catch (err) {
+        throw this.store.failed("snapshot", this.file, err);
+      }
       this.snapshotBytes = Buffer.byteLength(text);
-      this.closeJournal();
-      await rm(this.journalFile, { force: true });
-      this.journalBytes = 0;
+      this.owed.length = 0;
+      this.journal.close();
+      // The snapshot is in force; a journal left behind is skipped at loading (its deltas are older).
+      await rm(this.journal.file, { force: true }).then(
+        () => (this.journal.size = 0),
+        (err: unknown) => this.store.failed("journal", this.journal.file, err),
+      );
     } finally {
       this.busy = undefined;
       this.settled();
     }
   }
 
-  private openJournal(): number {
-    this.fd ??= openSync(this.journalFile, "a");
-    return this.fd;
-  }
-
   /**
    * Append the delta `make` builds and make it durable; it is applied to `state` at once (dedupe
    * treats records in flight as delivered). Returns the prepared delta, which carries `payload` (what
-   * the export sends) and must be committed or abandoned, in the order prepared.
+   * the export sends) and must be committed or abandoned, in the order prepared. Throws
+   * CheckpointFencedError or CheckpointWriteError (nothing then may be sent).
    */
   async prepare<T>(make: (seq: number) => CheckpointDelta, payload: T): Promise<PreparedDelta<T>> {
-    if (this.busy) throw new JournalProtocolError(this.journalFile, `prepare during a ${this.busy}`);
+    if (this.busy) throw new JournalProtocolError(this.journal.file, `prepare during a ${this.busy}`);
     if (this.diverged || this.closing) {
       throw new JournalProtocolError(
-        this.journalFile,
+        this.journal.file,
         this.diverged ? "prepare after a delta was abandoned (reopen the checkpoint)" : "prepare after close",
       );
     }
     const delta = make(this.nextSeq);
     if (delta.seq !== this.nextSeq) {
-      throw new JournalProtocolError(this.journalFile, `delta ${delta.seq} prepared as ${this.nextSeq}`);
+      throw new JournalProtocolError(this.journal.file, `delta ${delta.seq} prepared as ${this.nextSeq}`);
     }
     this.busy = "prepare";
     try {
-      await this.append(Buffer.from(deltaLine(delta), "utf8"));
+      this.store.assertUnfenced();
+      // Markers first: the journal's order is the commits' order.
+      this.writeOwedMarkers();
+      await this.journal.append(deltaLine(delta));
     } catch (err) {
       this.busy = undefined;
       this.settled();
-      throw err;
+      throw this.store.failed("journal", this.journal.file, err);
     }
     this.busy = undefined;
     this.nextSeq += 1;
@@ -253,32 +322,12 @@ export class StreamCheckpoint {
     };
   }
 
-  /** Append and fdatasync; on failure cut the journal back so no partial line is left. */
-  private async append(bytes: Buffer): Promise<void> {
-    const fd = this.openJournal();
-    try {
-      const { bytesWritten } = await writeAsync(fd, bytes);
-      if (bytesWritten !== bytes.length)
-        throw Object.assign(new Error("short write to the checkpoint journal"), { code: "ENOSPC" });
-      await datasyncAsync(fd);
-    } catch (err) {
-      // Leave no partial line behind: the next line appended would be glued to it.
-      try {
-        ftruncateSync(fd, this.journalBytes);
-      } catch {
-        // the next open reads the journal afresh and ignores a torn tail
-      }
-      throw err;
-    }
-    this.journalBytes += bytes.length;
-  }
-
   /** Throws unless `entry` is the oldest outstanding delta. */
   private assertOldest(entry: Outstanding, verb: string): void {
     const oldest = this.outstanding[0];
     if (oldest === entry) return;
     throw new JournalProtocolError(
-      this.journalFile,
+      this.journal.file,
       this.outstanding.includes(entry)
         ? `delta ${entry.seq} ${verb} before delta ${(oldest as Outstanding).seq}, which was prepared first`
         : `delta ${entry.seq} ${verb} after it was committed or abandoned`,
@@ -287,8 +336,9 @@ export class StreamCheckpoint {
 
   private commit(entry: Outstanding): Checkpoint {
     this.assertOldest(entry, "committed");
-    this.journalBytes += writeSync(this.openJournal(), commitLine(entry.seq));
     this.outstanding.shift();
+    this.owed.push(entry.seq);
+    this.flushOwed();
     this.settled();
     return this.state;
   }
@@ -300,22 +350,36 @@ export class StreamCheckpoint {
     this.settled();
   }
 
+  /** Append every owed marker, oldest first, in one synchronous write; throws when it cannot. */
+  private writeOwedMarkers(): void {
+    if (this.owed.length === 0) return;
+    this.store.assertUnfenced();
+    this.journal.appendSync(this.owed.map(commitLine).join(""));
+    this.owed.length = 0;
+  }
+
+  /** Like writeOwedMarkers, but what cannot be written stays owed (a failed write is reported). */
+  private flushOwed(): void {
+    try {
+      this.writeOwedMarkers();
+    } catch (err) {
+      this.store.failed("journal", this.journal.file, err);
+    }
+  }
+
   /** A close waiting for the last outstanding delta goes ahead once it is settled. */
   private settled(): void {
     if (this.closing && this.outstanding.length === 0 && !this.busy) this.closeNow();
   }
 
-  /** Fold the journal into a new snapshot once it has grown. Only with nothing outstanding. */
+  /**
+   * Fold the journal into a new snapshot once it has grown. Only with nothing outstanding. A
+   * snapshot that cannot be written is reported and the journal kept (tried again next time).
+   */
   async compactIfLarge(): Promise<void> {
     this.assertQuiet("compaction");
-    if (this.journalBytes < Math.max(COMPACT_MIN_BYTES, 2 * this.snapshotBytes)) return;
-    if (this.fd !== undefined) fsyncSync(this.fd);
-    await this.writeSnapshot();
-  }
-
-  private closeJournal(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    if (this.journal.size < Math.max(COMPACT_MIN_BYTES, 2 * this.snapshotBytes)) return;
+    await this.writeSnapshot().catch(() => undefined);
   }
 
   /**
@@ -325,7 +389,7 @@ export class StreamCheckpoint {
    */
   release(): void {
     this.assertQuiet("release");
-    this.closeJournal();
+    this.journal.close();
   }
 
   /**
@@ -338,7 +402,12 @@ export class StreamCheckpoint {
   }
 
   private closeNow(): void {
-    if (this.fd !== undefined && !this.diverged) fsyncSync(this.fd);
-    this.closeJournal();
+    this.flushOwed();
+    try {
+      if (!this.diverged && this.journal.isOpen) this.journal.sync();
+    } catch (err) {
+      this.store.failed("journal", this.journal.file, err);
+    }
+    this.journal.close();
   }
 }

@@ -14,12 +14,13 @@ import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
+import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
-import { CheckpointStore } from "./journal.js";
+import { CheckpointFencedError, CheckpointStore } from "./journal.js";
 import { logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import type { LogSink } from "./otlp/sink.js";
@@ -43,6 +44,10 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
+  fence?: () => string | undefined;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -82,7 +87,6 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
-    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
     this.counts = new LogCounts(deps.store);
     this.reporting = {
       metrics: logMetrics(deps.registry),
@@ -90,6 +94,17 @@ export class LogPipeline {
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
     };
+    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
+      failures: deps.volume,
+      fence: deps.fence,
+      now: () => this.clock.now(),
+      floorRepaired: (file, wasMs, nowMs) =>
+        this.reporting.warnings.warn(
+          "floor in the future",
+          { file, floor: new Date(wasMs).toISOString(), now: new Date(nowMs).toISOString() },
+          "a log checkpoint started in the future (logs.startFrom was ahead of the clock); it starts now instead, so its stream ships again",
+        ),
+    });
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -124,7 +139,8 @@ export class LogPipeline {
       pollMs: this.pollMs,
       maxPollMs: this.maxPollMs,
       clock: this.clock,
-      paused: () => this.health.down,
+      // The collector is down, or checkpoints cannot be written: nothing would be shipped.
+      paused: () => this.health.down || (this.deps.volume?.paused ?? false),
       onOutcome: (key, outcome) => {
         if (outcome.kind === "found" || outcome.kind === "more") this.active.add(key);
         else if (outcome.kind === "empty") this.active.delete(key);
@@ -225,6 +241,8 @@ export class LogPipeline {
 
   private readFailed(key: string, err: unknown): void {
     if (this.phase.kind !== "running") return;
+    // Logged once per cause where they happen: the checkpoint directory's volume, the lock.
+    if (err instanceof CheckpointWriteError || err instanceof CheckpointFencedError) return;
     this.phase.streams.get(key)?.reporter.readFailed(key, err);
   }
 
@@ -242,7 +260,8 @@ export class LogPipeline {
     }
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
-    await clearSpool(this.spoolDir);
+    // A process that lost the lock leaves the directory to its new holder.
+    if (this.deps.fence?.() === undefined) await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");
   }
 }

@@ -14,7 +14,9 @@ import { shardOf } from "../discovery/shard.js";
 import { logMetrics } from "../logs/metrics.js";
 import { createLogSink } from "../logs/otlp/createSink.js";
 import type { LogSink } from "../logs/otlp/sink.js";
+import type { WriteFailures } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
+import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock } from "../util/time.js";
 import { WebhookAuth } from "./auth.js";
 import { WebhookDelivery } from "./delivery.js";
@@ -28,6 +30,8 @@ export interface WebhookReceiverDeps {
   store: MetricStore;
   registry: Registry;
   logger: Logger;
+  /** Where writes of the queue that the volume refused are reported. */
+  volume?: WriteFailures;
 }
 
 export interface ActivationInputs {
@@ -82,8 +86,11 @@ export class WebhookReceiver {
       },
     };
     if (config.logs.enabled && config.logs.ship) {
-      const queue = new WebhookQueue(join(config.logs.checkpointDir, QUEUE_FILE), undefined, (depth) =>
-        this.metrics.queued.set(depth),
+      const queue = new WebhookQueue(
+        join(config.logs.checkpointDir, QUEUE_FILE),
+        undefined,
+        (depth) => this.metrics.queued.set(depth),
+        this.deps.volume,
       );
       const { replayed, skippedLines } = await queue.open();
       if (replayed > 0 || skippedLines > 0) {
@@ -122,6 +129,7 @@ export class WebhookReceiver {
   private startDelivery(queue: WebhookQueue, sink: LogSink): WebhookDelivery {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
+    const errors = new ThrottledWarnings(this.log, 60_000, systemClock);
     const delivery = new WebhookDelivery(
       queue,
       sink,
@@ -143,7 +151,12 @@ export class WebhookReceiver {
             );
           }
         },
-        queueError: (err) => this.log.error({ err }, "could not mark webhook events as shipped"),
+        queueError: (err) =>
+          errors.error(
+            "ack",
+            { err },
+            "could not mark webhook events as shipped (they ship again after a restart)",
+          ),
       },
       {
         maxRecords: EXPORT_MAX_RECORDS,

@@ -1,5 +1,6 @@
 /** What the webhook receiver does with an accepted event: the record, the count, the refresh, the wait for the queue. */
 import { afterEach, describe, expect, it } from "vitest";
+import { CheckpointWriteError } from "../../../src/ha/volume.js";
 import { QueueFullError } from "../../../src/webhooks/queue.js";
 import { ControlledQueue, disabled, post, start, stopServer, TOKEN } from "./bench.js";
 
@@ -102,6 +103,24 @@ describe("accepted events", () => {
     expect(c.rejected.unavailable).toBe(2);
     expect(s.refreshed).toEqual([]);
     expect(s.lines.some((l) => l.includes("ENOSPC"))).toBe(true);
+  });
+
+  it("194 deliveries on a full disk make one error line, not one stack trace each", async () => {
+    const queue = new ControlledQueue();
+    queue.auto = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const s = await start({ queue });
+    for (let i = 0; i < 194; i++) expect((await post(s.withToken, { body: disabled })).status).toBe(503);
+    const lines = s.lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([
+      "could not queue a webhook event on disk",
+    ]);
+    expect(lines.filter((l) => /webhook delivery rejected/.test(l.msg))).toHaveLength(1);
+    // A write the volume refused is its to report (with the path and logs.checkpointDir): none here.
+    const before = s.lines.length;
+    queue.auto = new CheckpointWriteError("webhook_queue", "/data/webhook-queue.jsonl", { code: "ENOSPC" });
+    expect((await post(s.withToken, { body: disabled })).status).toBe(503);
+    expect(s.lines.slice(before).some((l) => l.includes('"level":50'))).toBe(false);
+    expect((await s.counted()).rejected.unavailable).toBe(195);
   });
 
   it("without log shipping the event is counted and answered at once", async () => {
