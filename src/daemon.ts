@@ -31,7 +31,7 @@ export interface DaemonHandle {
 export interface DaemonOptions {
   config: Config;
   logger: Logger;
-  /** Ends the process after the checkpoint lock was lost; tests replace it. */
+  /** Ends the process when it cannot start after taking the checkpoint lock; tests replace it. */
   exit?: (code: number) => void;
 }
 

@@ -28,8 +28,8 @@ import type { Registry } from "prom-client";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { pause } from "../util/time.js";
 import { GenerationFiles, type OwnGeneration } from "./lockFiles.js";
-import { isDeadHere, parseHolder, selfIdentity, type Identity, type LockHolder } from "./lockHolder.js";
-import { lockMetrics, StandbyNotice, Unchanged } from "./lockStandby.js";
+import { parseHolder, selfIdentity, type Identity, type LockHolder } from "./lockHolder.js";
+import { Contender, lockMetrics, StandbyNotice, type AcquiredHow } from "./lockStandby.js";
 import {
   CheckpointWriteError,
   errnoCode,
@@ -38,7 +38,7 @@ import {
   type WriteFailures,
 } from "./volume.js";
 
-export type AcquiredHow = "free" | "released" | "dead" | "stale" | "unreadable" | "own";
+export type { AcquiredHow } from "./lockStandby.js";
 
 export interface CheckpointLockOptions {
   /** The checkpoint directory; the lock files go into its `lock/` subdirectory. */
@@ -64,8 +64,7 @@ export class CheckpointLock {
   private readonly log: Logger;
   private readonly warnings: ThrottledWarnings;
   private readonly metrics: ReturnType<typeof lockMetrics> | undefined;
-  private readonly holderSeen = new Unchanged();
-  private readonly absurdSeen = new Unchanged();
+  private readonly contender: Contender;
   private current: LockHolder | undefined;
   private own: OwnGeneration | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
@@ -91,6 +90,7 @@ export class CheckpointLock {
     this.heartbeatMs = Math.max(50, Math.floor(opts.timeoutMs / 4));
     this.log = opts.logger.child({ component: "lock" });
     this.warnings = new ThrottledWarnings(this.log, 60_000, { now: () => Date.now() });
+    this.contender = new Contender(this.log, this.warnings, opts.dir, opts.timeoutMs, this.me);
     this.metrics = opts.registry ? lockMetrics(opts.registry) : undefined;
     this.metrics?.held.set(0);
   }
@@ -160,48 +160,20 @@ export class CheckpointLock {
   private async attempt(): Promise<AcquiredHow | undefined> {
     await this.files.ensureDir();
     const { top, absurd } = await this.files.list();
-    if (absurd.length > 0 && !(await this.removeAbsurd(absurd))) return undefined;
+    if (absurd.length > 0 && !(await this.contender.clearAbsurd(this.files, absurd))) return undefined;
     if (top === 0) return this.claim(1, "free");
     const raw = await this.files.read(top);
     if (raw === undefined) return undefined; // gone between listing and reading: look again
     const holder = parseHolder(raw);
     this.current = holder;
     this.updateHolderMetric(holder);
-    let how: AcquiredHow;
-    if (!holder) {
-      // Creation is whole, so no exporter leaves an empty or torn file behind while it runs.
-      how = "unreadable";
-      this.warnings.warn(
-        `unreadable ${top}`,
-        { dir: this.opts.dir, file: this.files.fileOf(top) },
-        "the checkpoint lock file is empty or unreadable (left by an exporter that failed while creating it); it is taken as released",
-      );
-    } else if (holder.owner === this.me.owner) how = "own";
-    else if (holder.released) how = "released";
-    else if (isDeadHere(holder, this.me)) how = "dead";
-    else if (this.holderSeen.for(`${top}\n${raw}`, this.opts.timeoutMs)) how = "stale";
-    else return undefined;
+    const how = this.contender.judge(top, raw, holder, this.files.fileOf(top));
+    if (how === undefined) return undefined;
     // Re-read: a holder that came back to life (or a release just written) must not be overtaken
     // on an old reading. A released lock may still be rewritten only by its releasing holder.
     const again = await this.files.read(top);
     if (again !== raw || (await this.files.list()).top !== top) return undefined;
     return this.claim(top + 1, how, holder);
-  }
-
-  /** Files named like generations that are not usable numbers: removed once unchanged for lockTimeout. */
-  private async removeAbsurd(names: string[]): Promise<boolean> {
-    const fields = { dir: this.opts.dir, files: names, lockTimeoutMs: this.opts.timeoutMs };
-    if (!this.absurdSeen.for(names.join("\n"), this.opts.timeoutMs)) {
-      this.warnings.warn(
-        `absurd ${names.join(",")}`,
-        fields,
-        "the checkpoint lock directory holds files whose generation is not a usable number (2^53 or more, or leading zeros); they are removed as stale once unchanged for logs.lockTimeout",
-      );
-      return false;
-    }
-    for (const name of names) await this.files.removeName(name);
-    this.log.warn(fields, "removed stale checkpoint lock files whose generation is not a usable number");
-    return true;
   }
 
   /** Create generation `generation`; exactly one contender can. */

@@ -1,13 +1,18 @@
 /**
- * The lock as a standby sees it: the lock's metrics, how long what it sees has stayed the same (on
- * its own monotonic clock, so clock skew between hosts does not matter), and what it says while it
- * waits.
+ * The lock as a contender sees it: the lock's metrics, when what it sees may be taken (released, dead,
+ * unreadable, or unchanged for the lock timeout on its own monotonic clock, so clock skew between
+ * hosts does not matter), files named like generations that are not usable numbers, and what it says
+ * while it waits.
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { gauge } from "../metrics/selfMetric.js";
-import type { LockHolder } from "./lockHolder.js";
+import type { ThrottledWarnings } from "../util/throttledLog.js";
+import type { GenerationFiles } from "./lockFiles.js";
+import { isDeadHere, type LockHolder } from "./lockHolder.js";
 import type { CheckpointWriteError } from "./volume.js";
+
+export type AcquiredHow = "free" | "released" | "dead" | "stale" | "unreadable" | "own";
 
 export function lockMetrics(registry: Registry) {
   return {
@@ -66,5 +71,52 @@ export class StandbyNotice {
       },
       "the checkpoint directory is locked by another exporter; standing by (no collectors, no log tailing) until it stops or its heartbeat is older than logs.lockTimeout",
     );
+  }
+}
+
+/** What a contender judges of the lock directory it looks at. */
+export class Contender {
+  private readonly holderSeen = new Unchanged();
+  private readonly absurdSeen = new Unchanged();
+
+  constructor(
+    private readonly log: Logger,
+    private readonly warnings: ThrottledWarnings,
+    private readonly dir: string,
+    private readonly timeoutMs: number,
+    private readonly me: LockHolder,
+  ) {}
+
+  /** How generation `top` (text `raw`, parsed `holder`) may be taken; undefined while its holder counts as alive. */
+  judge(top: number, raw: string, holder: LockHolder | undefined, file: string): AcquiredHow | undefined {
+    if (!holder) {
+      // Creation is whole, so no exporter leaves an empty or torn file behind while it runs.
+      this.warnings.warn(
+        `unreadable ${top}`,
+        { dir: this.dir, file },
+        "the checkpoint lock file is empty or unreadable (left by an exporter that failed while creating it); it is taken as released",
+      );
+      return "unreadable";
+    }
+    if (holder.owner === this.me.owner) return "own";
+    if (holder.released) return "released";
+    if (isDeadHere(holder, this.me)) return "dead";
+    return this.holderSeen.for(`${top}\n${raw}`, this.timeoutMs) ? "stale" : undefined;
+  }
+
+  /** Files named like generations that are not usable numbers: removed once unchanged for lockTimeout. */
+  async clearAbsurd(files: GenerationFiles, names: string[]): Promise<boolean> {
+    const fields = { dir: this.dir, files: names, lockTimeoutMs: this.timeoutMs };
+    if (!this.absurdSeen.for(names.join("\n"), this.timeoutMs)) {
+      this.warnings.warn(
+        `absurd ${names.join(",")}`,
+        fields,
+        "the checkpoint lock directory holds files whose generation is not a usable number (2^53 or more, or leading zeros); they are removed as stale once unchanged for logs.lockTimeout",
+      );
+      return false;
+    }
+    for (const name of names) await files.removeName(name);
+    this.log.warn(fields, "removed stale checkpoint lock files whose generation is not a usable number");
+    return true;
   }
 }
