@@ -78,7 +78,8 @@ WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /src/dist/src ./dist/src
 COPY package.json README.md CHANGELOG.md ./
-COPY config ./config
+COPY config/example.yaml ./config/
+COPY config/alerts/*.rules.yaml ./config/alerts/
 COPY dashboards/*.json ./dashboards/
 
 # Checkpoints must survive restarts: mount a volume here (the chart uses an emptyDir or a PVC).

@@ -16,6 +16,7 @@ const BENCHES: Record<string, string[][]> = {
   logs: [["logs.js"], ["logs.js", "newest-first", "1000000", "10800", "no-steady", "16"]],
   busy: [
     ["logs.js", "busy", "30", "120"],
+    ["logs.js", "busy", "36", "120"],
     ["logs.js", "busy", "30", "120", "0.05", "3"],
   ],
   idle: [["logs.js", "idle", "200", "20"]],

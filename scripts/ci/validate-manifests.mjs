@@ -10,7 +10,7 @@
 // that routes the webhook path alone.
 //
 //   node scripts/ci/validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S]
-//     [--tls] [--sidecar] [--webhooks] [--dashboards N] [--rules-out FILE]
+//     [--tls] [--sidecar] [--queue-bytes N] [--webhooks] [--dashboards N] [--rules-out FILE] [--test-pod]
 import { Buffer } from "node:buffer";
 import { readFileSync, writeFileSync } from "node:fs";
 import { parseAllDocuments, stringify } from "yaml";
@@ -37,7 +37,7 @@ const opt = (name) => {
 const flag = (name) => args.includes(name);
 if (!file) {
   console.error(
-    "usage: validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S] [--tls] [--sidecar] [--webhooks] [--dashboards N] [--rules-out FILE]",
+    "usage: validate-manifests.mjs rendered.yaml [--shards N] [--persistence] [--grace S] [--tls] [--sidecar] [--queue-bytes N] [--webhooks] [--dashboards N] [--rules-out FILE] [--test-pod]",
   );
   process.exit(2);
 }
@@ -314,6 +314,7 @@ if (flag("--sidecar") && sts && exporter) {
         if (!(cfg.service?.extensions ?? []).includes(ext))
           problems.push(`collector: service.extensions lacks ${ext}`);
       }
+      const queueBytes = opt("--queue-bytes");
       for (const [name, pipeline] of Object.entries(cfg.service?.pipelines ?? {})) {
         for (const p of pipeline.processors ?? []) {
           if (/^batch(\/|$)/.test(p))
@@ -321,10 +322,30 @@ if (flag("--sidecar") && sts && exporter) {
         }
         for (const e of pipeline.exporters ?? []) {
           if (/^(debug|nop)(\/|$)/.test(e)) continue;
-          if (cfg.exporters?.[e]?.sending_queue?.storage !== "file_storage/queue") {
+          const queue = cfg.exporters?.[e]?.sending_queue ?? {};
+          if (queue.storage !== "file_storage/queue") {
             problems.push(`collector: exporter ${e} does not queue on file_storage/queue`);
           }
+          if (queue.sizer !== "bytes" || !Number.isInteger(queue.queue_size) || queue.queue_size <= 0) {
+            problems.push(`collector: exporter ${e}'s queue is not bounded in bytes (sizer ${queue.sizer})`);
+          } else if (queueBytes !== undefined && queue.queue_size !== Number(queueBytes)) {
+            problems.push(`collector: exporter ${e}'s queue_size ${queue.queue_size}, want ${queueBytes}`);
+          }
         }
+      }
+      // Its own metrics: served on the container's otelcol-metrics port, scraped by the monitor.
+      const metricsPort = (oc.ports ?? []).find((p) => p.name === "otelcol-metrics")?.containerPort;
+      const reader = cfg.service?.telemetry?.metrics?.readers?.[0]?.pull?.exporter?.prometheus;
+      if (!metricsPort || reader?.port !== metricsPort)
+        problems.push("collector: service.telemetry does not serve metrics on the otelcol-metrics port");
+      for (const m of docs.filter((o) => o.kind === "ServiceMonitor" || o.kind === "PodMonitor")) {
+        const endpoints = m.spec.endpoints ?? m.spec.podMetricsEndpoints ?? [];
+        const ep = endpoints.find((x) => x.port === "otelcol-metrics" || x.portNumber === metricsPort);
+        const job = ep?.relabelings?.find((r) => r.targetLabel === "job");
+        if (!ep || !/-otel-collector$/.test(job?.replacement ?? ""))
+          problems.push(
+            `${where(m)}: does not scrape the collector's metrics as the <job>-otel-collector job`,
+          );
       }
     }
   }
@@ -332,6 +353,28 @@ if (flag("--sidecar") && sts && exporter) {
     problems.push(`${where(sts)}: the exporter does not send to the sidecar on 127.0.0.1:4318`);
   }
 }
+
+// The `helm test` pod: as locked down as the exporter, asking for /-/ready and the metrics.
+for (const t of docs.filter(
+  (o) => o.kind === "Pod" && o.metadata?.annotations?.["helm.sh/hook"] === "test",
+)) {
+  const c = t.spec?.containers?.[0] ?? {};
+  const sc = c.securityContext ?? {};
+  if (t.spec?.securityContext?.runAsNonRoot !== true || sc.readOnlyRootFilesystem !== true)
+    problems.push(`${where(t)}: not run as non-root with a read-only root filesystem`);
+  if (t.spec?.restartPolicy !== "Never") problems.push(`${where(t)}: restartPolicy is not Never`);
+  const script = (c.args ?? []).join("\n");
+  if (!script.includes("/-/ready") || !script.includes("TELEMETRY_PATH"))
+    problems.push(`${where(t)}: does not check /-/ready and the metrics`);
+  const base = envOf(c, "BASE")?.value ?? "";
+  if (!base.includes(`//${service?.metadata?.name}.${service?.metadata?.namespace}.svc:`))
+    problems.push(`${where(t)}: does not ask the exporter's Service (${base})`);
+}
+if (
+  flag("--test-pod") &&
+  !docs.some((o) => o.kind === "Pod" && o.metadata?.annotations?.["helm.sh/hook"] === "test")
+)
+  problems.push("no helm test pod");
 
 const dashboards = opt("--dashboards");
 if (dashboards !== undefined) {

@@ -11,13 +11,28 @@
  * every weight is at least a floor share of the total, so no source waits forever. Token requests
  * (source `auth`) go first: every other request waits on them anyway.
  */
+import type { CollectorName } from "../config/schema.js";
 import type { Clock } from "../util/time.js";
 import { systemClock } from "../util/time.js";
+import { WakeTimer } from "../util/wakeTimer.js";
 
 export type Release = () => void;
 
 /** The source of token requests: served before any other. */
 export const AUTH_SOURCE = "auth";
+
+/**
+ * Who asks: a collector (by name), the log tailers, the site refreshes after webhook events, the
+ * token manager, or anything else. A type, not a string: a misspelt source would silently get the
+ * floor share and be missing from the plan.
+ */
+export type BudgetSource = CollectorName | "logs" | "webhooks" | typeof AUTH_SOURCE | "other";
+
+/** Relative shares of the budget by source. */
+export type SourceWeights = Readonly<Partial<Record<BudgetSource, number>>>;
+
+/** Sources without a schedule: the log tailers and the webhook refreshes. */
+export type UnscheduledSource = Extract<BudgetSource, "logs" | "webhooks">;
 /** Every weight is at least this share of the sum of weights. */
 export const MIN_SHARE = 0.01;
 
@@ -39,20 +54,20 @@ export class RequestBudget {
   private tokens: number;
   private lastRefill: number;
   private gateUntil = 0;
-  private readonly sources = new Map<string, SourceState>();
+  private readonly sources = new Map<BudgetSource, SourceState>();
   private queued = 0;
   private virtualTime = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly wakeTimer: WakeTimer;
   private closedWith: Error | undefined;
   private readonly burst: number;
-  private configuredWeights = new Map<string, number>();
+  private configuredWeights = new Map<BudgetSource, number>();
 
   constructor(
     private readonly maxConcurrency: number,
     readonly ratePerSecond: number,
     private readonly clock: Pick<Clock, "now"> = systemClock,
   ) {
+    this.wakeTimer = new WakeTimer(() => this.pump(), clock);
     this.burst = Math.max(1, Math.min(ratePerSecond, maxConcurrency));
     this.tokens = this.burst;
     this.lastRefill = clock.now();
@@ -70,12 +85,15 @@ export class RequestBudget {
    * Relative shares of the budget by source (for example each source's planned requests per second).
    * Sources not named, and weights below the floor share, get the floor share.
    */
-  setWeights(weights: Readonly<Record<string, number>>): void {
-    this.configuredWeights = new Map(Object.entries(weights).filter(([, w]) => Number.isFinite(w) && w > 0));
+  setWeights(weights: SourceWeights): void {
+    this.configuredWeights = new Map();
+    for (const [source, w] of Object.entries(weights) as Array<[BudgetSource, number]>) {
+      if (Number.isFinite(w) && w > 0) this.configuredWeights.set(source, w);
+    }
     for (const [name, s] of this.sources) s.weight = this.weightOf(name);
   }
 
-  private weightOf(source: string): number {
+  private weightOf(source: BudgetSource): number {
     let total = 0;
     for (const w of this.configuredWeights.values()) total += w;
     if (total === 0) return 1;
@@ -94,7 +112,7 @@ export class RequestBudget {
   }
 
   /** Wait for a place for one request of `source`; the release function gives it back. */
-  acquire(source: string, signal?: AbortSignal): Promise<Release> {
+  acquire(source: BudgetSource, signal?: AbortSignal): Promise<Release> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error("aborted"));
     return new Promise<Release>((grant, reject) => {
@@ -119,7 +137,7 @@ export class RequestBudget {
     });
   }
 
-  private sourceState(source: string): SourceState {
+  private sourceState(source: BudgetSource): SourceState {
     let state = this.sources.get(source);
     if (!state) {
       state = { queue: [], weight: this.weightOf(source), pass: this.virtualTime };
@@ -175,9 +193,7 @@ export class RequestBudget {
   /** Rejects every waiter and every later acquire, and stops the timer (shutdown). */
   close(reason: Error = new Error("request budget closed")): void {
     this.closedWith = reason;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    this.timerAt = Infinity;
+    this.wakeTimer.cancel();
     for (const s of this.sources.values()) {
       for (const waiter of s.queue.splice(0)) {
         if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
@@ -189,18 +205,6 @@ export class RequestBudget {
 
   private schedule(delayMs: number): void {
     if (this.closedWith) return;
-    const at = this.clock.now() + Math.max(0, Math.ceil(delayMs));
-    // Keep an earlier wake-up: a later one would leave the queue waiting too long.
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      Math.max(0, Math.ceil(delayMs)),
-    );
+    this.wakeTimer.wakeAt(this.clock.now() + Math.max(0, Math.ceil(delayMs)));
   }
 }

@@ -9,12 +9,13 @@ import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock } from "../util/time.js";
 import { AUTH_SOURCE, RequestBudget } from "./budget.js";
 import { parseJsonBody, type DecodeContext } from "./decode.js";
+import { recordReporter } from "./recordReports.js";
 import { ENDPOINTS, SITES_PER_PAGE, type Endpoint, type EndpointName } from "./endpoints.js";
-import { ApiAbortedError, ApiAuthError, SitehostApiError } from "./errors.js";
-import { exchangeError, type FailureContext } from "./failure.js";
+import { ApiAbortedError, ApiAuthError, ApiSchemaError, SitehostApiError } from "./errors.js";
+import { apiBaseHint, exchangeError, type FailureContext } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
-import { SecretRedactor } from "./redact.js";
+import { displayUrl, SecretRedactor } from "./redact.js";
 import { exchange, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
 import { ROUTES, routePath, type RouteName } from "./routes.js";
 import { ClientSecret } from "./secret.js";
@@ -45,7 +46,7 @@ class ApiCore {
   private readonly redactor = new SecretRedactor();
   private readonly secret: ClientSecret;
   private readonly policy: RetryPolicy;
-  private readonly rejectedWarnings: ThrottledWarnings;
+  private readonly reportRecords: (endpoint: string) => DecodeContext["reportRejected"];
   /** Aborted by close(): ends waits between retries at once. */
   private readonly closing = new AbortController();
 
@@ -71,10 +72,23 @@ class ApiCore {
     this.tokens = new TokenManager(
       () => this.requestToken(),
       opts.tokenRefreshMarginMs,
-      (result) => this.metrics.tokenRequests.inc({ result }),
+      {
+        where: `POST ${this.tokenUrl}`,
+        onResult: (result) => this.metrics.tokenRequests.inc({ result }),
+        onShortLived: (lifetimeS, refreshEveryS) =>
+          this.logger.warn(
+            { expiresInSeconds: lifetimeS, refreshEverySeconds: refreshEveryS, tokenUrl: this.tokenUrl },
+            "the token endpoint issues short-lived tokens (expires_in shorter than twice api.tokenRefreshMargin); using them and requesting a new one at half its lifetime. If tokens are meant to last an hour, ask the platform about the API application's token lifetime",
+          ),
+      },
       clock,
     );
-    this.rejectedWarnings = new ThrottledWarnings(this.logger, 60_000, clock);
+    this.reportRecords = recordReporter(this.metrics, new ThrottledWarnings(this.logger, 60_000, clock));
+  }
+
+  /** The token endpoint's URL, as messages show it. */
+  private get tokenUrl(): string {
+    return displayUrl(joinUrl(this.opts.authUrl, ROUTES.token.template));
   }
 
   private get closed(): boolean {
@@ -124,14 +138,20 @@ class ApiCore {
     });
   }
 
-  private failure(endpoint: string, result: Extract<ExchangeResult, { ok: false }>): SitehostApiError {
+  private failure(
+    route: RouteName,
+    where: string,
+    result: Extract<ExchangeResult, { ok: false }>,
+  ): SitehostApiError {
     const ctx: FailureContext = {
       closed: this.closed,
       timeoutMs: this.opts.timeoutMs,
       maxResponseBytes: this.opts.maxResponseBytes,
       redact: this.redactor.redact,
+      where,
+      notFoundHint: ROUTES[route].base === "api" ? apiBaseHint(this.opts.apiUrl) : undefined,
     };
-    return exchangeError(endpoint, result, ctx);
+    return exchangeError(ROUTES[route].template, result, ctx);
   }
 
   /** One client-credentials token request, for the token manager (which judges the answer). */
@@ -161,22 +181,26 @@ class ApiCore {
       return { status: last.status, body: last.body };
     }
     this.metrics.failures.inc({ endpoint, reason: result.reason });
-    throw this.failure(endpoint, result);
+    throw this.failure("token", `POST ${this.tokenUrl}`, result);
   }
 
   async call<I, O>(e: Endpoint<I, O>, input: I, opts: RequestOptions = {}): Promise<O> {
     const endpoint = ROUTES[e.route].template;
+    let where: string | undefined;
     try {
       if (this.closed) throw new ApiAbortedError(endpoint, true);
       const parts = e.request(input);
       const url = new URL(joinUrl(this.opts.apiUrl, routePath(e.route, parts.params as never)));
       for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
       const repeatable = e.repeatable?.(input) ?? true;
-      const text = await this.authorized(e.route, url.toString(), parts.body, repeatable, opts);
+      where = `${ROUTES[e.route].method} ${displayUrl(url.toString())}`;
+      const text = await this.authorized(e.route, url.toString(), where, parts.body, repeatable, opts);
       return await e.decode(parseJsonBody(text, endpoint), this.decodeContext(endpoint));
     } catch (err) {
       const reason = err instanceof SitehostApiError ? err.reason : "other";
       if (reason !== "aborted" && reason !== "closed") this.metrics.failures.inc({ endpoint, reason });
+      // The decoders know the endpoint only: the error names the request.
+      if (err instanceof ApiSchemaError && where !== undefined) throw err.at(where);
       throw err;
     }
   }
@@ -185,6 +209,7 @@ class ApiCore {
   private async authorized(
     route: RouteName,
     url: string,
+    where: string,
     body: unknown,
     repeatable: boolean,
     opts: RequestOptions,
@@ -198,7 +223,7 @@ class ApiCore {
             token = await this.tokens.get();
           } catch (err) {
             if (err instanceof SitehostApiError) throw err;
-            throw new ApiAuthError(`${endpoint}: ${(err as Error).message}`, endpoint, { cause: err });
+            throw new ApiAuthError(`${where}: ${(err as Error).message}`, endpoint, { cause: err });
           }
           let release;
           try {
@@ -223,23 +248,11 @@ class ApiCore {
       signal: opts.signal,
     });
     if (result.ok) return result.response.body;
-    throw this.failure(endpoint, result);
+    throw this.failure(route, where, result);
   }
 
   private decodeContext(endpoint: string): DecodeContext {
-    return {
-      endpoint,
-      redact: this.redactor.redact,
-      reportRejected: ({ rejected, firstRejected }) => {
-        this.metrics.invalidRecords.inc({ endpoint }, rejected);
-        // One line per response, and repeats of the same problem summarised.
-        this.rejectedWarnings.warn(
-          `${endpoint} ${firstRejected?.field.replace(/\[\d+\]/g, "[]") ?? ""}`,
-          { endpoint, rejected, field: firstRejected?.field, problem: firstRejected?.problem },
-          "skipped API records that do not fit the expected schema",
-        );
-      },
-    };
+    return { endpoint, redact: this.redactor.redact, reportRejected: this.reportRecords(endpoint) };
   }
 
   allSites(opts?: RequestOptions) {

@@ -15,13 +15,14 @@ import {
   type Page,
   type Zone,
 } from "./schemas.js";
-import { describeIssue, validateRecords, type Validated } from "./validate.js";
+import { fieldLabel, parseRecord } from "./lenient.js";
+import { describeIssue, hasProblems, mergeValidated, validateRecords, type Validated } from "./validate.js";
 
 export interface DecodeContext {
   /** Route template, for errors and metrics. */
   endpoint: string;
   redact: Redact;
-  /** Records skipped by one response (called once per response that skipped any). */
+  /** Records skipped and fields missing in one response (called once per response that had any). */
   reportRejected(result: Validated<unknown>): void;
 }
 
@@ -54,15 +55,23 @@ function envelope(body: unknown, ctx: DecodeContext): { data: unknown; page?: Pa
 }
 
 function check<T>(schema: z.ZodType<T>, value: unknown, field: string, ctx: DecodeContext): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const { field: at, problem } = describeIssue(parsed.error, value, field, ctx.redact);
+  const parsed = parseRecord(schema, value);
+  if (!parsed.ok) {
+    const { field: at, problem } = describeIssue(parsed.error, parsed.input, field, ctx.redact);
     ctx.reportRejected({
       items: [],
       rejected: 1,
       firstRejected: { endpoint: ctx.endpoint, field: at, problem },
+      rejectedFields: { [fieldLabel(parsed.error.issues[0]?.path ?? [])]: 1 },
     });
     throw new ApiSchemaError(ctx.endpoint, at, problem);
+  }
+  if (parsed.drift.length > 0) {
+    ctx.reportRejected({
+      items: [],
+      rejected: 0,
+      drift: Object.fromEntries(parsed.drift.map((f) => [f, 1])),
+    });
   }
   return parsed.data;
 }
@@ -75,7 +84,7 @@ async function records<T>(
 ): Promise<ListResult<T>> {
   if (!Array.isArray(value)) throw new ApiSchemaError(ctx.endpoint, field, "expected a list");
   const result = await validateRecords(schema, value, ctx.endpoint, ctx.redact, field);
-  if (result.rejected > 0) ctx.reportRejected(result);
+  if (hasProblems(result)) ctx.reportRejected(result);
   return result;
 }
 
@@ -125,8 +134,7 @@ export const grouped =
       const field = group ? `data.${group}` : "data";
       const result = await records(schema, value, field, ctx);
       for (const item of result.items) out.items.push({ group, item });
-      out.rejected += result.rejected;
-      out.firstRejected ??= result.firstRejected;
+      mergeValidated(out, result);
     }
     return out;
   };
@@ -148,11 +156,22 @@ export const zoneWithRecords =
 export interface LogPage<T> extends ListResult<T> {
   /** Records the page held, valid and skipped. */
   rawCount: number;
+  /** `total_results` when it is a count (the platform's estimate; paging does not depend on it). */
   totalResults: number | null;
+  /** The continuation: null when the page came without a usable one. */
   scrollId: string | null;
 }
 
-/** The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. */
+/** A count, from a number or a string of digits; anything else is no count. */
+function countOf(value: unknown): number | null {
+  const n = typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value;
+  return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
+}
+
+/**
+ * The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. The continuation may
+ * come as `scroll_id` (documented) or `scrollId`; an empty one is none.
+ */
 export const logPage =
   <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
   async (body, ctx) => {
@@ -166,7 +185,7 @@ export const logPage =
     return {
       ...result,
       rawCount: raw.length,
-      totalResults: parsed.data.total_results ?? null,
-      scrollId: parsed.data.scroll_id ?? null,
+      totalResults: countOf(parsed.data.total_results),
+      scrollId: parsed.data.scroll_id || parsed.data.scrollId || null,
     };
   };

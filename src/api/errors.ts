@@ -1,7 +1,9 @@
 /**
  * Typed errors of the API client, each with a reason from a small fixed set (the `reason` label of
- * the failure metrics). Messages name the endpoint and status; they never contain the client secret
- * or a token (only data the platform sent back about the request, redacted and abbreviated).
+ * the failure metrics). `endpoint` is the route template (metrics); messages start with `where`, the
+ * request as sent (`GET https://api.example/v1/sites?page=1`, without credentials) when the client
+ * knows it, and say what to fix where that is known. They never contain the client secret or a token
+ * (only data the platform sent back about the request, redacted and abbreviated).
  */
 export type ApiErrorReason =
   "auth" | "rate_limited" | "http" | "network" | "timeout" | "too_large" | "schema" | "closed" | "aborted";
@@ -19,6 +21,51 @@ export class SitehostApiError extends Error {
   }
 }
 
+/** What a network error code means, for a person; undefined for codes without a known meaning. */
+const NETWORK_CODES: Record<string, (host: string) => string> = {
+  ECONNREFUSED: (host) => `connection refused: nothing listens at ${host}`,
+  ENOTFOUND: (host) => `the host ${hostName(host)} could not be resolved (DNS): check the host name`,
+  EAI_AGAIN: (host) => `the host ${hostName(host)} could not be resolved now (DNS is failing)`,
+  ECONNRESET: (host) => `the connection to ${host} was reset`,
+  EHOSTUNREACH: (host) => `the host ${host} is unreachable`,
+  ENETUNREACH: (host) => `the network of ${host} is unreachable`,
+  ETIMEDOUT: (host) => `the connection to ${host} timed out`,
+  UND_ERR_SOCKET: (host) => `the connection to ${host} closed before the answer ended`,
+  DEPTH_ZERO_SELF_SIGNED_CERT: (host) => `the TLS certificate of ${host} is self-signed`,
+  SELF_SIGNED_CERT_IN_CHAIN: (host) => `the TLS certificate chain of ${host} has a self-signed certificate`,
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: (host) => `the TLS certificate of ${host} could not be verified`,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: (host) => `the TLS certificate of ${host} could not be verified`,
+  CERT_HAS_EXPIRED: (host) => `the TLS certificate of ${host} has expired`,
+  ERR_TLS_CERT_ALTNAME_INVALID: (host) => `the TLS certificate of ${host} is not for that host name`,
+  EPROTO: (host) => `the TLS handshake with ${host} failed (is it TLS on that port?)`,
+};
+
+/** The host name alone of a hostOf() text. */
+function hostName(host: string): string {
+  return host.replace(/ \(port \d+\)$/, "").replace(/:\d+$/, "");
+}
+
+/** The host:port of a URL, or the text itself when it is no URL. */
+function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.port ? `${u.hostname}:${u.port}` : `${u.hostname} (port ${u.protocol === "https:" ? 443 : 80})`;
+  } catch {
+    return url;
+  }
+}
+
+/** A network error code as words naming the host, with the code: `connection refused: … (ECONNREFUSED)`. */
+export function describeNetworkError(code: string, url: string): string {
+  const words = NETWORK_CODES[code];
+  return words ? `${words(hostOf(url))} (${code})` : `network error (${code}) reaching ${hostOf(url)}`;
+}
+
+/** The URL part of a `where` ("GET https://…" → "https://…"). */
+function urlOf(where: string): string {
+  return where.replace(/^[A-Z]+ /, "");
+}
+
 /** Credentials rejected, an unusable token answer, or a second 401 after re-authentication. */
 export class ApiAuthError extends SitehostApiError {
   override readonly reason = "auth";
@@ -30,8 +77,12 @@ export class ApiRateLimitedError extends SitehostApiError {
   constructor(
     endpoint: string,
     readonly retryAfterMs: number,
+    where = endpoint,
   ) {
-    super(`${endpoint}: rate limited by the platform (429), retries exhausted`, endpoint);
+    super(
+      `${where}: rate limited by the platform (429), retries exhausted; lower api.maxRequestsPerSecond`,
+      endpoint,
+    );
   }
 }
 
@@ -43,9 +94,15 @@ export class ApiHttpError extends SitehostApiError {
     readonly status: number,
     readonly apiMessage: string | undefined,
     readonly apiErrors: string[],
+    where = endpoint,
+    /** What to check, when the status suggests it (a 404 on a base without /v1, a 403's scope). */
+    readonly hint?: string,
   ) {
     const detail = [apiMessage, ...apiErrors].filter(Boolean).join("; ");
-    super(`${endpoint}: HTTP ${status}${detail ? ` (${abbreviate(detail, 200)})` : ""}`, endpoint);
+    super(
+      `${where}: HTTP ${status}${detail ? ` (${abbreviate(detail, 200)})` : ""}${hint ? `; ${hint}` : ""}`,
+      endpoint,
+    );
   }
 }
 
@@ -56,8 +113,14 @@ export class ApiSchemaError extends SitehostApiError {
     endpoint: string,
     readonly field: string,
     readonly problem: string,
+    where = endpoint,
   ) {
-    super(`${endpoint}: unexpected response shape at ${field || "(root)"}: ${problem}`, endpoint);
+    super(`${where}: unexpected response shape at ${field || "(root)"}: ${problem}`, endpoint);
+  }
+
+  /** The same error, naming the request (the decoders know only the endpoint). */
+  at(where: string): ApiSchemaError {
+    return new ApiSchemaError(this.endpoint, this.field, this.problem, where);
   }
 }
 
@@ -67,8 +130,9 @@ export class ApiNetworkError extends SitehostApiError {
   constructor(
     endpoint: string,
     readonly code: string,
+    where = endpoint,
   ) {
-    super(`${endpoint}: network error (${code})`, endpoint);
+    super(`${where}: ${describeNetworkError(code, urlOf(where))}`, endpoint);
   }
 }
 
@@ -78,8 +142,9 @@ export class ApiTimeoutError extends SitehostApiError {
   constructor(
     endpoint: string,
     readonly afterMs: number,
+    where = endpoint,
   ) {
-    super(`${endpoint}: no complete answer within ${afterMs} ms (api.timeout)`, endpoint);
+    super(`${where}: no complete answer within ${afterMs} ms (api.timeout)`, endpoint);
   }
 }
 
@@ -89,8 +154,9 @@ export class ApiResponseTooLargeError extends SitehostApiError {
   constructor(
     endpoint: string,
     readonly limitBytes: number,
+    where = endpoint,
   ) {
-    super(`${endpoint}: response body larger than ${limitBytes} bytes (api.maxResponseSize)`, endpoint);
+    super(`${where}: response body larger than ${limitBytes} bytes (api.maxResponseSize)`, endpoint);
   }
 }
 

@@ -9,7 +9,7 @@ import {
   ApiTimeoutError,
   type SitehostApiError,
 } from "./errors.js";
-import type { Redact } from "./redact.js";
+import { displayUrl, type Redact } from "./redact.js";
 import type { ExchangeResult } from "./retry.js";
 import { ErrorBodySchema } from "./schemas.js";
 
@@ -19,7 +19,14 @@ export interface FailureContext {
   timeoutMs: number;
   maxResponseBytes: number;
   redact: Redact;
+  /** The request as messages name it: `GET https://…` without credentials. */
+  where: string;
+  /** What to check after a 404 (the base URL), when the request's URL suggests something. */
+  notFoundHint?: string;
 }
+
+const FORBIDDEN_HINT =
+  "the API application lacks a scope or role this endpoint needs: grant it on the platform, or disable the collector that uses it";
 
 export function exchangeError(
   endpoint: string,
@@ -33,24 +40,28 @@ export function exchangeError(
         cause: last.kind === "aborted" ? last.reason : undefined,
       });
     case "timeout":
-      return new ApiTimeoutError(endpoint, ctx.timeoutMs);
+      return new ApiTimeoutError(endpoint, ctx.timeoutMs, ctx.where);
     case "too_large":
-      return new ApiResponseTooLargeError(endpoint, ctx.maxResponseBytes);
+      return new ApiResponseTooLargeError(endpoint, ctx.maxResponseBytes, ctx.where);
     case "network":
-      return new ApiNetworkError(endpoint, last.kind === "network" ? last.code : last.kind);
+      return new ApiNetworkError(endpoint, last.kind === "network" ? last.code : last.kind, ctx.where);
     case "rate_limited":
-      return new ApiRateLimitedError(endpoint, result.retryAfterMs ?? 0);
+      return new ApiRateLimitedError(endpoint, result.retryAfterMs ?? 0, ctx.where);
     case "auth":
-      return new ApiAuthError(`${endpoint}: HTTP 401 again after re-authenticating`, endpoint);
+      return new ApiAuthError(
+        `${ctx.where}: HTTP 401 again after re-authenticating; the token was refused: the API application may have been revoked or lost access`,
+        endpoint,
+      );
     default:
       return last.kind === "response"
-        ? httpError(endpoint, last.status, last.body, ctx.redact)
-        : new ApiNetworkError(endpoint, last.kind);
+        ? httpError(endpoint, last.status, last.body, ctx)
+        : new ApiNetworkError(endpoint, last.kind, ctx.where);
   }
 }
 
 /** A non-success status, with the platform's error envelope (redacted) when the body is one. */
-function httpError(endpoint: string, status: number, text: string, redact: Redact): ApiHttpError {
+function httpError(endpoint: string, status: number, text: string, ctx: FailureContext): ApiHttpError {
+  const redact = ctx.redact;
   let apiMessage: string | undefined;
   let apiErrors: string[] = [];
   try {
@@ -62,5 +73,17 @@ function httpError(endpoint: string, status: number, text: string, redact: Redac
   } catch {
     // not JSON (a proxy page): status alone
   }
-  return new ApiHttpError(endpoint, status, apiMessage, apiErrors);
+  const hint = status === 404 ? ctx.notFoundHint : status === 403 ? FORBIDDEN_HINT : undefined;
+  return new ApiHttpError(endpoint, status, apiMessage, apiErrors, ctx.where, hint);
+}
+
+/** After a 404 from the API: a base URL that does not end in /v1 is the likely cause. */
+export function apiBaseHint(apiUrl: string): string | undefined {
+  try {
+    const u = new URL(apiUrl);
+    if (/\/v1\/*$/.test(u.pathname)) return undefined;
+    return `the API base URL must end in /v1: check api.url (SITEHOST_API_URL), e.g. ${displayUrl(`${u.origin}${u.pathname.replace(/\/+$/, "")}/v1`)}`;
+  } catch {
+    return undefined;
+  }
 }

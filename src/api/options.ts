@@ -33,11 +33,10 @@ export interface ApiClientOptions {
 }
 
 export function apiClientOptionsFromConfig(
-  config: Config,
+  api: Config["api"],
   registry: Registry,
   logger: Logger,
 ): ApiClientOptions {
-  const { api } = config;
   if (!api.clientId || !api.clientSecret) {
     throw new ApiAuthError(
       "client id and client secret are required (api.clientId, api.clientSecret)",

@@ -1,6 +1,7 @@
 /** Lists that come in numbered pages: every page, following the envelope's `page.nextPage`. */
 import type { ListResult, PageResult } from "./decode.js";
 import { ApiSchemaError } from "./errors.js";
+import { mergeValidated } from "./validate.js";
 
 /** More pages than any account has; past it the paging is taken to be broken. */
 const MAX_PAGES = 10_000;
@@ -20,8 +21,7 @@ export async function allPages<T>(
     seen.add(page);
     const result = await fetchPage(page);
     out.items.push(...result.items);
-    out.rejected += result.rejected;
-    out.firstRejected ??= result.firstRejected;
+    mergeValidated(out, result);
     const next = result.page?.nextPage ?? null;
     if (next === null) return out;
     if (seen.has(next) || (result.page && next > result.page.lastPage) || seen.size > MAX_PAGES) {

@@ -39,3 +39,21 @@ export class SecretRedactor {
     return out;
   };
 }
+
+/**
+ * A URL as errors and logs show it: without its userinfo (`user:password@`) and with the value of any
+ * token-like query parameter replaced, so it names what to fix and nothing secret.
+ */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    for (const key of [...u.searchParams.keys()]) {
+      if (/token|secret|password|key/i.test(key)) u.searchParams.set(key, "redacted");
+    }
+    return u.toString();
+  } catch {
+    return url.replace(/\/\/[^/@\s]*@/, "//");
+  }
+}

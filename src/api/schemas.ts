@@ -13,18 +13,22 @@
  *   listings, security alerts and logs).
  */
 import { z } from "zod";
+import { lenientObject } from "./lenient.js";
 import { parseBackupTimestamp } from "./times.js";
 
 const int = () => z.number().int();
 const num = () => z.number();
 
-/** Paginated responses carry `page`. */
+/**
+ * Paginated responses carry `page`. Paging follows `nextPage` and `lastPage`; the other fields are not
+ * used, so any value there is accepted (an odd type must not stop a list or a log from being read).
+ */
 export const PageSchema = z.object({
-  currentPage: int(),
+  currentPage: z.unknown().optional(),
   nextPage: int().nullable(),
   lastPage: int(),
-  perPage: int(),
-  totalItems: int(),
+  perPage: z.unknown().optional(),
+  totalItems: z.unknown().optional(),
 });
 export type Page = z.infer<typeof PageSchema>;
 
@@ -33,9 +37,11 @@ export type Page = z.infer<typeof PageSchema>;
  * lists) so one bad record never rejects the whole response.
  */
 export const EnvelopeSchema = z.object({
-  message: z.string().optional(),
+  /** Not used in a successful answer: any value is accepted. */
+  message: z.unknown().optional(),
   data: z.unknown(),
-  errors: z.array(z.string()).nullable().optional(),
+  /** Not used in a successful answer (error bodies: ErrorBodySchema). */
+  errors: z.unknown().optional(),
   page: PageSchema.optional(),
 });
 export type Envelope = z.infer<typeof EnvelopeSchema>;
@@ -51,7 +57,16 @@ export const ErrorBodySchema = z.object({
 export const TokenResponseSchema = z.object({
   access_token: z.string().min(1),
   token_type: z.string().optional(),
-  expires_in: num().positive(),
+  // Documented as integer seconds; a number in a string is read too. Zero or less is unusable.
+  expires_in: z
+    .union([
+      num(),
+      z
+        .string()
+        .regex(/^\s*\d+(\.\d+)?\s*$/)
+        .transform(Number),
+    ])
+    .pipe(num().positive()),
   scope: z.string().optional(),
   created_at: num().optional(),
   id: int().optional(),
@@ -65,20 +80,25 @@ export const TokenResponseSchema = z.object({
 
 const PageViewCountSchema = z.object({ people: num(), views: num() });
 
-export const AccountSchema = z.object({
-  name: z.string().optional(),
-  email: z.string().optional(),
-  maxSites: int(),
-  sitesCount: int().optional(),
-  capacity: z.object({
-    sites: z.object({
-      maxBillable: int(),
-      maxStaging: int(),
-      billable: int(),
-      staging: int(),
-      total: int(),
+export const AccountSchema = lenientObject({
+  required: {},
+  expected: {
+    maxSites: int(),
+    capacity: z.object({
+      sites: z.object({
+        maxBillable: int(),
+        maxStaging: int(),
+        billable: int(),
+        staging: int(),
+        total: int(),
+      }),
     }),
-  }),
+  },
+  optional: {
+    name: z.string().optional(),
+    email: z.string().optional(),
+    sitesCount: int().optional(),
+  },
 });
 export type Account = z.infer<typeof AccountSchema>;
 
@@ -86,32 +106,45 @@ export type Account = z.infer<typeof AccountSchema>;
 
 export const TagSchema = z.object({ id: int(), name: z.string() });
 
-export const SiteSchema = z.object({
-  id: int(),
-  name: z.string().min(1),
-  displayName: z.string(),
-  url: z.string(),
-  state: z.string().min(1),
-  datacenterCode: z.string(),
-  datacenterName: z.string().optional(),
-  phpVersion: z.string().nullable(),
-  cmsEnvironmentType: z.string(),
-  staging: z.boolean(),
-  sandbox: z.boolean(),
-  kit: z.boolean(),
-  edgeCache: z.string(),
-  edgeCacheDefensiveMode: z.boolean(),
-  edgeCacheDefensiveModeUntil: int().nullable().optional(),
-  fileSystemUsageBytes: num(),
-  databaseUsageBytes: num(),
-  maxFileSystemUsageBytes: num().nullable().optional(),
-  warningHeadroomFileSystemUsageBytes: num().nullable().optional(),
-  maxDatabaseUsageBytes: num().nullable().optional(),
-  warningHeadroomDatabaseUsageBytes: num().nullable().optional(),
-  tags: z.array(TagSchema).default([]),
-  created: z.string().optional(),
-  accountId: int().optional(),
-  favorite: z.boolean().optional(),
+/** An id documented as an integer, tolerated as a string of digits. */
+const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
+
+/**
+ * A site of the list. Only what identifies it is required; a renamed or retyped published field is
+ * counted as drift and its series left out, never the site dropped (src/api/lenient.ts).
+ */
+export const SiteSchema = lenientObject({
+  required: {
+    id: IdSchema,
+    name: z.string().min(1),
+    state: z.string().min(1),
+  },
+  expected: {
+    displayName: z.string(),
+    url: z.string(),
+    datacenterCode: z.string(),
+    phpVersion: z.string().nullable(),
+    cmsEnvironmentType: z.string(),
+    staging: z.boolean(),
+    sandbox: z.boolean(),
+    kit: z.boolean(),
+    edgeCache: z.string(),
+    edgeCacheDefensiveMode: z.boolean(),
+    fileSystemUsageBytes: num(),
+    databaseUsageBytes: num(),
+  },
+  optional: {
+    datacenterName: z.string().optional(),
+    edgeCacheDefensiveModeUntil: int().nullable().optional(),
+    maxFileSystemUsageBytes: num().nullable().optional(),
+    warningHeadroomFileSystemUsageBytes: num().nullable().optional(),
+    maxDatabaseUsageBytes: num().nullable().optional(),
+    warningHeadroomDatabaseUsageBytes: num().nullable().optional(),
+    tags: z.array(TagSchema).default([]),
+    created: z.string().optional(),
+    accountId: int().optional(),
+    favorite: z.boolean().optional(),
+  },
 });
 export type Site = z.infer<typeof SiteSchema>;
 
@@ -237,58 +270,70 @@ export const SecurityAlertSchema = z.object({
   reference_urls: z.array(z.string()).nullable().optional(),
 });
 
-export const SecurityAlertItemSchema = z.object({
-  id: z.union([int(), z.string()]).optional(),
-  site_id: int().optional(),
-  name: z.string().min(1),
-  version: z.string().nullable(),
-  status: z.string().nullable().optional(),
-  active: z.boolean().optional(),
-  // The documentation leaves the type open: a boolean, or the plugin record's none/available wording.
-  update_available: z.union([z.boolean(), z.string()]).nullable().optional(),
-  update_version: z.string().nullable().optional(),
-  security_risk: z.boolean().optional(),
-  security_alerts: z.array(SecurityAlertSchema).nullable().default([]),
+export const SecurityAlertItemSchema = lenientObject({
+  required: { name: z.string().min(1) },
+  expected: { version: z.string().nullable() },
+  optional: {
+    id: z.union([int(), z.string()]).optional(),
+    site_id: int().optional(),
+    status: z.string().nullable().optional(),
+    active: z.boolean().optional(),
+    // The documentation leaves the type open: a boolean, or the plugin record's none/available wording.
+    update_available: z.union([z.boolean(), z.string()]).nullable().optional(),
+    update_version: z.string().nullable().optional(),
+    security_risk: z.boolean().optional(),
+    security_alerts: z.array(SecurityAlertSchema).nullable().default([]),
+  },
 });
 export type SecurityAlertItem = z.infer<typeof SecurityAlertItemSchema>;
 
 // ---------------------------------------------------------------- domains
 
-export const DomainSchema = z.object({
-  id: z.union([int(), z.string()]).optional(),
-  primary: z.boolean(),
-  name: z.string().nullable().optional(),
-  healthy: z.boolean(),
-  dnsConfirmed: z.boolean(),
-  provisioned: z.boolean(),
-  type: z.string().optional(),
-  displayType: z.string().optional(),
-  domainName: z.string().min(1),
-  ipAddresses: z.array(z.string()).optional(),
-  zoneId: z.union([int(), z.string()]).nullable().optional(),
+export const DomainSchema = lenientObject({
+  required: { domainName: z.string().min(1) },
+  expected: {
+    primary: z.boolean(),
+    healthy: z.boolean(),
+    dnsConfirmed: z.boolean(),
+    provisioned: z.boolean(),
+  },
+  optional: {
+    id: z.union([int(), z.string()]).optional(),
+    name: z.string().nullable().optional(),
+    type: z.string().optional(),
+    displayType: z.string().optional(),
+    ipAddresses: z.array(z.string()).optional(),
+    zoneId: z.union([int(), z.string()]).nullable().optional(),
+  },
 });
 export type Domain = z.infer<typeof DomainSchema>;
 
 // ---------------------------------------------------------------- backups
 
 /** Combined listing entry; `timestamp` is 'YYYY-MM-DD-HH-MM' (UTC). */
-export const BackupEntrySchema = z.object({
-  timestamp: z.string().refine((t) => parseBackupTimestamp(t) !== undefined, {
-    message: "expected a time such as 2026-11-23-04-30",
-  }),
-  siteId: int().optional(),
-  databaseBackupId: int().nullable(),
-  filesystemBackupId: int().nullable(),
+export const BackupEntrySchema = lenientObject({
+  required: {
+    timestamp: z.string().refine((t) => parseBackupTimestamp(t) !== undefined, {
+      message: "expected a time such as 2026-11-23-04-30",
+    }),
+  },
+  expected: { databaseBackupId: int().nullable(), filesystemBackupId: int().nullable() },
+  optional: { siteId: int().optional() },
 });
 export type BackupEntry = z.infer<typeof BackupEntrySchema>;
 
 // ---------------------------------------------------------------- logs
 
-/** The log endpoints' own shape (no envelope). */
+/**
+ * The log endpoints' own shape (no envelope). `total_results` is not needed to page, so any value is
+ * accepted. The continuation is `scroll_id`, as documented; `scrollId` (the API's usual camelCase)
+ * is read too (decode.ts decides which one counts).
+ */
 export const LogPageSchema = z.object({
-  total_results: num().nullable().optional(),
+  total_results: z.unknown().optional(),
   logs: z.array(z.unknown()).nullable(),
   scroll_id: z.string().nullable().optional(),
+  scrollId: z.string().nullable().optional(),
 });
 
 /** ISO 8601 string, or epoch seconds (web-server logs), or epoch ms; normalised by the caller. */
@@ -358,59 +403,65 @@ export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
 /** Epoch seconds, as most on-demand backup times are; tolerated as ISO text too. */
 const EpochOrText = z.union([num(), z.string()]);
 
-export const OndemandBackupSchema = z.object({
-  id: z.string().nullable().optional(),
-  requestId: int().optional(),
-  siteId: int().optional(),
-  completed: EpochOrText.nullable().optional(),
-  status: z.string().min(1),
-  type: z.string().min(1),
-  bytes: z.union([z.string(), num()]).nullable().optional(),
-  requested: EpochOrText.nullable().optional(),
-  backupTimestamp: z.string().nullable().optional(),
-  createdBy: z.string().nullable().optional(),
-  removedIn: z.string().nullable().optional(),
-  deleteAt: EpochOrText.nullable().optional(),
+export const OndemandBackupSchema = lenientObject({
+  required: { type: z.string().min(1) },
+  expected: { status: z.string().min(1) },
+  optional: {
+    id: z.string().nullable().optional(),
+    requestId: int().optional(),
+    siteId: int().optional(),
+    completed: EpochOrText.nullable().optional(),
+    bytes: z.union([z.string(), num()]).nullable().optional(),
+    requested: EpochOrText.nullable().optional(),
+    backupTimestamp: z.string().nullable().optional(),
+    createdBy: z.string().nullable().optional(),
+    removedIn: z.string().nullable().optional(),
+    deleteAt: EpochOrText.nullable().optional(),
+  },
 });
 export type OndemandBackup = z.infer<typeof OndemandBackupSchema>;
 
-export const RestoreSchema = z.object({
-  id: z.union([int(), z.string()]),
-  status: z.string().min(1),
-  logMessages: z.array(z.string()).nullable().optional(),
-  filesystemId: z.union([z.string(), int()]).nullable().optional(),
-  databaseId: z.union([z.string(), int()]).nullable().optional(),
-  fromSiteId: int().nullable().optional(),
-  error: z.string().nullable().optional(),
-  created: EpochOrText,
-  updated: EpochOrText.nullable().optional(),
-  completedAt: EpochOrText.nullable().optional(),
-  failedAt: EpochOrText.nullable().optional(),
+export const RestoreSchema = lenientObject({
+  required: { status: z.string().min(1), created: EpochOrText },
+  expected: {},
+  optional: {
+    id: z.union([int(), z.string()]).optional(),
+    logMessages: z.array(z.string()).nullable().optional(),
+    filesystemId: z.union([z.string(), int()]).nullable().optional(),
+    databaseId: z.union([z.string(), int()]).nullable().optional(),
+    fromSiteId: int().nullable().optional(),
+    error: z.string().nullable().optional(),
+    updated: EpochOrText.nullable().optional(),
+    completedAt: EpochOrText.nullable().optional(),
+    failedAt: EpochOrText.nullable().optional(),
+  },
 });
 export type Restore = z.infer<typeof RestoreSchema>;
 
 // ---------------------------------------------------------------- git
 
-export const GitDeploySchema = z.object({
-  id: z.union([int(), z.string()]),
-  created: EpochOrText,
-  after: z.string().nullable().optional(),
-  before: z.string().nullable().optional(),
-  branch: z.string().nullable().optional(),
-  email: z.string().nullable().optional(),
-  message: z.string().nullable().optional(),
-  name: z.string().nullable().optional(),
-  repository: z.string().nullable().optional(),
-  state: z.string().min(1),
+export const GitDeploySchema = lenientObject({
+  required: { created: EpochOrText, state: z.string().min(1) },
+  expected: {},
+  optional: {
+    id: z.union([int(), z.string()]).optional(),
+    after: z.string().nullable().optional(),
+    before: z.string().nullable().optional(),
+    branch: z.string().nullable().optional(),
+    email: z.string().nullable().optional(),
+    message: z.string().nullable().optional(),
+    name: z.string().nullable().optional(),
+    repository: z.string().nullable().optional(),
+  },
 });
 export type GitDeploy = z.infer<typeof GitDeploySchema>;
 
 // ---------------------------------------------------------------- DNS and certificates
 
-export const ZoneSchema = z.object({
-  id: int(),
-  name: z.string().min(1),
-  created: z.string().nullable().optional(),
+export const ZoneSchema = lenientObject({
+  required: { id: int(), name: z.string().min(1) },
+  expected: {},
+  optional: { created: z.string().nullable().optional() },
 });
 export type Zone = z.infer<typeof ZoneSchema>;
 
@@ -420,23 +471,22 @@ export const ZoneWithRecordsSchema = ZoneSchema.extend({
   records: z.array(z.unknown()).nullable(),
 });
 
-/** An id documented as an integer, tolerated as a string of digits. */
-const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
-
 /** A record; a missing or null `name` is the zone apex, like `@`. */
-export const DnsRecordSchema = z.object({
-  id: int(),
-  zoneId: int().optional(),
-  primary: z.boolean().optional(),
-  type: z.string().min(1),
-  name: z
-    .string()
-    .nullish()
-    .transform((n) => n ?? ""),
-  value: z.string().nullable().optional(),
-  ttl: int().nullable().optional(),
-  siteId: IdSchema.nullable().optional(),
-  created: z.string().nullable().optional(),
+export const DnsRecordSchema = lenientObject({
+  required: { id: int(), type: z.string().min(1) },
+  expected: {},
+  optional: {
+    zoneId: int().optional(),
+    primary: z.boolean().optional(),
+    name: z
+      .string()
+      .nullish()
+      .transform((n) => n ?? ""),
+    value: z.string().nullable().optional(),
+    ttl: int().nullable().optional(),
+    siteId: IdSchema.nullable().optional(),
+    created: z.string().nullable().optional(),
+  },
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;
 

@@ -32,8 +32,13 @@ export function apiSelfMetrics(registry: Registry, pausedUntilMs: () => number) 
     }),
     invalidRecords: counter(registry, {
       name: "sitehost_exporter_api_invalid_records_total",
-      help: "API records that did not fit the expected schema and were skipped, by route template.",
-      labelNames: ["endpoint"],
+      help: "API records that did not fit the expected schema and were skipped, by route template and the field that made them unusable.",
+      labelNames: ["endpoint", "field"],
+    }),
+    fieldDrift: counter(registry, {
+      name: "sitehost_exporter_api_field_drift_total",
+      help: "API records kept without a field the exporter reads (missing, or unreadable and left out), by route template and field: the platform's format drifting.",
+      labelNames: ["endpoint", "field"],
     }),
     retryAfterCapped: counter(registry, {
       name: "sitehost_exporter_api_retry_after_capped_total",

@@ -3,6 +3,7 @@
  * `src/api/client.ts` implements it over HTTP, tests with fakes. One method per endpoint of the
  * endpoint table, plus `allSites` (every page of the site list) and `close`.
  */
+import type { BudgetSource } from "./budget.js";
 import type { EndpointName, InputOf, OutputOf } from "./endpoints.js";
 import type { ListResult } from "./decode.js";
 import type { Site } from "./schemas.js";
@@ -26,16 +27,16 @@ export interface RequestOptions {
    * Who asks (a collector's name, `logs`, ...): the request budget is shared fairly between sources.
    * Default `other`.
    */
-  source?: string;
+  source?: BudgetSource;
 }
 
 /** A call of one endpoint; endpoints without input take none. */
-export type EndpointMethod<N extends EndpointName> =
+export type EndpointMethod<N extends EndpointName, O = RequestOptions> =
   Record<string, never> extends InputOf<N>
-    ? (input?: InputOf<N>, opts?: RequestOptions) => Promise<OutputOf<N>>
-    : (input: InputOf<N>, opts?: RequestOptions) => Promise<OutputOf<N>>;
+    ? (input?: InputOf<N>, opts?: O) => Promise<OutputOf<N>>
+    : (input: InputOf<N>, opts?: O) => Promise<OutputOf<N>>;
 
-export type EndpointMethods = { [N in EndpointName]: EndpointMethod<N> };
+export type EndpointMethods<O = RequestOptions> = { [N in EndpointName]: EndpointMethod<N, O> };
 
 export interface SitehostApi extends EndpointMethods {
   /** Every page of GET /sites, following `page.nextPage` until it is null. */

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { valueAt } from "../config/path.js";
 import { abbreviate } from "./errors.js";
 import { compileFlatObject } from "./fastParse.js";
+import { expectedFields, fieldLabel, parseRecord } from "./lenient.js";
 import type { Redact } from "./redact.js";
 import type { RejectedRecord } from "./types.js";
 
@@ -49,6 +50,28 @@ export interface Validated<T> {
   rejected: number;
   /** The first skipped record: where and why. */
   firstRejected?: RejectedRecord;
+  /** Skipped records by the field that made them unusable (a path within the record, indexes as []). */
+  rejectedFields?: Record<string, number>;
+  /** Kept records that lacked a field (missing, or unreadable and left out), by field. */
+  drift?: Record<string, number>;
+}
+
+function add(counts: Record<string, number>, key: string, n = 1): void {
+  counts[key] = (counts[key] ?? 0) + n;
+}
+
+/** Add one result's skipped records and drift to another's (pages of one list, groups of one answer). */
+export function mergeValidated<T>(into: Validated<T>, from: Validated<unknown>): void {
+  into.rejected += from.rejected;
+  into.firstRejected ??= from.firstRejected;
+  for (const [field, n] of Object.entries(from.rejectedFields ?? {}))
+    add((into.rejectedFields ??= {}), field, n);
+  for (const [field, n] of Object.entries(from.drift ?? {})) add((into.drift ??= {}), field, n);
+}
+
+/** Whether a result has anything to report (skipped records or drift). */
+export function hasProblems(result: Validated<unknown>): boolean {
+  return result.rejected > 0 || Object.keys(result.drift ?? {}).length > 0;
 }
 
 const compiled = new WeakMap<z.ZodType, ((input: unknown) => unknown) | null>();
@@ -71,28 +94,32 @@ export async function validateRecords<T>(
   redact: Redact = keep,
   fieldPrefix = "",
 ): Promise<Validated<T>> {
-  const items: T[] = [];
-  let rejected = 0;
-  let firstRejected: RejectedRecord | undefined;
+  const out: Validated<T> = { items: [], rejected: 0 };
   const fast = fastPathOf(schema);
+  const expected = expectedFields(schema);
   for (let index = 0; index < records.length; index++) {
     if (index > 0 && index % SLICE === 0) await yieldToEventLoop();
     const record = records[index];
     const quick = fast?.(record);
-    if (quick !== undefined) {
-      items.push(quick);
+    if (
+      quick !== undefined &&
+      expected.every((key) => (quick as Record<string, unknown>)[key] !== undefined)
+    ) {
+      out.items.push(quick);
       continue;
     }
-    const result = schema.safeParse(record);
-    if (result.success) {
-      items.push(result.data);
+    const result = parseRecord(schema, record);
+    if (result.ok) {
+      out.items.push(result.data);
+      for (const field of result.drift) add((out.drift ??= {}), field);
       continue;
     }
-    rejected += 1;
-    firstRejected ??= {
+    out.rejected += 1;
+    add((out.rejectedFields ??= {}), fieldLabel(result.error.issues[0]?.path ?? []));
+    out.firstRejected ??= {
       endpoint,
-      ...describeIssue(result.error, record, `${fieldPrefix}[${index}]`, redact),
+      ...describeIssue(result.error, result.input, `${fieldPrefix}[${index}]`, redact),
     };
   }
-  return firstRejected ? { items, rejected, firstRejected } : { items, rejected };
+  return out;
 }

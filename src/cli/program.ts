@@ -9,6 +9,7 @@ import type { Config } from "../config/schema.js";
 import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
+import { otlpSummary, otlpSummaryComment } from "./otlpSummary.js";
 import type { ShutdownSignals } from "./signals.js";
 
 interface CommonOptions {
@@ -148,7 +149,7 @@ addCommonOptions(
     .command("once")
     .description("discovery plus one run of each enabled collector; prints the exposition")
     .option("--collectors <names>", "comma-separated collectors to run (default: every enabled one)")
-    .action(async (opts: CommonOptions & { collectors?: string }) => {
+    .action(async (opts: CommonOptions & { collectors?: string }, cmd: Command) => {
       let collectors: string[] | undefined;
       try {
         collectors = opts.collectors === undefined ? undefined : parseCollectorList(opts.collectors);
@@ -157,8 +158,11 @@ addCommonOptions(
         fail(err.problems.join("; "), 2);
       }
       const config = await load(opts, true);
+      // Unless a level is asked for, `once` says only its one-line reason (the log lines, with
+      // their stack traces, are there at --log.level debug).
+      const quiet = cmd.getOptionValueSource("log.level") === "default";
       const logger = createLogger({
-        level: opts["log.level"] === "info" ? "warn" : opts["log.level"],
+        level: quiet ? "silent" : opts["log.level"],
         format: opts["log.format"],
       });
       const { runOnce } = await import("../daemon.js");
@@ -167,7 +171,7 @@ addCommonOptions(
         process.stdout.write(text);
         exitWith(0);
       } catch (err) {
-        fail((err as Error).message);
+        fail(`${(err as Error).message}${quiet ? " (details: --log.level debug)" : ""}`);
       }
     }),
 );
@@ -183,6 +187,9 @@ addCommonOptions(
       );
       await checkWebConfig(config);
       process.stdout.write(stringify(redactConfig(config)));
+      const otlp = otlpSummary(config, process.env);
+      process.stdout.write(otlpSummaryComment(otlp));
+      for (const warning of otlp.warnings) process.stderr.write(`sitehost-exporter: warning: ${warning}\n`);
       const missing = credentialProblems(config);
       if (missing.length > 0) {
         process.stderr.write(

@@ -23,6 +23,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import { commandOf } from "./command.js";
 
 export type Workload = "metrics" | "logs";
 
@@ -49,18 +50,12 @@ export const LEAN_MALLOC_ENV: Record<Workload, Readonly<Record<string, string>>>
 };
 
 const APPLIED = "SITEHOST_NODE_FLAGS_APPLIED";
-const COMMANDS = ["run", "once", "simulate", "demo", "check-config", "help"];
 /** Commands that run until stopped: no inspector on SIGUSR1. */
 const LONG_RUNNING = new Set(["run", "demo", "simulate"]);
 /** Of those, the ones that hold the metric store and the log pipeline: heap settings. */
 const TUNED = new Set(["run", "demo"]);
 
-/** The command `argv` runs: the first known command name, else `run` (the default); help and version are short. */
-export function commandOf(argv: readonly string[]): string {
-  const args = argv.slice(2);
-  if (args.some((a) => a === "--help" || a === "-h" || a === "--version")) return "help";
-  return args.find((a) => COMMANDS.includes(a)) ?? "run";
-}
+export { commandOf } from "./command.js";
 
 /** The `--config` file named on the command line, if any. */
 function configFileOf(argv: readonly string[]): string | undefined {

@@ -1,7 +1,7 @@
 import type { BackupEntry } from "../api/schemas.js";
 import { parseBackupTimestamp } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export function collectBackups(site: SiteRef, entries: readonly BackupEntry[]): Sample[] {
   let filesystem: number | undefined;
@@ -9,8 +9,9 @@ export function collectBackups(site: SiteRef, entries: readonly BackupEntry[]): 
   for (const e of entries) {
     const t = parseBackupTimestamp(e.timestamp);
     if (t === undefined) continue;
-    if (e.filesystemBackupId !== null && (filesystem === undefined || t > filesystem)) filesystem = t;
-    if (e.databaseBackupId !== null && (database === undefined || t > database)) database = t;
+    // null: no backup of that type; undefined: the platform did not say (drift): neither counts.
+    if (e.filesystemBackupId != null && (filesystem === undefined || t > filesystem)) filesystem = t;
+    if (e.databaseBackupId != null && (database === undefined || t > database)) database = t;
   }
   const out: Sample[] = [];
   if (filesystem !== undefined)

@@ -5,7 +5,7 @@
  */
 import { ApiHttpError, errorReason } from "../api/errors.js";
 import type { Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { forEachLimited } from "../util/pool.js";
 import { certificateDomain, collectCertificate, isARecord, mergeCertificates } from "./certificates.js";
@@ -58,8 +58,8 @@ export class CertificateCollector implements AccountCollector {
     return this.lastRequests ?? 1 + 2 * sites.length;
   }
 
-  async run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal): Promise<AccountRun> {
-    const opts = { signal, source: this.name };
+  async run(api: SourcedApi, sites: readonly Site[], signal: AbortSignal): Promise<AccountRun> {
+    const opts = { signal };
     const selected = new Map(sites.map((s) => [s.id, s]));
     const zones = await api.zones(undefined, opts);
     let requests = 1;

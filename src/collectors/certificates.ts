@@ -5,7 +5,7 @@
 import type { DnsRecord, Flag, SslDetails } from "../api/schemas.js";
 import { parseApiTime } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export const EXPIRY = "sitehost_certificate_expiry_timestamp_seconds";
 export const BROKEN = "sitehost_certificate_broken";

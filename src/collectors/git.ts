@@ -7,7 +7,7 @@
 import type { GitDeploy } from "../api/schemas.js";
 import { parseApiTime } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export const SUCCESS_STATES: ReadonlySet<string> = new Set(["deployed", "completed", "succeeded", "success"]);
 export type DeployOutcome = "success" | "failure" | "pending";

@@ -5,7 +5,7 @@
  */
 import { ApiHttpError } from "../api/errors.js";
 import type { GitDeploy, Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { collectGit } from "./git.js";
 import type { CollectorEnv, SiteCollector } from "./types.js";
@@ -38,13 +38,10 @@ export class GitCollector implements SiteCollector<GitInput> {
     return sites.filter((s) => !this.resting(s.id, now)).length * this.requestsPerSite;
   }
 
-  async fetch(api: SitehostApi, site: Site, signal: AbortSignal): Promise<GitInput> {
+  async fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<GitInput> {
     if (this.resting(site.id, this.env.now())) return { enrolled: false };
     try {
-      const page = await api.gitHistory(
-        { id: site.id, page: 1, perPage: GIT_HISTORY_PAGE_SIZE },
-        { signal, source: this.name },
-      );
+      const page = await api.gitHistory({ id: site.id, page: 1, perPage: GIT_HISTORY_PAGE_SIZE }, { signal });
       this.notEnrolled.delete(site.id);
       return { enrolled: true, deploys: page.items };
     } catch (err) {

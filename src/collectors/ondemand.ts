@@ -5,7 +5,7 @@
  */
 import type { OndemandBackup } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export const ONDEMAND_TYPES = ["fs", "db"] as const;
 /** The types spelled out, as the automatic backups' labels are. */

@@ -1,6 +1,7 @@
 import { AuditNames, type PerformanceReport, type StrategyReport } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
 
 const CATEGORIES = ["performance", "accessibility", "best_practices", "seo"] as const;
 /** Every audit but the unitless layout shift is a timing. */
@@ -58,3 +59,11 @@ export function collectPerformance(site: SiteRef, report: PerformanceReport): Sa
     ...(report.mobile_report ? collectStrategy(site, "mobile", report.mobile_report as StrategyReport) : []),
   ];
 }
+
+/** The `performance` collector: the latest audit report, one request per site. */
+export const performanceCollector = perSite<PerformanceReport, "performance">({
+  name: "performance",
+  requestsPerSite: 1,
+  fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal }),
+  collect: (site, input) => collectPerformance(site, input),
+});

@@ -9,7 +9,7 @@
 import type { Restore } from "../api/schemas.js";
 import { parseApiTime } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 
 export const RESTORE_STATES = ["in_progress", "completed", "failed"] as const;
 const FAILED_WORDS = new Set(["failed", "failure", "error", "errored"]);

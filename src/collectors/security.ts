@@ -3,7 +3,8 @@ import type { Grouped } from "../api/types.js";
 
 export type SecurityAlertGroup = Grouped<SecurityAlertItem>;
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
 
 export type ExtensionType = "plugin" | "theme";
 
@@ -84,3 +85,23 @@ export function collectSecurity(
   out.push(...info.values());
   return out;
 }
+
+/** The `security` collector: plugin and theme alerts, two requests per site. */
+export const securityCollector = perSite<
+  { plugins: SecurityAlertGroup[]; themes: SecurityAlertGroup[] },
+  "security"
+>({
+  name: "security",
+  requestsPerSite: 2,
+  fetch: async (api, site, signal) => {
+    const [plugins, themes] = await Promise.all([
+      api.pluginAlerts({ id: site.id }, { signal }),
+      api.themeAlerts({ id: site.id }, { signal }),
+    ]);
+    return { plugins: plugins.items, themes: themes.items };
+  },
+  collect: (site, input) => [
+    ...collectSecurity(site, "plugin", input.plugins),
+    ...collectSecurity(site, "theme", input.themes),
+  ],
+});

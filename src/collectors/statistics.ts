@@ -1,6 +1,7 @@
 import type { Statistics } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
 
 /** API period keys (camelCase) and the `period` label values of the contract. */
 const PERIODS: ReadonlyArray<[keyof Statistics["pageViews"], string]> = [
@@ -23,3 +24,11 @@ export function collectStatistics(site: SiteRef, stats: Statistics): Sample[] {
   }
   return out;
 }
+
+/** The `statistics` collector: page views and visits, one request per site. */
+export const statisticsCollector = perSite<Statistics, "statistics">({
+  name: "statistics",
+  requestsPerSite: 1,
+  fetch: (api, site, signal) => api.statistics({ id: site.id }, { signal }),
+  collect: (site, input) => collectStatistics(site, input),
+});

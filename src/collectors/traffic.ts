@@ -2,7 +2,8 @@ import type { MetricsResult } from "../api/schemas.js";
 import { isEpochMs } from "../api/times.js";
 import type { MetricName } from "../metrics/families.js";
 import type { Sample } from "../metrics/sample.js";
-import { sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
 
 export const TRAFFIC_QUERY = {
   startAt: "1 hour ago",
@@ -90,3 +91,11 @@ export function collectTraffic(site: SiteRef, result: MetricsResult): Sample[] {
   }
   return out;
 }
+
+/** The `traffic` collector: the site's traffic periods over the last hour, one request. */
+export const trafficCollector = perSite<MetricsResult, "traffic">({
+  name: "traffic",
+  requestsPerSite: 1,
+  fetch: (api, site, signal) => api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal }),
+  collect: (site, input) => collectTraffic(site, input),
+});

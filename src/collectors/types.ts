@@ -1,13 +1,13 @@
 /**
- * What a collector is, for the runner and the request budget. Three scopes:
- * - `discovery`: lists the sites (src/discovery); runs first, the others wait for it;
+ * What a collector is, for the runner and the request budget. Two scopes (discovery, which lists the
+ * sites, is scheduled like a collector too: src/scheduling/runner.ts):
  * - `site`: asks the same endpoints about each selected site; the runner drives the sites;
  * - `account`: walks account-level resources (DNS zones, say) whose requests do not follow the site list.
  * Every collector says what its next run will cost in API requests (`requestsPerRun`), so the
  * request budget can be planned from the schedules.
  */
 import type { Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
 
@@ -24,7 +24,8 @@ export interface SiteCollector<Input = unknown> extends CollectorCost {
   readonly scope: "site";
   /** Requests one run makes per site it asks about. */
   readonly requestsPerSite: number;
-  fetch(api: SitehostApi, site: Site, signal: AbortSignal): Promise<Input>;
+  /** Asks the API (bound to this collector's name in the request budget) about one site. */
+  fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<Input>;
   /** Pure: the fetched input to the site's samples. */
   collect(site: Site, input: Input, nowMs: number): Sample[];
   /** Samples without site labels after each run, from what the collector remembers (optional). */
@@ -47,16 +48,16 @@ export interface AccountRun {
 
 export interface AccountCollector extends CollectorCost {
   readonly scope: "account";
-  run(api: SitehostApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
+  run(api: SourcedApi, sites: readonly Site[], signal: AbortSignal, nowMs: number): Promise<AccountRun>;
 }
 
-/** Discovery's face as a collector: scheduled and counted like the others. */
-export interface DiscoveryCollector extends CollectorCost {
-  readonly scope: "discovery";
-  refresh(signal: AbortSignal): Promise<RunResult>;
-}
+/** Every collector but discovery's (`inventory`, which lists the sites: src/discovery). */
+export type CollectorSetName = Exclude<CollectorName, "inventory">;
 
-export type Collector = SiteCollector | AccountCollector | DiscoveryCollector;
+/** One collector of each name, under its name: a set without one does not compile. */
+export type CollectorSet = {
+  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N };
+};
 
 /** What collectors get from the runner when they are created (one set per runner). */
 export interface CollectorEnv {

@@ -1,6 +1,10 @@
 import type { UsageReportEntry } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { GIB, sampleFor, type SiteRef } from "./labels.js";
+import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
+import { perSite } from "./perSite.js";
+
+/** Fields named *_in_gigabytes hold binary gibibytes. */
+const GIB = 1024 ** 3;
 
 function startOf(entry: UsageReportEntry): number {
   const t = Date.parse(entry.billing_cycle.start_date);
@@ -30,3 +34,11 @@ export function collectUsage(site: SiteRef, entries: readonly UsageReportEntry[]
     sampleFor(site, "sitehost_site_usage_daily_average_visits", {}, s.daily_average_visits),
   ];
 }
+
+/** The `usage` collector: the latest billing cycle's usage report, one request per site. */
+export const usageCollector = perSite<UsageReportEntry[], "usage">({
+  name: "usage",
+  requestsPerSite: 1,
+  fetch: async (api, site, signal) => (await api.usageReport({ id: site.id }, { signal })).items,
+  collect: (site, input) => collectUsage(site, input),
+});

@@ -17,28 +17,17 @@ import { parseByteSize } from "./size.js";
  */
 export const DEFAULT_PORT = 10987;
 
-export const COLLECTOR_NAMES = [
-  "inventory",
-  "traffic",
-  "statistics",
-  "usage",
-  "performance",
-  "security",
-  "domains",
-  "backups",
-  "certificates",
-  "git",
-] as const;
-export type CollectorName = (typeof COLLECTOR_NAMES)[number];
-
 export const SITE_KINDS = ["live", "staging", "sandbox", "kit"] as const;
 export type SiteKind = (typeof SITE_KINDS)[number];
 
 /**
- * Defaults follow how often the platform's data changes (README "Schedules").
- * Seconds field first when six fields are given.
+ * Every collector, one entry each: its name and default schedule, chosen from how often the platform's
+ * data changes (README "Schedules"; seconds field first when six fields are given). This is all the
+ * configuration (`collectors.<name>.enabled`, `.schedule`), the runner and the request plan need to
+ * know of a collector; its module registers under the same name in `createCollectors`
+ * (src/collectors/index.ts), whose type requires one for every entry here but `inventory` (discovery).
  */
-export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
+export const DEFAULT_SCHEDULES = {
   inventory: "*/5 * * * *", // site list and storage: new sites show up within 5 minutes
   traffic: "0 * * * * *", // requests/bytes per second: a new period every minute
   statistics: "17 */3 * * *", // page views are updated once a day; look a few times so a day's change shows early
@@ -49,7 +38,10 @@ export const DEFAULT_SCHEDULES: Record<CollectorName, string> = {
   backups: "7 * * * *", // automatic backups are daily; an hour is ample to flag a stale one
   certificates: "13 * * * *", // certificates last months; an hour is ample to warn 14 and 3 days ahead
   git: "4,19,34,49 * * * *", // deploys happen during the day; a failed one shows within 15 minutes
-};
+} as const satisfies Record<string, string>;
+
+export type CollectorName = keyof typeof DEFAULT_SCHEDULES;
+export const COLLECTOR_NAMES = Object.keys(DEFAULT_SCHEDULES) as readonly CollectorName[];
 
 /** The longest delay a Node.js timer takes (about 24.8 days); a longer one would fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -230,6 +222,8 @@ export const ConfigSchema = z.strictObject({
       shutdownTimeout: positiveDuration.default("10s"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
+      /** OTLP export failures lasting longer than this are warned about again every few minutes (and flagged on the status page). */
+      exportFailureWarnAfter: positiveDuration.default("1m"),
       /** A checkpoint lock whose heartbeat has not changed for this long is taken over by a standby. */
       lockTimeout: positiveDuration.default("60s"),
     })

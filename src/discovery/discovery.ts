@@ -6,21 +6,40 @@
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { BudgetSource } from "../api/budget.js";
 import { SITES_PER_PAGE } from "../api/endpoints.js";
-import { ApiHttpError, errorReason } from "../api/errors.js";
+import { ApiHttpError, ApiSchemaError, errorReason } from "../api/errors.js";
 import type { Account, Site } from "../api/schemas.js";
-import type { SitehostApi } from "../api/types.js";
-import { collectAccount, collectSite } from "../collectors/inventory.js";
-import type { DiscoveryCollector, RunResult } from "../collectors/types.js";
-import type { Config } from "../config/schema.js";
+import { ROUTES } from "../api/routes.js";
+import type { RejectedRecord, SitehostApi } from "../api/types.js";
+import type { CollectorName, Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
-import { collectorSelfMetrics, type CollectorSelfMetrics } from "../scheduling/selfMetrics.js";
 import { filterSites } from "./filter.js";
+import { collectAccount, collectSite } from "./inventory.js";
+import { discoveryMetrics, type DiscoveryMetrics } from "./metrics.js";
+
+/** The error of a listing whose every record was rejected, naming the first one's field. */
+function everySiteRejected(rejected: number, first: RejectedRecord | undefined): ApiSchemaError {
+  return new ApiSchemaError(
+    ROUTES.sites.template,
+    first?.field ?? "data",
+    `all ${rejected} site records were rejected (${first?.problem ?? "invalid"}); keeping the last good site list`,
+  );
+}
 
 export type SitesListener = (sites: readonly Site[]) => void;
 
+/** What a discovery that listed the sites came to; a listing that fails throws. */
+export interface DiscoveryRun {
+  /** `partial`: some site records were unreadable, or the account view was. */
+  result: "success" | "partial";
+  /** Why parts of the run failed (`errorReason`): the account view, when it could not be read. */
+  failures: string[];
+}
+
 export interface DiscoveryDeps {
-  config: Config;
+  /** The `sites` filters and the shard. */
+  sites: Config["sites"];
   api: SitehostApi;
   store: MetricStore;
   registry: Registry;
@@ -28,9 +47,9 @@ export interface DiscoveryDeps {
   now?: () => number;
 }
 
-export class SiteDiscovery implements DiscoveryCollector {
+export class SiteDiscovery {
   readonly scope = "discovery";
-  readonly name = "inventory";
+  readonly name: Extract<CollectorName, "inventory"> = "inventory";
   private current: Site[] = [];
   private byId = new Map<number, Site>();
   /** Orders listings and single-site refreshes: a refresh that settled after a listing began knows better. */
@@ -40,12 +59,12 @@ export class SiteDiscovery implements DiscoveryCollector {
   /** When the first discovery succeeded (ms, the injected clock). */
   private firstDiscoveredAt: number | undefined;
   private readonly listeners: SitesListener[] = [];
-  private readonly metrics: CollectorSelfMetrics;
+  private readonly metrics: DiscoveryMetrics;
   private readonly log: Logger;
   private readonly now: () => number;
 
   constructor(private readonly deps: DiscoveryDeps) {
-    this.metrics = collectorSelfMetrics(deps.registry);
+    this.metrics = discoveryMetrics(deps.registry);
     this.log = deps.logger.child({ component: "discovery" });
     this.now = deps.now ?? Date.now;
     this.metrics.up.set(0);
@@ -76,9 +95,10 @@ export class SiteDiscovery implements DiscoveryCollector {
     return 1 + Math.max(1, Math.ceil(sites.length / SITES_PER_PAGE));
   }
 
-  async refresh(signal: AbortSignal): Promise<RunResult> {
+  async refresh(signal: AbortSignal): Promise<DiscoveryRun> {
     const opts = { signal, source: this.name };
     const listedFrom = ++this.tick;
+    const failures: string[] = [];
     let listed;
     let account: Account | undefined;
     try {
@@ -86,20 +106,21 @@ export class SiteDiscovery implements DiscoveryCollector {
         this.deps.api.allSites(opts),
         this.deps.api.account(undefined, opts).catch((err: unknown) => {
           // The account view is nice to have; discovery stands without it.
-          this.metrics.siteErrors.inc({ collector: this.name, reason: errorReason(err) });
+          failures.push(errorReason(err));
           this.log.warn({ err }, "could not read the account");
           return undefined;
         }),
       ]);
+      // Not one usable site: the platform's format changed under us. Keep the last good list (and
+      // every series and tailer built on it) rather than go blind, and fail the run naming the field.
+      if (listed.items.length === 0 && listed.rejected > 0)
+        throw everySiteRejected(listed.rejected, listed.firstRejected);
     } catch (err) {
       this.metrics.up.set(0);
       throw err;
     }
     this.metrics.up.set(1);
-    const { selected, newer } = this.mergeRefreshed(
-      filterSites(listed.items, this.deps.config.sites),
-      listedFrom,
-    );
+    const { selected, newer } = this.mergeRefreshed(filterSites(listed.items, this.deps.sites), listedFrom);
     const now = this.now();
     if (account) this.deps.store.replaceGlobal(this.name, collectAccount(account));
     const keep = new Set<string>();
@@ -117,7 +138,7 @@ export class SiteDiscovery implements DiscoveryCollector {
     this.firstDiscoveredAt ??= this.now();
     if (added || removed) this.log.info({ sites: selected.length, added, removed }, "site discovery");
     this.notify();
-    return listed.rejected > 0 || !account ? "partial" : "success";
+    return { result: listed.rejected > 0 || !account ? "partial" : "success", failures };
   }
 
   /**
@@ -144,7 +165,7 @@ export class SiteDiscovery implements DiscoveryCollector {
    * (converted to a kind not watched) leaves it. A discovery whose listing started before this settles
    * keeps what this found.
    */
-  async refreshSite(siteId: number, signal: AbortSignal, source = this.name): Promise<void> {
+  async refreshSite(siteId: number, signal: AbortSignal, source: BudgetSource = this.name): Promise<void> {
     let site: Site | undefined;
     try {
       site = await this.deps.api.site({ id: siteId }, { signal, source });
@@ -152,7 +173,7 @@ export class SiteDiscovery implements DiscoveryCollector {
       if (!(err instanceof ApiHttpError && err.status === 404)) throw err;
     }
     this.refreshedAt.set(siteId, ++this.tick);
-    const selected = site !== undefined && filterSites([site], this.deps.config.sites).length === 1;
+    const selected = site !== undefined && filterSites([site], this.deps.sites).length === 1;
     if (!site || !selected) {
       if (this.byId.has(siteId)) {
         this.log.info(

@@ -22,29 +22,54 @@ export function entryTimeMs(value: unknown): number | undefined {
   return isEpochMs(n) ? Math.round(n) : Math.round(n * 1000);
 }
 
-/** The entry as text with its keys sorted and undefined values left out, at every depth. */
+/**
+ * The entry as text with its keys sorted, at every depth, and the keys whose value is null or
+ * undefined left out: a field sent as null and a field not sent are the same entry (a platform that
+ * starts sending nulls for fields it used to leave out sends no new entries).
+ */
 export function canonical(value: unknown): string {
+  return canonicalText(value, false);
+}
+
+function canonicalText(value: unknown, keepNulls: boolean): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalText(v, keepNulls)).join(",")}]`;
   const obj = value as Record<string, unknown>;
   return `{${Object.keys(obj)
     .sort()
-    .filter((k) => obj[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
+    .filter((k) => obj[k] !== undefined && (keepNulls || obj[k] !== null))
+    .map((k) => `${JSON.stringify(k)}:${canonicalText(obj[k], keepNulls)}`)
     .join(",")}}`;
 }
 
+const sha = (text: string) => hash("sha256", text, "hex").slice(0, 32);
+
 /** Stable content hash (128 bits of sha256, hex) of the entry as the API sent it (after validation). */
 export function fingerprint(entry: unknown): string {
-  return hash("sha256", canonical(entry), "hex").slice(0, 32);
+  return sha(canonical(entry));
+}
+
+function hasNullField(value: unknown): boolean {
+  if (value === null || typeof value !== "object") return false;
+  for (const v of Object.values(value)) if (v === null || hasNullField(v)) return true;
+  return false;
+}
+
+/**
+ * The fingerprint earlier releases gave an entry with null fields (they kept the nulls), or undefined
+ * for an entry without any (its fingerprint never changed). Checkpoints written by those releases hold
+ * these: a re-read looks them up too, so what they delivered is not shipped again.
+ */
+export function fingerprintKeepingNulls(entry: unknown): string | undefined {
+  return hasNullField(entry) ? sha(canonicalText(entry, true)) : undefined;
 }
 
 /**
  * `fingerprint` for the entries of one schema, whose possible keys are known. For an entry whose values
  * are all plain (strings, finite numbers, booleans, null) JSON.stringify writes the canonical text
  * itself: directly when its keys are already in sorted order (a validated entry's are, see the log
- * schemas), else with the sorted keys as its allowlist (it skips undefined values and keeps the list's
- * order). Anything else takes the general walk. Same text, same hash.
+ * schemas) and none is null, else with the sorted keys that have a value as its allowlist (it keeps the
+ * list's order). Anything else takes the general walk. Same text, same hash.
  */
 export function fingerprinter(keys: readonly string[]): (entry: object) => string {
   const sorted = [...keys].sort();
@@ -54,9 +79,11 @@ export function fingerprinter(keys: readonly string[]): (entry: object) => strin
     // Keys in sorted order are found walking the sorted list once (identity comparisons of
     // property names); only an entry out of that order asks the set.
     let ordered = true;
+    let nulls = false;
     let at = 0;
     for (const k in obj) {
       const v = obj[k];
+      if (v === null) nulls = true;
       const plain =
         typeof v === "string" ||
         typeof v === "boolean" ||
@@ -74,7 +101,7 @@ export function fingerprinter(keys: readonly string[]): (entry: object) => strin
       }
       if (!known.has(k)) return fingerprint(entry);
     }
-    const text = ordered ? JSON.stringify(obj) : JSON.stringify(obj, sorted);
-    return hash("sha256", text, "hex").slice(0, 32);
+    if (ordered && !nulls) return sha(JSON.stringify(obj));
+    return sha(JSON.stringify(obj, nulls ? sorted.filter((k) => obj[k] !== null) : sorted));
   };
 }

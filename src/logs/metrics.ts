@@ -25,8 +25,13 @@ export function logMetrics(registry: Registry) {
     ),
     gaps: byStream(
       "sitehost_exporter_log_gaps_total",
-      "Times the platform's retention had already removed entries after a checkpoint (logs lost upstream), by stream.",
+      "Reads that shipped entries newer than the checkpoint without reaching it: what lay between was removed by the platform's retention or could not be read (paging that broke off), by stream.",
     ),
+    pagingProblems: counter(registry, {
+      name: "sitehost_exporter_log_paging_problems_total",
+      help: "Log reads stopped short of the checkpoint, or failed, because of how the platform paged, by stream and problem: no_continuation (a full page without a scroll_id; the read is retried), repeated_page (the scroll looped back), page_limit and byte_limit (the bounds of one read), unusable_pages (page after page without a usable entry).",
+      labelNames: ["stream", "problem"],
+    }),
     malformed: byStream(
       "sitehost_exporter_log_records_malformed_total",
       "Log entries that did not fit the schema or had no usable time and were skipped, by stream.",

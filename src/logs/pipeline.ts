@@ -23,9 +23,10 @@ import { LogCounts } from "./counts.js";
 import { CheckpointFencedError, CheckpointStore } from "./journal.js";
 import { logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
+import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { StreamReporter, type Reporting } from "./reporting.js";
-import { LogScheduler } from "./scheduler.js";
+import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
 import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
@@ -48,6 +49,8 @@ export interface LogPipelineDeps {
   volume?: CheckpointVolume;
   /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
   fence?: () => string | undefined;
+  /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
+  exportHealth?: ExportHealth;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -93,6 +96,8 @@ export class LogPipeline {
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
+      exportHealth:
+        deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
       failures: deps.volume,
@@ -232,6 +237,11 @@ export class LogPipeline {
     if (phase.kind === "stopped") return;
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
+  }
+
+  /** How the streams are polled now (for the request plan); undefined before start and after stop. */
+  polling(): LogPolling | undefined {
+    return this.phase.kind === "running" ? this.phase.scheduler.polling() : undefined;
   }
 
   /** The site served requests lately: read its web-server log soon. */

@@ -10,15 +10,29 @@ import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import type { LogMetrics } from "./metrics.js";
+import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
+import type { PagingProblem } from "./read/types.js";
 import type { SiteIdentity, TailerEvents } from "./tailer.js";
+
+/** What each paging problem means for the stream, for the warning. */
+const PAGING_PROBLEMS: Record<PagingProblem, string> = {
+  no_continuation:
+    "a full log page came without a scroll_id: the read is retried from the checkpoint (nothing skipped)",
+  repeated_page: "a log scroll returned a page it had returned before (it loops): the read stopped there",
+  page_limit: "a log read reached the most pages one read may fetch: it stopped there",
+  byte_limit: "a log read held the most bytes one read may hold: it stopped there",
+  unusable_pages: "a log read met page after page without one usable entry: it stopped there",
+};
 
 export interface Reporting {
   metrics: LogMetrics;
   log: Logger;
   warnings: ThrottledWarnings;
   clock: Clock;
+  /** The OTLP endpoint's health: says what is wrong with it, once per cause and while it lasts. */
+  exportHealth: ExportHealth;
 }
 
 export class StreamReporter {
@@ -107,7 +121,15 @@ export class StreamReporter {
             from: new Date(fromMs).toISOString(),
             to: new Date(toMs).toISOString(),
           },
-          "log gap: the platform's retention removed entries after the checkpoint",
+          "log gap: entries after the checkpoint are gone (the platform's retention) or could not be read (its paging broke off)",
+        );
+      },
+      pagingProblem: (problem) => {
+        m.pagingProblems.inc({ stream, problem });
+        warnings.warn(
+          `paging ${stream} ${problem}`,
+          { stream, siteId: this.named.id, site: this.named.name, problem },
+          PAGING_PROBLEMS[problem],
         );
       },
       checkpointError: (err) => {
@@ -141,10 +163,11 @@ export class StreamReporter {
 
   /** `delivered`: what else to do after a commit (the log-derived counters). */
   shipperHooks(delivered: (checkpoint: Checkpoint) => void): ShipperHooks {
-    const { metrics: m, warnings, log } = this.r;
+    const { metrics: m, warnings } = this.r;
     const stream = this.stream;
     return {
       delivered: (count, cp) => {
+        this.r.exportHealth.succeeded();
         m.shipped.inc({ stream }, count);
         delivered(cp);
         this.checkpointMoved(cp);
@@ -157,16 +180,10 @@ export class StreamReporter {
           "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
         );
       },
-      retrying: (outcome, attempt, waitMs) => {
+      retrying: (outcome) => {
         m.exportFailures.inc({ stream });
-        if (attempt === 0 || attempt % 10 === 0) {
-          log.warn(
-            { stream, reason: outcome.reason, attempt, retryInMs: Math.round(waitMs) },
-            outcome.kind === "misconfigured"
-              ? "the OTLP collector refuses every export (check OTEL_EXPORTER_OTLP_ENDPOINT and _HEADERS); retrying, not fetching meanwhile"
-              : "OTLP export failed; retrying (not fetching meanwhile)",
-          );
-        }
+        // One warning per cause for every stream together, naming the endpoint; again while it lasts.
+        this.r.exportHealth.failed(outcome, stream);
       },
     };
   }

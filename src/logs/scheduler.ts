@@ -5,11 +5,20 @@
  *
  * Adaptive polling: a read that found nothing waits twice as long before the next (from
  * `logs.pollInterval` up to `logs.maxPollInterval`); one that found entries comes back after
- * `logs.pollInterval`; one that stopped at the page cap goes again at once. Waits are shortened at
- * random by up to a tenth, so streams spread out and never wait longer than their interval.
+ * `logs.pollInterval`, or sooner when the stream is busier than a page per interval and reading it
+ * sooner fills its pages (pace.ts); one that stopped at the page cap goes again at once. Waits are
+ * shortened at random by up to a tenth, so streams spread out and never wait longer than their
+ * interval.
+ *
+ * A hint that a stream has news (`nudge`: its site served traffic) brings a backed-off stream forward
+ * once; it does so again only after a read of the stream found entries. A stream whose reads find
+ * nothing backs off as an idle one does, whatever the hints say (a site whose traffic the edge cache
+ * serves writes nothing to its origin's log).
  */
 import { backoffMs, type Clock } from "../util/time.js";
-import type { ReadOutcome } from "./tailer.js";
+import { WakeTimer } from "../util/wakeTimer.js";
+import { paceMs } from "./pace.js";
+import type { ReadOutcome } from "./read/types.js";
 
 export interface ScheduledStream {
   readonly key: string;
@@ -28,10 +37,22 @@ export interface SchedulerOptions {
   onError?: (key: string, err: unknown) => void;
 }
 
+/** How the streams are polled now: what the request plan needs to know of the log streams. */
+export interface LogPolling {
+  /** Streams scheduled. */
+  streams: number;
+  /** Of those, streams read at logs.pollInterval or sooner (their reads find entries). */
+  atPollInterval: number;
+  /** Reads per second the current intervals make, each stream once per its interval. */
+  readsPerSecond: number;
+}
+
 interface Slot {
   stream: ScheduledStream;
   dueAt: number;
   intervalMs: number;
+  /** A hint may bring the stream forward (none did since a read of it last found entries). */
+  hintable: boolean;
   failures: number;
   reading: Promise<void> | undefined;
   removed: boolean;
@@ -99,13 +120,13 @@ export class LogScheduler {
   private readonly slots = new Map<string, Slot>();
   private readonly heap = new DueHeap();
   private active = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private timerAt = Infinity;
+  private readonly timer: WakeTimer;
   private stopped = false;
   private readonly random: () => number;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.random = opts.random ?? Math.random;
+    this.timer = new WakeTimer(() => this.pump(), opts.clock);
   }
 
   get size(): number {
@@ -127,6 +148,7 @@ export class LogScheduler {
       stream,
       dueAt,
       intervalMs: this.opts.pollMs,
+      hintable: true,
       failures: 0,
       reading: undefined,
       removed: false,
@@ -148,13 +170,26 @@ export class LogScheduler {
     await slot.reading;
   }
 
-  /** The stream is likely to have new entries: read it within `logs.pollInterval` of its last read. */
+  /**
+   * The stream is likely to have new entries: read it within `logs.pollInterval` of its last read,
+   * once. Its interval stays: if that read finds nothing, it backs off from where it was.
+   */
   nudge(key: string): void {
     const slot = this.slots.get(key);
-    if (!slot || slot.reading || slot.intervalMs <= this.opts.pollMs) return;
-    const due = Math.min(slot.dueAt, slot.dueAt - slot.intervalMs + this.opts.pollMs);
-    slot.intervalMs = this.opts.pollMs;
-    this.reschedule(slot, due);
+    if (!slot || slot.reading || !slot.hintable || slot.intervalMs <= this.opts.pollMs) return;
+    slot.hintable = false;
+    this.reschedule(slot, Math.min(slot.dueAt, slot.dueAt - slot.intervalMs + this.opts.pollMs));
+  }
+
+  /** How the streams are polled now (for the request plan). */
+  polling(): LogPolling {
+    let atPollInterval = 0;
+    let readsPerSecond = 0;
+    for (const slot of this.slots.values()) {
+      if (slot.intervalMs <= this.opts.pollMs) atPollInterval += 1;
+      readsPerSecond += 1000 / Math.max(slot.intervalMs, 1);
+    }
+    return { streams: this.slots.size, atPollInterval, readsPerSecond };
   }
 
   /** When the stream's next read is due (epoch ms), for tests and the landing page. */
@@ -175,25 +210,11 @@ export class LogScheduler {
     while (this.active < this.opts.workers) {
       const next = this.heap.peek();
       if (!next) return;
-      if (next.dueAt > now) return this.wakeAt(next.dueAt);
-      if (this.opts.paused()) return this.wakeAt(now + 500);
+      if (next.dueAt > now) return this.timer.wakeAt(next.dueAt);
+      if (this.opts.paused()) return this.timer.wakeAt(now + 500);
       this.heap.pop();
       this.start(next);
     }
-  }
-
-  private wakeAt(at: number): void {
-    if (this.timer && this.timerAt <= at) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        this.timerAt = Infinity;
-        this.pump();
-      },
-      Math.max(0, at - this.opts.clock.now()),
-    );
   }
 
   private start(slot: Slot): void {
@@ -229,8 +250,9 @@ export class LogScheduler {
     this.opts.onOutcome?.(slot.stream.key, outcome);
     switch (outcome.kind) {
       case "found":
-        slot.intervalMs = pollMs;
-        slot.dueAt = now + pollMs * spread();
+        slot.hintable = true;
+        slot.intervalMs = outcome.pace ? paceMs(outcome.pace, pollMs) : pollMs;
+        slot.dueAt = now + slot.intervalMs * spread();
         return;
       case "empty":
         slot.intervalMs = Math.min(Math.max(slot.intervalMs, pollMs) * 2, maxPollMs);
@@ -250,7 +272,7 @@ export class LogScheduler {
   /** Stop starting reads, abort those in progress and wait for them. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
     for (const slot of this.slots.values()) slot.stop.abort(new Error("shutting down"));
     await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
   }
@@ -258,7 +280,7 @@ export class LogScheduler {
   /** Wait for reads in progress without aborting them (shutdown with a deadline is the caller's). */
   async drain(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer.cancel();
     await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
   }
 }

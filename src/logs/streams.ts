@@ -26,8 +26,8 @@ import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordEncoder } from "./prepared.js";
-import { NumberedSource, ScrollSource } from "./sources.js";
-import type { SiteIdentity, StreamSource } from "./tailer.js";
+import { NumberedSource, ScrollSource } from "./read/sources.js";
+import type { PageSource, SiteIdentity } from "./read/types.js";
 
 /** The account's own activity log is tailed as a stream of "site" 0. */
 export const ACCOUNT: SiteIdentity = { id: 0, name: "" };
@@ -83,13 +83,6 @@ export function wantedStreams(
   return wanted;
 }
 
-const DAY_MS = 86_400_000;
-/** How long the platform keeps entries: PHP and web-server logs 7 days; activity 30 (site), 60 (account). */
-const RETENTION_MS: Record<LogStream, { site: number; account: number }> = {
-  php: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  server: { site: 7 * DAY_MS, account: 7 * DAY_MS },
-  activity: { site: 30 * DAY_MS, account: 60 * DAY_MS },
-};
 /** Activity pages hold at most 50 entries. */
 const ACTIVITY_PER_PAGE = 50;
 
@@ -110,31 +103,21 @@ export function streamLabels(site: SiteIdentity, stream: LogStream) {
     : { site_id: String(site.id), site: site.name, stream };
 }
 
-export function retentionMs(site: SiteIdentity, stream: LogStream): number {
-  return site.id === 0 ? RETENTION_MS[stream].account : RETENTION_MS[stream].site;
-}
-
 export function fingerprintOf(stream: LogStream): (entry: object) => string {
   return FINGERPRINTS[stream];
 }
 
 /** Where the stream's pages come from, through the API client. */
-export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): StreamSource {
+export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): PageSource {
   if (stream === "activity") {
-    return {
-      kind: "numbered",
-      numbered: new NumberedSource((page, opts) =>
-        site.id === 0
-          ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
-          : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
-      ),
-    };
+    return new NumberedSource((page, opts) =>
+      site.id === 0
+        ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+        : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+    );
   }
   const fetchPage = stream === "php" ? api.phpLogs : api.serverLogs;
-  return {
-    kind: "scroll",
-    scroll: new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts)),
-  };
+  return new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts));
 }
 
 /** logs.startFrom → epoch ms. */

@@ -12,14 +12,7 @@ import type { LogSink } from "./otlp/sink.js";
 import type { StreamReporter } from "./reporting.js";
 import type { StreamShipper } from "./shipper.js";
 import type { BufferBudget } from "./spool.js";
-import {
-  encoderFor,
-  fingerprintOf,
-  retentionMs,
-  sourceFor,
-  type StreamEncoder,
-  type StreamSpec,
-} from "./streams.js";
+import { encoderFor, fingerprintOf, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
 import type { ManagedStream } from "./streamSet.js";
 import { Tailer, type ReadOutcome, type SiteIdentity } from "./tailer.js";
 
@@ -74,7 +67,6 @@ export class TailedStream implements ManagedStream {
         startFromMs: ctx.startFromMs,
         maxPagesPerRead: ctx.maxPagesPerRead,
         ...(kind.claimed ? { claim: (fp: string) => ctx.claim(fp, key) } : {}),
-        retentionMs: retentionMs(site, kind.stream),
         spoolDir: ctx.spoolDir,
         bufferBudget: ctx.bufferBudget,
         fingerprint: fingerprintOf(kind.stream),

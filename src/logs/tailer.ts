@@ -1,7 +1,8 @@
 /**
- * One stream (a site's PHP, web-server or activity log, or the account's activity log): each `read`
- * opens a fresh scroll (or continues a held one), pages until it reaches the checkpoint's lower bound
- * or the end, drops what was already delivered, and ships what is new oldest first.
+ * One stream (a site's PHP, web-server or activity log, or the account's activity log): its
+ * checkpoint, the lateness it has shown, and its reads. Each `read` opens a fresh scroll (or continues
+ * a held one), pages until it reaches the checkpoint's lower bound or the end, drops what was already
+ * delivered, and ships what is new oldest first; the read itself is in read/.
  *
  * The lower bound is the high-water mark minus a window. Most reads use a short window sized from the
  * lateness this stream has shown (entries that appeared behind the mark): a busy stream then costs one
@@ -15,16 +16,22 @@
  * through the whole retention.
  */
 import type { LogStream } from "../api/schemas.js";
-import type { Clock } from "../util/time.js";
 import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
-import type { StreamEntry } from "./pending.js";
-import type { RecordEncoder } from "./prepared.js";
-import type { ReadBounds } from "./read.js";
-import { ReadRun, type ReadResult } from "./readRun.js";
+import { readGap } from "./read/gap.js";
+import { ReadRun } from "./read/run.js";
+import type {
+  EndReason,
+  PageSource,
+  ReadOutcome,
+  ReadResult,
+  SiteIdentity,
+  TailerEvents,
+  TailerOptions,
+} from "./read/types.js";
 import type { StreamShipper } from "./shipper.js";
-import type { BufferBudget } from "./spool.js";
-import type { NumberedSource, ScrollSource } from "./sources.js";
+
+export type { ReadOutcome, SiteIdentity, TailerEvents, TailerOptions } from "./read/types.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 /**
@@ -34,65 +41,26 @@ export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
  * checked too, which is how lateness is first noticed between full-overlap reads.
  */
 const NEGLIGIBLE_LATENESS_MS = 100;
-/** Entries stamped more than this ahead of the exporter's clock count as from the future. */
-export const FUTURE_TOLERANCE_MS = 60_000;
+/** How much of the rate seen by the reads before each read keeps (see noteRate). */
+const RATE_DECAY = 0.9;
 /** How fast the lateness seen long ago stops widening the short window (half-life). */
 const LATENESS_HALF_LIFE_MS = 3_600_000;
 
-/** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
-export interface SiteIdentity {
-  /** 0 for the account's own activity log. */
-  readonly id: number;
-  readonly name: string;
-}
-
-export type ReadOutcome =
-  /** New records were shipped. */
-  | { kind: "found"; shipped: number }
-  /** Nothing new. */
-  | { kind: "empty" }
-  /** Stopped at the page cap with more waiting: read again at once. */
-  | { kind: "more"; shipped: number }
-  /** The collector is down: read again once it is back. */
-  | { kind: "interrupted" }
-  /** The checkpoint cannot be trusted: never read again. */
-  | { kind: "stopped" };
-
-export interface TailerEvents {
-  deduplicated(n: number): void;
-  malformed(n: number): void;
-  future(n: number): void;
-  late(n: number): void;
-  gap(fromMs: number, toMs: number): void;
-  checkpointError(err: CorruptCheckpointError): void;
-  /** The stream was read up to its end at `atMs`. */
-  readToEnd(atMs: number): void;
-  /** The stream had no checkpoint and starts at `fromMs` (logs.startFrom): nothing before is shipped. */
-  startedFresh(fromMs: number): void;
-}
-
-export interface TailerOptions {
-  overlapMs: number;
-  /** Where a stream without a checkpoint starts (logs.startFrom resolved at process start). */
-  startFromMs: () => number;
-  /** Page requests per read at most (a growing cursor could otherwise never end). */
-  maxPagesPerRead: number;
-  /** Activity streams: may this stream ship an entry another stream may also list? */
-  claim?: (fingerprint: string) => boolean;
-  retentionMs: number;
-  spoolDir: string;
-  bufferBudget: BufferBudget;
-  fingerprint: (entry: StreamEntry) => string;
-  /** Encodes a new record for the collector as soon as it is read. */
-  encoder: RecordEncoder;
-  clock: Clock;
-  /** Whether the collector is down (then nothing more is fetched). */
-  collectorDown: () => boolean;
-}
-
-/** Where a stream's pages come from: a scroll (PHP and web-server logs) or numbered pages (activity). */
-export type StreamSource =
-  { kind: "scroll"; scroll: ScrollSource } | { kind: "numbered"; numbered: NumberedSource };
+/**
+ * What the end of a read does to the stream, by why it ended. Every read, however it ended, lets go
+ * of the checkpoint's files the same way (prune, compact when large, release).
+ */
+const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
+  /** complete: the read counts for the deep-read interval and its lateness is noted. */
+  end: { complete: true, readToEnd: true },
+  lower: { complete: true, readToEnd: true },
+  cap: { complete: true, readToEnd: false },
+  unusable: { complete: true, readToEnd: false },
+  repeated: { complete: true, readToEnd: false },
+  pages: { complete: true, readToEnd: false },
+  bytes: { complete: true, readToEnd: false },
+  interrupted: { complete: false, readToEnd: false },
+};
 
 export class Tailer {
   private stored: StreamCheckpoint | undefined;
@@ -102,11 +70,15 @@ export class Tailer {
   private lateness = { ms: 0, at: 0 };
   private lastDeepReadAt = -Infinity;
   private spoolCounter = 0;
+  /** When the last complete read began, and the entries shipped and time passed since, decaying. */
+  private lastReadAtMs: number | undefined;
+  private rate = { shipped: 0, elapsedMs: 0 };
 
   constructor(
     readonly site: SiteIdentity,
     readonly stream: LogStream,
-    private readonly source: StreamSource,
+    /** A scroll (PHP and web-server logs) or numbered pages (activity). */
+    private readonly source: PageSource,
     private readonly checkpoints: CheckpointStore,
     private readonly makeShipper: (cp: StreamCheckpoint) => StreamShipper,
     private readonly events: TailerEvents,
@@ -166,54 +138,61 @@ export class Tailer {
     if (!stored || !this.shipper) return { kind: "stopped" };
     const now = this.opts.clock.now();
     const deep = now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
-    const state = stored.state;
-    const highWaterBefore = state.highWaterMs;
-    const deliveredBefore = state.highWaterMs > state.floorMs;
-    const bounds = (): ReadBounds => ({
-      lowerMs: Math.max(
-        state.highWaterMs - (deep ? this.opts.overlapMs : this.lateWindowMs(now)),
-        state.floorMs,
-      ),
-      dedupeFloorMs: Math.max(state.highWaterMs - this.opts.overlapMs, state.floorMs),
-      highWaterMs: state.highWaterMs,
-      nowMs: now,
-      futureToleranceMs: FUTURE_TOLERANCE_MS,
-    });
+    const { overlapMs } = this.opts;
+    const before = { highWaterMs: stored.state.highWaterMs, floorMs: stored.state.floorMs };
+    const window = { windowMs: deep ? overlapMs : this.lateWindowMs(now), overlapMs, nowMs: now };
     const context = { events: this.events, opts: this.opts, site: this.site, stream: this.stream };
-    const run = new ReadRun(context, stored, bounds, signal, ++this.spoolCounter);
+    const run = new ReadRun(context, stored, window, signal, ++this.spoolCounter);
     this.shipper.begin(now);
     let result: ReadResult;
     try {
-      result =
-        this.source.kind === "scroll"
-          ? await run.scroll(this.source.scroll, this.shipper)
-          : await run.numbered(this.source.numbered, this.shipper);
+      result = await run.run(this.source, this.shipper);
     } finally {
       await run.buffer.discard();
-    }
-    if (result.end === "interrupted") {
+      prune(stored.state, overlapMs);
+      await stored.compactIfLarge();
       stored.release();
-      return { kind: "interrupted" };
     }
-    prune(state, this.opts.overlapMs);
-    await stored.compactIfLarge();
-    stored.release();
-    if (result.maxLatenessMs > 0) this.noteLateness(result.maxLatenessMs, now);
-    if (deep) this.lastDeepReadAt = now;
-    if (result.end === "end" || result.end === "lower") this.events.readToEnd(now);
-    // Retention passed the checkpoint: the oldest entry still there is newer than what was delivered.
-    if (
-      deliveredBefore &&
-      result.fresh &&
-      result.end === "end" &&
-      !result.reachedLower &&
-      result.oldestSeen !== Infinity &&
-      result.oldestSeen > highWaterBefore &&
-      highWaterBefore < now - this.opts.retentionMs + 3_600_000
-    ) {
-      this.events.gap(highWaterBefore, result.oldestSeen);
+    const after = AFTER[result.end];
+    if (after.complete) {
+      if (result.maxLatenessMs > 0) this.noteLateness(result.maxLatenessMs, now);
+      if (deep) this.lastDeepReadAt = now;
     }
+    if (after.readToEnd) this.events.readToEnd(now);
+    if (after.complete) this.noteRate(result.shipped, now);
+    const gap = readGap({
+      deliveredBefore: before.highWaterMs > before.floorMs,
+      highWaterBeforeMs: before.highWaterMs,
+      fresh: result.fresh,
+      shipped: result.shipped,
+      reachedLower: result.reachedLower,
+      oldestSeenMs: result.oldestSeen,
+    });
+    if (gap) this.events.gap(gap.fromMs, gap.toMs);
+    if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
-    return result.shipped > 0 ? { kind: "found", shipped: result.shipped } : { kind: "empty" };
+    if (result.shipped === 0) return { kind: "empty" };
+    if (this.rate.elapsedMs === 0) return { kind: "found", shipped: result.shipped };
+    const pace = {
+      ratePerSecond: (this.rate.shipped * 1000) / this.rate.elapsedMs,
+      // The next read re-reads its short window and the high-water mark's own second.
+      rereadMs: this.lateWindowMs(now) + 1000,
+      pageSize: this.source.pageSize,
+    };
+    return { kind: "found", shipped: result.shipped, pace };
+  }
+
+  /**
+   * The stream's rate: entries shipped over the time between reads, both summed with the older reads
+   * weighing less and less (about the last ten reads count), so whole-second batches even out.
+   */
+  private noteRate(shipped: number, now: number): void {
+    const last = this.lastReadAtMs;
+    this.lastReadAtMs = now;
+    if (last === undefined || now <= last) return;
+    this.rate = {
+      shipped: this.rate.shipped * RATE_DECAY + shipped,
+      elapsedMs: this.rate.elapsedMs * RATE_DECAY + (now - last),
+    };
   }
 }

@@ -5,6 +5,7 @@
  * the exposition, `metrics.exclude`, the `MetricName` type and docs/metrics.md.
  */
 import { ROUTES, type RouteName } from "../api/routes.js";
+import type { CollectorName } from "../config/schema.js";
 import type { MetricFamily } from "./sample.js";
 
 /**
@@ -13,7 +14,7 @@ import type { MetricFamily } from "./sample.js";
  */
 const f = <N extends string>(
   name: N,
-  collector: string,
+  collector: CollectorName | "logs" | "webhooks",
   type: MetricFamily["type"],
   labels: readonly string[],
   help: string,

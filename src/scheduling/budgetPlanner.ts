@@ -5,8 +5,7 @@
  */
 import type { Logger } from "pino";
 import type { Gauge, Registry } from "prom-client";
-import type { RequestBudget } from "../api/budget.js";
-import type { Config } from "../config/schema.js";
+import type { BudgetSource, RequestBudget, UnscheduledSource } from "../api/budget.js";
 import { gauge } from "../metrics/selfMetric.js";
 import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./plan.js";
 
@@ -22,12 +21,24 @@ export interface PlanInputs {
 }
 
 /** Sources without a schedule: they share what the collectors' deadlines leave. */
-const UNSCHEDULED = new Set(["logs", "webhooks"]);
+const UNSCHEDULED: ReadonlySet<BudgetSource> = new Set<UnscheduledSource>(["logs", "webhooks"]);
 /** A collector's share while its runs compete: its planned rate plus a quarter, so a run ends in 80 % of its period. */
 const DEADLINE_HEADROOM = 1.25;
 
+/** While start-up work remains, the weights are refreshed this often. */
+const STARTUP_REFRESH_MS = 5_000;
+
+export interface PlannerSettings {
+  /** `api.maxRequestsPerSecond`. */
+  budgetRequestsPerSecond: number;
+  /** `sites.shard.count`, for the advice to shard. */
+  shardCount: number;
+  /** `logs.maxPollInterval`, for the advice to poll logs less often. */
+  logsMaxPollInterval: string;
+}
+
 export interface StartupWork {
-  source: string;
+  source: BudgetSource;
   requests: number;
   withinSeconds: number;
 }
@@ -38,9 +49,10 @@ export class BudgetPlanner {
   private plan: RequestPlan | undefined;
   private warnedTotal: number | undefined;
   private readonly log: Logger;
+  private startupTimer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly config: Config,
+    private readonly settings: PlannerSettings,
     registry: Registry,
     logger: Logger,
     private readonly budget: Pick<RequestBudget, "setWeights">,
@@ -56,7 +68,25 @@ export class BudgetPlanner {
       name: "sitehost_exporter_api_budget_requests_per_second",
       help: "The API request budget, api.maxRequestsPerSecond.",
     });
-    this.budgetGauge.set(config.api.maxRequestsPerSecond);
+    this.budgetGauge.set(settings.budgetRequestsPerSecond);
+  }
+
+  /**
+   * Plan now, then refresh the weights every few seconds while start-up work remains or `starting()`
+   * says more may come (before a first discovery, the sites and their streams are not known yet).
+   */
+  start(starting: () => boolean = () => false): void {
+    this.update();
+    this.startupTimer = setInterval(() => {
+      const pending = this.refreshWeights();
+      if (!pending && !starting()) this.stop();
+    }, STARTUP_REFRESH_MS);
+    this.startupTimer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.startupTimer);
+    this.startupTimer = undefined;
   }
 
   current(): RequestPlan | undefined {
@@ -77,9 +107,9 @@ export class BudgetPlanner {
    *   and start-up work share the rest in proportion to their weights.
    */
   refreshWeights(): boolean {
-    const budget = this.config.api.maxRequestsPerSecond;
+    const budget = this.settings.budgetRequestsPerSecond;
     const sources = this.plan?.sources ?? this.inputs.sources();
-    const planned = new Map<string, number>();
+    const planned = new Map<BudgetSource, number>();
     for (const s of sources) planned.set(s.source, s.requestsPerSecond);
     const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const work = this.inputs.startupWork?.() ?? [];
@@ -101,16 +131,16 @@ export class BudgetPlanner {
       deadlineTotal >= budget || sharedTotal === 0
         ? 1
         : (DEADLINE_HEADROOM * sharedTotal) / (budget - deadlineTotal);
-    const weights = new Map<string, number>();
+    const weights: Partial<Record<BudgetSource, number>> = {};
     for (const [source, rate] of planned)
-      weights.set(source, UNSCHEDULED.has(source) ? rate : rate * collectorScale);
-    for (const [source, more] of extra) weights.set(source, (weights.get(source) ?? 0) + more);
-    this.budget.setWeights(Object.fromEntries(weights));
+      weights[source] = UNSCHEDULED.has(source) ? rate : rate * collectorScale;
+    for (const [source, more] of extra) weights[source] = (weights[source] ?? 0) + more;
+    this.budget.setWeights(weights);
     return work.length > 0;
   }
 
   update(): RequestPlan {
-    const plan = makePlan(this.inputs.sources(), this.config.api.maxRequestsPerSecond);
+    const plan = makePlan(this.inputs.sources(), this.settings.budgetRequestsPerSecond);
     this.planned.reset();
     for (const s of plan.sources) this.planned.set({ source: s.source }, round(s.requestsPerSecond));
     const before = this.plan;
@@ -124,8 +154,8 @@ export class BudgetPlanner {
         this.log.warn(
           { plannedRequestsPerSecond: round(plan.total), budgetRequestsPerSecond: plan.budget },
           adviceFor(plan, {
-            shardCount: this.config.sites.shard.count,
-            maxPollInterval: this.config.logs.maxPollInterval,
+            shardCount: this.settings.shardCount,
+            maxPollInterval: this.settings.logsMaxPollInterval,
           }),
         );
       }
@@ -147,10 +177,10 @@ export class BudgetPlanner {
  */
 export function startupRaises(
   work: readonly StartupWork[],
-  planned: ReadonlyMap<string, number>,
+  planned: ReadonlyMap<BudgetSource, number>,
   room: number,
-): Map<string, number> {
-  const byDeadline = new Map<number, Array<{ source: string; more: number }>>();
+): Map<BudgetSource, number> {
+  const byDeadline = new Map<number, Array<{ source: BudgetSource; more: number }>>();
   for (const { source, requests, withinSeconds } of work) {
     const more = requests / withinSeconds - (planned.get(source) ?? 0);
     if (more <= 0) continue;
@@ -158,7 +188,7 @@ export function startupRaises(
     group.push({ source, more });
     byDeadline.set(withinSeconds, group);
   }
-  const raises = new Map<string, number>();
+  const raises = new Map<BudgetSource, number>();
   let left = room;
   for (const within of [...byDeadline.keys()].sort((a, b) => a - b)) {
     const group = byDeadline.get(within) ?? [];

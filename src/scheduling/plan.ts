@@ -4,6 +4,8 @@
  * weights, and, when the demand does not fit, a warning that names the ways out.
  */
 import cron from "node-cron";
+import type { BudgetSource } from "../api/budget.js";
+import type { CollectorName } from "../config/schema.js";
 
 /** Average runs per second of a cron schedule (the month and weekday restrictions averaged over a year). */
 export function runsPerSecond(schedule: string): number {
@@ -28,7 +30,7 @@ export function firstRunWithinSeconds(schedule: string): number {
 
 export interface PlannedSource {
   /** A collector name, `logs`, or `webhooks` (site refreshes after webhook events, as observed). */
-  source: string;
+  source: BudgetSource;
   requestsPerSecond: number;
 }
 
@@ -72,7 +74,7 @@ export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollI
 
 /** Each collector's requests per run (for the current sites) times its runs per second. */
 export function collectorSources(
-  collectors: ReadonlyArray<{ name: string; requestsPerRun: number; schedule: string }>,
+  collectors: ReadonlyArray<{ name: CollectorName; requestsPerRun: number; schedule: string }>,
 ): PlannedSource[] {
   return collectors.map((c) => ({
     source: c.name,

@@ -22,7 +22,8 @@ export class Scheduler {
 
   constructor(
     private readonly runner: CollectorRunner,
-    private readonly config: Config,
+    /** `collectors`: each one's schedule. */
+    private readonly settings: Config["collectors"],
     private readonly logger: Logger,
     private readonly opts: SchedulerOptions = {},
   ) {}
@@ -32,7 +33,7 @@ export class Scheduler {
     for (const name of COLLECTOR_NAMES) {
       if (!this.runner.isEnabled(name)) continue;
       const task = cron.schedule(
-        this.config.collectors[name].schedule,
+        this.settings[name].schedule,
         async () => {
           // The other collectors wait for a first discovery.
           if (name !== discovery && !this.runner.discovered) return;

@@ -1,13 +1,9 @@
-/** The collectors' self-metrics (discovery's among them): runs, durations, failures, sites found. */
+/** The collectors' self-metrics, discovery's runs among them: runs, durations, skipped runs, failures. */
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
 
 export function collectorSelfMetrics(registry: Registry) {
   return {
-    up: gauge(registry, {
-      name: "sitehost_up",
-      help: "1 when the last token request and site discovery worked.",
-    }),
     runs: counter(registry, {
       name: "sitehost_exporter_collector_runs_total",
       help: "Collector runs, by collector and result (success, partial, failure).",
@@ -32,10 +28,6 @@ export function collectorSelfMetrics(registry: Registry) {
       name: "sitehost_exporter_collector_site_errors_total",
       help: "Collection failures of one site, or of one part of an account-level run (a zone, a record), which keeps its last good samples; by collector and reason.",
       labelNames: ["collector", "reason"],
-    }),
-    sitesDiscovered: gauge(registry, {
-      name: "sitehost_exporter_sites_discovered",
-      help: "Sites selected by the last discovery (after filters and sharding).",
     }),
   };
 }

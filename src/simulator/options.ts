@@ -25,6 +25,12 @@ export interface SimulatorFaults {
   /** Share (0..1) of those entries that become visible later still, by up to `lateLogMaxSeconds`. */
   lateLogFraction: number;
   lateLogMaxSeconds: number;
+  /** Drift in the PHP and web-server log pages: the continuation's key (or none at all) ... */
+  logScrollIdField: "scroll_id" | "scrollId" | "none";
+  /** ... and `total_results` as a number (documented) or as a string. */
+  logTotalResultsForm: "number" | "string";
+  /** After this many pages a scroll starts again from its first page (0: never; a looping scroll). */
+  logScrollLoopPages: number;
 }
 
 export type ActivityOrder = "newest-first" | "oldest-first";
@@ -87,6 +93,9 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   logIndexDelaySeconds: 0,
   lateLogFraction: 0,
   lateLogMaxSeconds: 0,
+  logScrollIdField: "scroll_id",
+  logTotalResultsForm: "number",
+  logScrollLoopPages: 0,
   activityOrder: "newest-first",
   accountActivityScope: "all",
   activityPerPageOverflow: "clamp",
@@ -117,6 +126,9 @@ const FAULT_KEYS: Record<keyof SimulatorFaults, (v: unknown) => boolean> = {
   logIndexDelaySeconds: nonNegative,
   lateLogFraction: ratio,
   lateLogMaxSeconds: nonNegative,
+  logScrollIdField: (v) => v === "scroll_id" || v === "scrollId" || v === "none",
+  logTotalResultsForm: (v) => v === "number" || v === "string",
+  logScrollLoopPages: (v) => Number.isInteger(v) && (v as number) >= 0,
 };
 
 const oneOf =

@@ -22,6 +22,9 @@ export interface ScrollState {
   /** Next second to read and how many entries of it were already returned. */
   second: number;
   index: number;
+  /** Where the scroll began, and the pages returned since (the looping-scroll fault). */
+  firstSecond: number;
+  served: number;
   lower: number;
   upper: number;
   maxSeq: number;
@@ -80,6 +83,8 @@ export class ScrollStore {
       mode: order === "newest-first" ? "snapshot" : mode,
       second: order === "newest-first" ? nowSec : lower,
       index: 0,
+      firstSecond: order === "newest-first" ? nowSec : lower,
+      served: 0,
       lower,
       upper: nowSec,
       maxSeq: this.logs.currentSeq,
@@ -101,9 +106,15 @@ export class ScrollStore {
     return state;
   }
 
-  /** The next page of a scroll (empty when it is exhausted). */
-  page(src: LogSource, state: ScrollState, nowMs: number): Entry[] {
+  /** The next page of a scroll (empty when it is exhausted); after `loopPages` pages, its first page again. */
+  page(src: LogSource, state: ScrollState, nowMs: number, loopPages = 0): Entry[] {
     state.lastUsed = nowMs;
+    if (loopPages > 0 && state.served >= loopPages) {
+      state.second = state.firstSecond;
+      state.index = 0;
+      state.served = 0;
+    }
+    state.served += 1;
     const out: Entry[] = [];
     const growing = state.mode === "cursor";
     if (growing) {

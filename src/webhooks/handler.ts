@@ -143,7 +143,12 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     const payload = parsed.ok;
     const siteId = siteIdOf(payload);
     if (target.queue) {
-      const record = buildRecord(payload, { receivedMs: clock.now(), uid: uid(), siteName: target.siteName });
+      const { record, truncated } = buildRecord(payload, {
+        receivedMs: clock.now(),
+        uid: uid(),
+        siteName: target.siteName,
+      });
+      for (const reason of truncated) deps.metrics.truncated.inc({ reason });
       try {
         await target.queue.enqueue(record);
       } catch (err) {

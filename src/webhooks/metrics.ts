@@ -8,6 +8,9 @@ import type { Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
 import type { MetricStore } from "../metrics/store.js";
 import { EVENT_NAME_PATTERN, KNOWN_EVENTS } from "./payload.js";
+import type { Truncation } from "./record.js";
+
+const TRUNCATIONS: readonly Truncation[] = ["depth", "length", "fields"];
 
 export const EVENTS_FAMILY = "sitehost_events_total";
 export const MAX_EVENT_LABELS = 64;
@@ -73,7 +76,13 @@ export function webhookSelfMetrics(registry: Registry) {
     name: "sitehost_exporter_webhook_queued_records",
     help: "Accepted webhook events held durably on disk until the OTLP collector acknowledges them.",
   });
-  return { rejected, queued };
+  const truncated = counter(registry, {
+    name: "sitehost_exporter_webhook_payload_truncated_total",
+    help: "Accepted webhook events whose payload was cut to fit its log record, by what was cut: depth (nested deeper than the record keeps; the rest is kept as a JSON string), length (a text over 4096 characters), fields (more than 64 fields).",
+    labelNames: ["reason"],
+  });
+  for (const reason of TRUNCATIONS) truncated.inc({ reason }, 0);
+  return { rejected, queued, truncated };
 }
 
 export type WebhookSelfMetrics = ReturnType<typeof webhookSelfMetrics>;

@@ -13,6 +13,7 @@ import type { Config } from "../config/schema.js";
 import { shardOf } from "../discovery/shard.js";
 import { logMetrics } from "../logs/metrics.js";
 import { createLogSink } from "../logs/otlp/createSink.js";
+import { exportHealthFor, type ExportHealth } from "../logs/otlp/exportHealth.js";
 import type { LogSink } from "../logs/otlp/sink.js";
 import type { WriteFailures } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
@@ -32,6 +33,8 @@ export interface WebhookReceiverDeps {
   logger: Logger;
   /** Where writes of the queue that the volume refused are reported. */
   volume?: WriteFailures;
+  /** The OTLP endpoint's health, shared with the log streams; one of its own otherwise. */
+  exportHealth?: ExportHealth;
 }
 
 export interface ActivationInputs {
@@ -41,6 +44,8 @@ export interface ActivationInputs {
   sink?: LogSink;
   env?: NodeJS.ProcessEnv;
   refresher?: Partial<RefresherOptions>;
+  /** The refreshes' request rate changed: re-plan the budget. */
+  onRefreshRateChange?: () => void;
 }
 
 /** Records per export, and about this many bytes of queue lines. */
@@ -75,7 +80,12 @@ export class WebhookReceiver {
   /** Start taking events. */
   async activate(inputs: ActivationInputs): Promise<void> {
     const { config } = this.deps;
-    const refresher = new SiteRefresher(inputs.refreshTarget, this.deps.logger, inputs.refresher);
+    // Single reads after events take at most a tenth of the budget; past it they join a discovery run.
+    const refresher = new SiteRefresher(inputs.refreshTarget, this.deps.logger, {
+      maxReadsPerSecond: Math.max(0.5, config.api.maxRequestsPerSecond / 10),
+      onRateChange: inputs.onRefreshRateChange,
+      ...inputs.refresher,
+    });
     this.refresher = refresher;
     const { index, count } = config.sites.shard;
     const target: WebhookTarget = {
@@ -100,7 +110,7 @@ export class WebhookReceiver {
         );
       }
       const sink = inputs.sink ?? (await createLogSink({ env: inputs.env ?? process.env }));
-      this.delivery = this.startDelivery(queue, sink);
+      this.delivery = this.startDelivery(queue, sink, inputs.env ?? process.env);
       this.queue = queue;
       target.queue = queue;
     }
@@ -126,15 +136,19 @@ export class WebhookReceiver {
     await this.queue?.close();
   }
 
-  private startDelivery(queue: WebhookQueue, sink: LogSink): WebhookDelivery {
+  private startDelivery(queue: WebhookQueue, sink: LogSink, env: NodeJS.ProcessEnv): WebhookDelivery {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
     const errors = new ThrottledWarnings(this.log, 60_000, systemClock);
+    const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
     const delivery = new WebhookDelivery(
       queue,
       sink,
       {
-        shipped: (n) => m.shipped.inc({ stream }, n),
+        shipped: (n) => {
+          health.succeeded();
+          m.shipped.inc({ stream }, n);
+        },
         rejected: (n, reason) => {
           m.rejected.inc({ stream }, n);
           this.log.warn(
@@ -142,14 +156,11 @@ export class WebhookReceiver {
             "the OTLP collector refused webhook records for good; dropped",
           );
         },
-        retrying: (outcome, attempt, waitMs) => {
+        retrying: (outcome) => {
           m.exportFailures.inc({ stream });
-          if (attempt === 0 || attempt % 10 === 0) {
-            this.log.warn(
-              { reason: outcome.reason, attempt, retryInMs: Math.round(waitMs), queued: queue.depth },
-              "OTLP export of webhook events failed; they stay queued on disk and are retried",
-            );
-          }
+          // Named once per cause with the endpoint (shared with the log streams); the events stay
+          // queued on disk and are retried.
+          health.failed(outcome, stream);
         },
         queueError: (err) =>
           errors.error(

@@ -1,7 +1,8 @@
 /**
  * Test helper: a loopback OTLP/HTTP logs receiver. Protobuf requests are decoded
- * with the official opentelemetry-proto definitions (shipped by an official
- * OpenTelemetry npm package), JSON requests per the OTLP/JSON mapping.
+ * with the official opentelemetry-proto definitions of release v1.11.0
+ * (test/fixtures/opentelemetry-proto, which has the log record's event_name), JSON
+ * requests per the OTLP/JSON mapping.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -9,13 +10,15 @@ import { join, resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import protobuf from "protobufjs";
 
-const PROTO_ROOT = resolve(import.meta.dirname, "../../node_modules/otlp-proto-definitions/build/protos");
+const PROTO_ROOT = resolve(import.meta.dirname, "../fixtures/opentelemetry-proto");
 
 export interface ReceivedRecord {
   timeUnixNano: string;
   observedTimeUnixNano: string;
   severityNumber: number;
   severityText: string;
+  /** The record's EventName field (OTLP event_name); "" when not set. */
+  eventName: string;
   body: unknown;
   attributes: Record<string, unknown>;
   resource: Record<string, unknown>;
@@ -77,6 +80,7 @@ interface ExportRequest {
         observedTimeUnixNano?: string | number;
         severityNumber?: number | string;
         severityText?: string;
+        eventName?: string;
         body?: AnyValue;
         attributes?: KeyValue[];
       }>;
@@ -126,6 +130,7 @@ function normalise(req: ExportRequest): ReceivedRecord[] {
           observedTimeUnixNano: String(r.observedTimeUnixNano ?? "0"),
           severityNumber: typeof sev === "string" ? (SEVERITY_NAMES[sev] ?? Number(sev)) : (sev ?? 0),
           severityText: r.severityText ?? "",
+          eventName: r.eventName ?? "",
           body: anyValue(r.body),
           attributes: attributes(r.attributes),
           resource,

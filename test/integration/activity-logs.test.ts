@@ -104,6 +104,8 @@ describe.each(["account", "all"] as const)("the account's log listing %s entries
     expect(receiver.records.filter((r) => bodyOf(r).startsWith("before"))).toEqual([]);
 
     const account = receiver.records.find((r) => bodyOf(r) === "during account 0");
+    // The action is the record's EventName field (OTLP event_name).
+    expect(account?.eventName).toBe("site.update");
     expect(account?.attributes).toMatchObject({
       "event.name": "site.update",
       "enduser.id": "ops@agency.example",

@@ -2,7 +2,8 @@
  * End to end: simulator → daemon (child process) → real Prometheus (scraping every second, alert rules
  * loaded) → real Alertmanager → webhook. Checks that every query of every shipped dashboard (panels,
  * variables, annotations) returns data against a live exporter, that the platform's webhook events show on the
- * events panel, and that disabling a site makes SitehostSiteDisabled reach the receiver.
+ * events panel, and that disabling a site makes SitehostSiteDisabled reach the receiver. A second Prometheus
+ * loads every shipped rule file as it ships and must report every rule healthy over the same live data.
  * Needs the build (`npm run build`: dist/src/cli/main.js) and /usr/bin/prometheus, /usr/bin/prometheus-alertmanager.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -15,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
+import { ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
+import { waitFor } from "../helpers/wait.js";
 import {
   captureOutput,
   freePort,
@@ -67,6 +70,9 @@ let daemonLogs: () => string = () => "";
 let instance: string;
 let prom: RunningPrometheus;
 let am: RunningAlertmanager;
+/** Loads the shipped rule files as they ship (`prom` has a copy with a shorter `for` of SitehostSiteDisabled). */
+let promHealth: RunningPrometheus;
+let shippedRules: string[];
 
 beforeAll(async () => {
   expect(existsSync(MAIN), `${MAIN} missing: run npm run build first`).toBe(true);
@@ -123,10 +129,18 @@ beforeAll(async () => {
     ruleFiles: [rulesFile],
     alertmanagerUrl: am.url,
   });
+  shippedRules = await shippedRuleFiles(dir);
+  promHealth = await startPrometheus({
+    scrapeTargets: [{ job: JOB, target: instance }],
+    scrapeInterval: "1s",
+    evaluationInterval: "1s",
+    ruleFiles: shippedRules,
+  });
   await prom.waitFor(`count(sitehost_site_info{job="${JOB}"})`, (r) => (r[0]?.value ?? 0) > 0, 30_000);
 }, 120_000);
 
 afterAll(async () => {
+  await promHealth?.close();
   await prom?.close();
   await am?.close();
   if (daemon) await stopChild(daemon);
@@ -151,6 +165,7 @@ function substitute(expr: string, site: string): string {
     .replaceAll("$__rate_interval", "1m")
     .replaceAll("$__range", "5m")
     .replaceAll("$__interval", "15s")
+    .replaceAll("$cluster", ".*")
     .replaceAll("$job", JOB)
     .replaceAll("$instance", instance.replace(/\./g, "\\\\."))
     .replaceAll("$site", site);
@@ -285,5 +300,48 @@ describe("dashboards and alert rules against a live exporter", () => {
     });
     expect(alert.annotations.description).toContain(`Site ${target.site.name} (id ${target.site.id})`);
     expect(alert.annotations.runbook_url).toMatch(/docs\/runbook\.md#sitehostsitedisabled$/);
+  }, 120_000);
+
+  it("every shipped rule is healthy over live data: mixed severities, domains, certificates, backups, logs", async () => {
+    // First the data the rules are about, in the rule-health Prometheus itself.
+    const present = {
+      "a site with two vulnerability severities of one extension type": `count by (site_id, type) (sitehost_site_vulnerable_extensions{job="${JOB}"}) > 1`,
+      "a site with several domains": `count by (site_id) (sitehost_site_domain_healthy{job="${JOB}"}) > 1`,
+      certificates: `sitehost_certificate_expiry_timestamp_seconds{job="${JOB}"}`,
+      backups: `sitehost_site_backup_last_timestamp_seconds{job="${JOB}"}`,
+      "web-server log traffic": `sum by (site_id) (rate(sitehost_site_http_responses_total{job="${JOB}"}[30s])) > 0`,
+      "PHP log traffic": `sum by (site_id) (rate(sitehost_site_php_log_entries_total{job="${JOB}"}[30s])) > 0`,
+    };
+    for (const [what, query] of Object.entries(present)) {
+      await waitFor(what, async () => (await promHealth.query(query)).length > 0, {
+        timeoutMs: 60_000,
+        intervalMs: 500,
+      });
+    }
+    // Then two evaluations of every rule over it.
+    const since = Date.now() + 1000;
+    const statuses = await waitFor(
+      "every rule evaluated over the live data",
+      async () => {
+        const s = await ruleStatuses(promHealth.url);
+        return s.length > 0 && s.every((r) => r.lastEvaluationMs > since) ? s : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    const expected = (
+      await Promise.all(
+        shippedRules.map(async (f) =>
+          (parse(await readFile(f, "utf8")) as RuleFile).groups.flatMap((g) => g.rules),
+        ),
+      )
+    ).flat().length;
+    expect(statuses.length, "rules loaded").toBe(expected);
+    expect(statuses.filter((r) => r.type === "alerting").length).toBeGreaterThan(25);
+    expect(
+      statuses
+        .filter((r) => r.health !== "ok")
+        .map((r) => `${r.name} (${r.file}): ${r.health} ${r.lastError ?? ""}`),
+      promHealth.logs().slice(-2000),
+    ).toEqual([]);
   }, 120_000);
 });

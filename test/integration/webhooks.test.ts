@@ -46,7 +46,8 @@ async function sample(url: string, series: string): Promise<number | undefined> 
 
 function webhookRecords(receiver: OtlpReceiver, event: string): ReceivedRecord[] {
   return receiver.records.filter(
-    (r) => r.attributes["sitehost.log.stream"] === "webhook" && r.attributes["event.name"] === event,
+    // The event is the record's EventName field (OTLP event_name).
+    (r) => r.attributes["sitehost.log.stream"] === "webhook" && r.eventName === event,
   );
 }
 
@@ -146,6 +147,34 @@ describe("webhooks from the platform", () => {
     );
     expect(webhookRecords(receiver, "site_hacked")[0]?.severityNumber).toBe(17);
     expect(await sample(d.url, 'sitehost_events_total{event="site_hacked"}')).toBe(1);
+  }, 90_000);
+
+  it("events naming hundreds of unknown sites cost one discovery run, shown as webhooks in the request plan", async () => {
+    const { start } = await setup();
+    const d = await start();
+    const planned = 'sitehost_exporter_api_planned_requests_per_second{source="webhooks"}';
+    const listings = 'sitehost_exporter_api_requests_total{endpoint="/sites",code="200"}';
+    const singleReads = 'sitehost_exporter_api_requests_total{endpoint="/sites/{id}",code="404"}';
+    expect(await sample(d.url, planned)).toBe(0);
+    const listedBefore = (await sample(d.url, listings)) ?? 0;
+    for (let id = 900_000; id < 900_300; id++) {
+      const res = await fetch(`${d.url}/webhook?token=${TOKEN}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ event: "site_disabled", site: { id, state: "disabled" } }),
+      });
+      expect(res.status).toBe(200);
+    }
+    await until(
+      async () => (((await sample(d.url, planned)) ?? 0) > 0 ? true : undefined),
+      15_000,
+      "a planned rate for webhooks",
+    );
+    // One discovery run (an interval apart at most two), no read of each unknown id.
+    const listed = ((await sample(d.url, listings)) ?? 0) - listedBefore;
+    expect(listed).toBeGreaterThanOrEqual(1);
+    expect(listed).toBeLessThanOrEqual(2);
+    expect((await sample(d.url, singleReads)) ?? 0).toBe(0);
   }, 90_000);
 
   it("an event accepted while the collector is down survives a SIGKILL and is shipped once after the restart", async () => {

@@ -229,12 +229,14 @@ Call with (dict "probe" .Values.livenessProbe "root" $).
 
 {{/*
 The collector's configuration: otelCollector.config plus the health_check extension the probes
-use and, with persistentQueue.enabled, a file_storage extension on the checkpoint volume that
-every exporter but debug and nop uses as its sending queue, retrying without a time limit
-(values the exporter's own config sets win).
+use, its own metrics on otelCollector.telemetry.port (service.telemetry) and, with
+persistentQueue.enabled, a file_storage extension on the checkpoint volume that every exporter but
+debug and nop uses as its sending queue, bounded in bytes (sitehost-exporter.queueBytes), retrying
+without a time limit (values the exporter's own config sets win, within the bound).
 */}}
 {{- define "sitehost-exporter.otelCollectorConfig" -}}
 {{- $oc := .Values.otelCollector -}}
+{{- $pq := $oc.persistentQueue -}}
 {{- $cfg := deepCopy ($oc.config | default dict) -}}
 {{- $extensions := $cfg.extensions | default dict -}}
 {{- $names := list -}}
@@ -242,14 +244,26 @@ every exporter but debug and nop uses as its sending queue, retrying without a t
 {{- $_ := set $extensions "health_check" (dict "endpoint" (printf "${env:POD_IP}:%d" (int $oc.healthCheckPort))) }}
 {{- end }}
 {{- $names = append $names "health_check" -}}
-{{- if $oc.persistentQueue.enabled }}
-{{- $_ := set $extensions "file_storage/queue" (dict "directory" $oc.persistentQueue.directory "create_directory" true "fsync" true) }}
+{{- if $pq.enabled }}
+{{- /* Compaction gives the space of a drained queue back to the volume (bbolt files never shrink). */}}
+{{- $compaction := dict "directory" $pq.directory "on_start" true "on_rebound" true }}
+{{- $_ := set $extensions "file_storage/queue" (dict "directory" $pq.directory "create_directory" true "fsync" true "compaction" $compaction) }}
 {{- $names = append $names "file_storage/queue" -}}
-{{- range $name, $exporter := ($cfg.exporters | default dict) }}
-{{- $type := first (splitList "/" $name) }}
-{{- if not (has $type (list "debug" "nop")) }}
-{{- $exp := $exporter | default dict }}
-{{- $queue := mergeOverwrite (dict "enabled" true "storage" "file_storage/queue") ($exp.sending_queue | default dict) }}
+{{- $queued := list }}
+{{- range $name, $_ := ($cfg.exporters | default dict) }}
+{{- if not (has (first (splitList "/" $name)) (list "debug" "nop")) }}{{ $queued = append $queued $name }}{{ end }}
+{{- end }}
+{{- $bytes := include "sitehost-exporter.queueBytes" (dict "root" . "queues" (len $queued)) | int64 }}
+{{- range $name := $queued }}
+{{- $exp := index $cfg.exporters $name | default dict }}
+{{- $queue := mergeOverwrite (dict "enabled" true "storage" "file_storage/queue" "sizer" "bytes" "queue_size" $bytes) ($exp.sending_queue | default dict) }}
+{{- if ne (toString $queue.sizer) "bytes" }}
+{{- fail (printf "otelCollector.config.exporters.%s.sending_queue.sizer %q: the persistent queue shares the checkpoint volume and is bounded in bytes; use sizer: bytes (or leave it out)" $name (toString $queue.sizer)) }}
+{{- end }}
+{{- if gt (int64 $queue.queue_size) $bytes }}
+{{- fail (printf "otelCollector.config.exporters.%s.sending_queue.queue_size %d is larger than the %d bytes the checkpoint volume allows each of its %d queue(s) (see the chart README, persistent queue)" $name (int64 $queue.queue_size) $bytes (len $queued)) }}
+{{- end }}
+{{- $_ := set $queue "queue_size" (int64 $queue.queue_size) }}
 {{- $_ := set $exp "sending_queue" $queue }}
 {{- /* Retry until the backend takes it: the default gives up (drops) after 5 minutes. */}}
 {{- $retry := mergeOverwrite (dict "enabled" true "max_elapsed_time" "0s") ($exp.retry_on_failure | default dict) }}
@@ -257,10 +271,139 @@ every exporter but debug and nop uses as its sending queue, retrying without a t
 {{- $_ := set $cfg.exporters $name $exp }}
 {{- end }}
 {{- end }}
-{{- end }}
 {{- $_ := set $cfg "extensions" $extensions -}}
 {{- $service := $cfg.service | default dict -}}
 {{- $_ := set $service "extensions" (concat ($service.extensions | default list) $names | uniq) -}}
+{{- if $oc.telemetry.enabled }}
+{{- $telemetry := $service.telemetry | default dict }}
+{{- if not (hasKey $telemetry "metrics") }}
+{{- $reader := dict "pull" (dict "exporter" (dict "prometheus" (dict "host" "${env:POD_IP}" "port" (int $oc.telemetry.port)))) }}
+{{- $_ := set $telemetry "metrics" (dict "level" "normal" "readers" (list $reader)) }}
+{{- end }}
+{{- $_ := set $service "telemetry" $telemetry }}
+{{- end }}
 {{- $_ := set $cfg "service" $service -}}
 {{- toYaml $cfg -}}
+{{- end }}
+
+{{/* Bytes of a Kubernetes quantity such as 1Gi, 500M or 1073741824. */}}
+{{- define "sitehost-exporter.quantityBytes" -}}
+{{- $q := toString . -}}
+{{- $units := dict "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "K" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "" 1 -}}
+{{- if not (regexMatch "^[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|k|K|M|G|T)?$" $q) }}
+{{- fail (printf "%q is not a size in bytes (a number with Ki, Mi, Gi, Ti, k, M, G or T)" $q) }}
+{{- end -}}
+{{- $unit := regexReplaceAll "^[0-9.]+" $q "" -}}
+{{- $number := regexFind "^[0-9.]+" $q -}}
+{{- mulf (float64 $number) (float64 (get $units $unit)) | floor | int64 -}}
+{{- end }}
+
+{{/*
+Bytes each persistent sending queue may hold. The queues share the checkpoint volume
+(persistence.size) with the exporter's own files (persistentQueue.reserve); file_storage's bbolt
+file does not shrink until compaction, which writes a copy beside it, so a queue can take twice its
+bytes on disk: bytes = (size - reserve) / (2 x queues). persistentQueue.maxSize lowers it; a larger
+one is refused. Call with (dict "root" $ "queues" n).
+*/}}
+{{- define "sitehost-exporter.queueBytes" -}}
+{{- $root := .root -}}
+{{- $pq := $root.Values.otelCollector.persistentQueue -}}
+{{- $queues := max 1 (int64 .queues) -}}
+{{- $volume := include "sitehost-exporter.quantityBytes" $root.Values.persistence.size | int64 -}}
+{{- $reserve := include "sitehost-exporter.quantityBytes" $pq.reserve | int64 -}}
+{{- if le $volume $reserve }}
+{{- fail (printf "persistence.size %s leaves nothing for the collector's persistent queue after otelCollector.persistentQueue.reserve %s; raise persistence.size or disable otelCollector.persistentQueue" $root.Values.persistence.size $pq.reserve) }}
+{{- end -}}
+{{- $allowed := div (sub $volume $reserve) (mul 2 $queues) -}}
+{{- if $pq.maxSize }}
+{{- $max := include "sitehost-exporter.quantityBytes" $pq.maxSize | int64 -}}
+{{- if gt $max $allowed }}
+{{- fail (printf "otelCollector.persistentQueue.maxSize %s (%d bytes) is more than the checkpoint volume allows: (persistence.size %s - persistentQueue.reserve %s) / (2 x %d queue(s)) = %d bytes; raise persistence.size or lower maxSize (chart README, persistent queue)" $pq.maxSize $max $root.Values.persistence.size $pq.reserve $queues $allowed) }}
+{{- end -}}
+{{- $allowed = $max -}}
+{{- end -}}
+{{- $allowed -}}
+{{- end }}
+
+{{/*
+The job the ServiceMonitor or PodMonitor gives the exporter's targets: the value of its jobLabel on
+the Service or pods; without a jobLabel, the Service's name, or namespace/name of the PodMonitor.
+*/}}
+{{- define "sitehost-exporter.scrapeJob" -}}
+{{- $pod := .Values.podMonitor.enabled -}}
+{{- $monitor := ternary .Values.podMonitor .Values.serviceMonitor $pod -}}
+{{- $labels := include "sitehost-exporter.labels" . | fromYaml -}}
+{{- $labels = merge $labels (ternary .Values.podLabels .Values.service.labels $pod | default dict) -}}
+{{- if not $monitor.jobLabel -}}
+{{- $name := include "sitehost-exporter.fullname" . -}}
+{{- ternary (printf "%s/%s" ($monitor.namespace | default (include "sitehost-exporter.namespace" .)) $name) $name $pod -}}
+{{- else if hasKey $labels $monitor.jobLabel -}}
+{{- index $labels $monitor.jobLabel -}}
+{{- else -}}
+{{- fail (printf "prometheusRule.selector: the %s has no label %s (its jobLabel) to name the job the rules select; set prometheusRule.selector, e.g. job=\"sitehost-exporter\"" (ternary "pods" "Service" $pod) $monitor.jobLabel) -}}
+{{- end -}}
+{{- end }}
+
+{{/* The label matchers of the exporter's series in every rule: prometheusRule.selector, else its job. */}}
+{{- define "sitehost-exporter.ruleSelector" -}}
+{{- .Values.prometheusRule.selector | default (printf "job=%q" (include "sitehost-exporter.scrapeJob" .)) -}}
+{{- end }}
+
+{{/*
+The collector sidecar's metrics: scraped as the exporter's job with "-otel-collector" appended
+(servicemonitor.yaml, podmonitor.yaml).
+*/}}
+{{- define "sitehost-exporter.ruleCollectorSelector" -}}
+{{- .Values.prometheusRule.collectorSelector | default (printf "job=%q" (printf "%s-otel-collector" (include "sitehost-exporter.scrapeJob" .))) -}}
+{{- end }}
+
+{{/* A rule threshold as PromQL: integers without a fraction or exponent (values arrive as floats). */}}
+{{- define "sitehost-exporter.promNumber" -}}
+{{- $v := float64 . -}}
+{{- if eq $v (float64 (int64 $v)) }}{{ int64 $v }}{{ else }}{{ $v }}{{ end -}}
+{{- end }}
+
+{{/* Text with each %(name)s replaced by its value. Call with (dict "text" ... "subst" dict). */}}
+{{- define "sitehost-exporter.fillPlaceholders" -}}
+{{- $text := .text -}}
+{{- range $k, $v := .subst }}{{ $text = replace (printf "%%(%s)s" $k) (toString $v) $text }}{{ end -}}
+{{- $text -}}
+{{- end }}
+
+{{/* The namespace of every namespaced object: namespaceOverride, else the release's. */}}
+{{- define "sitehost-exporter.namespace" -}}
+{{- .Values.namespaceOverride | default .Release.Namespace | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{/*
+imagePullSecrets of the pods: global.imagePullSecrets then imagePullSecrets, each a name or
+{name: ...}, without repeats.
+*/}}
+{{- define "sitehost-exporter.imagePullSecrets" -}}
+{{- $names := list -}}
+{{- range (concat (.Values.global.imagePullSecrets | default list) (.Values.imagePullSecrets | default list)) -}}
+{{- if kindIs "string" . }}{{ $names = append $names . }}{{ else }}{{ $names = append $names .name }}{{ end -}}
+{{- end -}}
+{{- range ($names | compact | uniq) }}
+- name: {{ . }}
+{{- end -}}
+{{- end }}
+
+{{/* The limits and attachMetadata of a ServiceMonitor or PodMonitor (call with its values). */}}
+{{- define "sitehost-exporter.scrapeLimits" -}}
+{{- range $k := list "sampleLimit" "targetLimit" "labelLimit" "labelNameLengthLimit" "labelValueLengthLimit" }}
+{{- with index $ $k }}
+{{ $k }}: {{ int64 . }}
+{{- end }}
+{{- end }}
+{{- with .attachMetadata }}
+attachMetadata:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/* "true" when the ServiceMonitor or PodMonitor also scrapes the collector sidecar's own metrics. */}}
+{{- define "sitehost-exporter.scrapeCollector" -}}
+{{- $t := .Values.otelCollector.telemetry -}}
+{{- if and .Values.otelCollector.enabled $t.enabled $t.scrape }}true{{ end -}}
 {{- end }}

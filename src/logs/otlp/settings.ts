@@ -69,3 +69,18 @@ export function otlpSettings(env: NodeJS.ProcessEnv = process.env): OtlpSettings
   if (clientCertificate) settings.clientCertificate = clientCertificate;
   return settings;
 }
+
+/**
+ * When an OTLP/HTTP URL's path holds `/v1/logs` twice (an OTEL_EXPORTER_OTLP_ENDPOINT given with the
+ * signal path, to which the exporter adds it again): what to do about it, else undefined.
+ */
+export function repeatedLogsPath(url: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  if (!/\/v1\/logs\/?.*\/v1\/logs/.test(path)) return undefined;
+  return "the path repeats /v1/logs: OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base URL (http://collector:4318), the exporter adds /v1/logs; or give the full URL in OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+}

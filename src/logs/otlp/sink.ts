@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
 import { Agent, request } from "undici";
+import { parseRetryAfter } from "../../util/retryAfter.js";
 import { VERSION } from "../../version.js";
 import type { Batch } from "./batch.js";
 import {
@@ -110,11 +111,10 @@ export class ProtobufHttpSink implements LogSink {
         const partial = parsePartialSuccess(answer);
         return { kind: "accepted", ...partial };
       }
-      const retryAfter = Number(res.headers["retry-after"]);
       return classifyHttpStatus(
         res.statusCode,
         statusMessage(answer),
-        Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : undefined,
+        parseRetryAfter(res.headers["retry-after"], Date.now()),
       );
     } catch (err) {
       if (signal.aborted) throw signal.reason ?? err;

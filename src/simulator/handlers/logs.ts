@@ -23,11 +23,13 @@ const logs = (stream: SimStream): Handler =>
       });
       state = p.scrolls.open(src, stream, p.logOrder, p.scrollMode, t, filter);
     }
-    const entries = p.scrolls.page(src, state, t);
+    const { logScrollIdField, logTotalResultsForm, logScrollLoopPages } = p.faults;
+    const entries = p.scrolls.page(src, state, t, logScrollLoopPages);
+    const total = p.logs.estimateTotal(src, stream, state.lower, state.upper);
     return reply(200, {
-      total_results: p.logs.estimateTotal(src, stream, state.lower, state.upper),
+      total_results: logTotalResultsForm === "string" ? String(total) : total,
       logs: p.corruptor.list(entries, stream),
-      scroll_id: state.id,
+      ...(logScrollIdField === "none" ? {} : { [logScrollIdField]: state.id }),
     });
   });
 

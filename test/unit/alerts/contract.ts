@@ -24,6 +24,7 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_log_export_failures_total",
   "sitehost_exporter_log_lag_seconds",
   "sitehost_exporter_log_gaps_total",
+  "sitehost_exporter_log_paging_problems_total",
   "sitehost_exporter_api_planned_requests_per_second",
   "sitehost_exporter_api_budget_requests_per_second",
   "sitehost_exporter_shard_info",
@@ -44,13 +45,22 @@ export const OTHER_METRICS: readonly string[] = [
   "nodejs_eventloop_lag_p99_seconds",
 ];
 
+/** The OpenTelemetry Collector sidecar's own metrics (Helm chart) its alerts use. */
+export const COLLECTOR_METRICS: readonly string[] = [
+  "otelcol_exporter_queue_size",
+  "otelcol_exporter_queue_capacity",
+  "otelcol_exporter_send_failed_log_records_total",
+];
+
 export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...METRIC_FAMILIES.map((f) => f.name),
   ...SELF_METRICS,
   ...OTHER_METRICS,
+  ...COLLECTOR_METRICS,
 ]);
 
-const METRIC_RE = /\b(sitehost_[a-z0-9_]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+)\b(?!\s*\()/g;
+const METRIC_RE =
+  /\b(sitehost_[a-z0-9_]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
 
 /** The metric selectors of a PromQL expression: name and the text inside its `{...}` (undefined when none). */
 export function metricSelectors(expr: string): Array<{ name: string; matchers: string | undefined }> {

@@ -5,6 +5,8 @@ import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import type { RenderedRule, RuleFile } from "../../../config/alerts/src/render.js";
+import { RUNBOOK_BASE } from "../../../config/alerts/src/rule.js";
 import { KNOWN_METRICS, metricSelectors } from "./contract.js";
 
 const run = promisify(execFile);
@@ -12,20 +14,9 @@ const ROOT = join(import.meta.dirname, "..", "..", "..");
 const RULES = join(ROOT, "config", "alerts", "sitehost-exporter.rules.yaml");
 const TESTS_DIR = join(ROOT, "config", "alerts", "tests");
 const RUNBOOK = join(ROOT, "docs", "runbook.md");
-const RUNBOOK_BASE = "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#";
 const PROMTOOL = process.env.PROMTOOL ?? "/usr/bin/promtool";
 
-interface Rule {
-  alert?: string;
-  record?: string;
-  expr: string;
-  for?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-}
-interface RuleFile {
-  groups: Array<{ name: string; rules: Rule[] }>;
-}
+type Rule = RenderedRule;
 interface PromtoolTestFile {
   tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }> }>;
 }
@@ -33,8 +24,13 @@ interface PromtoolTestFile {
 const rules = (parse(await readFile(RULES, "utf8")) as RuleFile).groups.flatMap((g) => g.rules);
 const alerts = rules.filter((r): r is Rule & { alert: string } => typeof r.alert === "string");
 const testFiles = (await readdir(TESTS_DIR))
-  .filter((f) => f.endsWith(".yaml"))
+  .filter((f) => f.endsWith(".test.yaml"))
   .map((f) => join(TESTS_DIR, f));
+/** The customised rule set (tests/custom/values.yaml) and its own promtool tests. */
+const CUSTOM_DIR = join(TESTS_DIR, "custom");
+const customTestFiles = (await readdir(CUSTOM_DIR))
+  .filter((f) => f.endsWith(".test.yaml"))
+  .map((f) => join(CUSTOM_DIR, f));
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
 function anchors(markdown: string): Set<string> {
@@ -67,6 +63,16 @@ describe("alert rules", () => {
     expect(stdout).toContain("SUCCESS");
     expect(stdout).not.toContain("FAILED");
   }, 180_000);
+
+  it("the customised rule set passes promtool check rules and its own unit tests", async () => {
+    expect(customTestFiles.length).toBeGreaterThan(0);
+    await run(PROMTOOL, ["check", "rules", join(CUSTOM_DIR, "sitehost-exporter.rules.yaml")]);
+    const { stdout } = await run(PROMTOOL, ["test", "rules", ...customTestFiles], {
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    expect(stdout).toContain("SUCCESS");
+    expect(stdout).not.toContain("FAILED");
+  }, 60_000);
 
   it("has exactly the alerts the runbook describes, each with a section its runbook_url points at", async () => {
     const runbook = await readFile(resolve(import.meta.dirname, "../../../docs/runbook.md"), "utf8");

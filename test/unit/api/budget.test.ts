@@ -4,7 +4,7 @@
  * work (fake timers).
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { AUTH_SOURCE, RequestBudget, type Release } from "../../../src/api/budget.js";
+import { AUTH_SOURCE, RequestBudget, type BudgetSource, type Release } from "../../../src/api/budget.js";
 import { makeClient, ok, site, startServer, type TestClient, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
@@ -39,7 +39,7 @@ describe("RequestBudget (fake timers)", () => {
     const times: number[] = [];
     const releases: Release[] = [];
     for (let i = 0; i < n; i++) {
-      void budget.acquire("test").then(
+      void budget.acquire("other").then(
         (release) => {
           times.push(Date.now() - t0);
           if (releaseAtOnce) release();
@@ -102,10 +102,10 @@ describe("RequestBudget (fake timers)", () => {
 
 describe("fair sharing between sources (fake timers)", () => {
   /** Keeps `depth` requests of each source queued at all times, as busy collectors and tailers do. */
-  function saturate(budget: RequestBudget, sources: string[], depth: number) {
+  function saturate(budget: RequestBudget, sources: BudgetSource[], depth: number) {
     const granted: Record<string, number[]> = Object.fromEntries(sources.map((s) => [s, []]));
     let stopped = false;
-    const ask = (source: string) => {
+    const ask = (source: BudgetSource) => {
       if (stopped) return;
       void budget.acquire(source).then(
         (release) => {
@@ -180,7 +180,7 @@ describe("fair sharing between sources (fake timers)", () => {
     const budget = new RequestBudget(1, 1_000, clock);
     const order: string[] = [];
     const hold = await budget.acquire("traffic");
-    const pending = ["traffic", "logs", AUTH_SOURCE].map((s) =>
+    const pending = (["traffic", "logs", AUTH_SOURCE] as const).map((s) =>
       budget.acquire(s).then((release) => {
         order.push(s);
         release();

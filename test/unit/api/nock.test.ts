@@ -50,7 +50,7 @@ it("nock: 401 → one re-auth → retry with the new token → success", async (
     logger: pino({ level: "silent" }),
   });
   const got = await client.account();
-  expect(got.capacity.sites.total).toBe(4);
+  expect(got.capacity?.sites.total).toBe(4);
   await client.close();
   expect(scope.pendingMocks()).toEqual([]);
 });

@@ -82,7 +82,7 @@ describe("self-metrics", () => {
     });
     tc = makeClient(server);
     await expect(tc.client.site({ id: 1 })).rejects.toThrow(
-      "/auth/token: the platform rejected the client credentials (HTTP 403)",
+      `POST ${server.authUrl}/auth/token: the platform rejected the client credentials (HTTP 403)`,
     );
     const lines = (await tc.registry.metrics()).split("\n");
     expect(lines).toContain('sitehost_exporter_auth_token_requests_total{result="failure"} 1');

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiAuthError, ApiHttpError } from "../../../src/api/errors.js";
-import { TokenManager, type TokenAnswer } from "../../../src/api/token.js";
+import { MIN_REFRESH_INTERVAL_MS, TokenManager, type TokenAnswer } from "../../../src/api/token.js";
 import {
   CLIENT_ID,
   CLIENT_SECRET,
@@ -43,6 +43,7 @@ function fakeClockManager(
   const clock = { ms: 0 };
   const fetchedAt: number[] = [];
   const results: string[] = [];
+  const shortLived: Array<[number, number]> = [];
   const tm = new TokenManager(
     async (): Promise<TokenAnswer> => {
       fetchedAt.push(clock.ms);
@@ -55,10 +56,18 @@ function fakeClockManager(
       );
     },
     marginMs,
-    (result) => results.push(result),
-    { now: () => clock.ms },
+    {
+      onResult: (result) => results.push(result),
+      onShortLived: (lifetimeS, everyS) => shortLived.push([lifetimeS, everyS]),
+    },
+    {
+      now: () => clock.ms,
+      sleep: async (ms) => {
+        clock.ms += ms;
+      },
+    },
   );
-  return { tm, clock, fetchedAt, results };
+  return { tm, clock, fetchedAt, results, shortLived };
 }
 
 describe("TokenManager refresh window (hand-driven clock)", () => {
@@ -85,6 +94,50 @@ describe("TokenManager refresh window (hand-driven clock)", () => {
     clock.ms = 5_000;
     expect(await tm.get()).toBe("tok-2");
     expect(fetchedAt).toEqual([0, 5_000]);
+  });
+
+  it("expires_in 6 s: the token is used, refreshed at 3 s, and reported once", async () => {
+    const { tm, clock, fetchedAt, results, shortLived } = fakeClockManager(6, 60_000);
+    expect(await tm.get()).toBe("tok-1");
+    clock.ms = 2_999;
+    expect(await tm.get()).toBe("tok-1");
+    clock.ms = 3_000;
+    expect(await tm.get()).toBe("tok-2");
+    clock.ms = 6_000;
+    expect(await tm.get()).toBe("tok-3");
+    expect(fetchedAt).toEqual([0, 3_000, 6_000]);
+    expect(results).toEqual(["success", "success", "success"]);
+    expect(shortLived).toEqual([[6, 3]]);
+  });
+
+  it("a token shorter than the refresh floor: requests stay 2 s apart, callers wait for the next", async () => {
+    // expires_in 1 s: half-life 0.5 s, but a new token is asked at most every MIN_REFRESH_INTERVAL_MS.
+    const { tm, clock, fetchedAt, shortLived } = fakeClockManager(1, 60_000);
+    for (let i = 0; i < 40; i++) {
+      await tm.get();
+      clock.ms += 250;
+    }
+    const gaps = fetchedAt.slice(1).map((t, i) => t - (fetchedAt[i] as number));
+    expect(gaps.every((g) => g >= MIN_REFRESH_INTERVAL_MS)).toBe(true);
+    expect(fetchedAt.length).toBeLessThanOrEqual(Math.ceil(clock.ms / MIN_REFRESH_INTERVAL_MS) + 1);
+    expect(shortLived).toEqual([[1, 2]]);
+  });
+
+  it("a 1-hour token is not reported as short-lived", async () => {
+    const { tm, shortLived } = fakeClockManager(3599, 60_000);
+    await tm.get();
+    expect(shortLived).toEqual([]);
+  });
+
+  it("expires_in as a number in a string is read", async () => {
+    const { tm, clock, fetchedAt } = fakeClockManager(3599, 60_000, 0, (n) => ({
+      status: 200,
+      body: JSON.stringify({ access_token: `tok-${n}`, expires_in: "3599" }),
+    }));
+    expect(await tm.get()).toBe("tok-1");
+    clock.ms = 3_538_999;
+    expect(await tm.get()).toBe("tok-1");
+    expect(fetchedAt).toEqual([0]);
   });
 
   it("the lifetime counts from when the request started, not when the answer came", async () => {
@@ -118,6 +171,11 @@ describe("unusable token answers (hand-driven clock)", () => {
       { status: 200, body: JSON.stringify({ access_token: "t", expires_in: 0.001 }) },
     ],
     ["an expires_in of 0", { status: 200, body: JSON.stringify({ access_token: "t", expires_in: 0 }) }],
+    [
+      "an expires_in that is not a number",
+      { status: 200, body: JSON.stringify({ access_token: "t", expires_in: "soon" }) },
+    ],
+    ["no expires_in", { status: 200, body: JSON.stringify({ access_token: "t" }) }],
     ["a negative expires_in", { status: 200, body: JSON.stringify({ access_token: "t", expires_in: -5 }) }],
     ["no access_token", { status: 200, body: JSON.stringify({ expires_in: 3599 }) }],
     ["an empty access_token", { status: 200, body: JSON.stringify({ access_token: "", expires_in: 3599 }) }],
@@ -212,6 +270,20 @@ describe("token against a server (loopback)", () => {
     expect(server.tokenRequests()).toHaveLength(2);
   });
 
+  it("a token endpoint answering expires_in: 6 is used: calls succeed, one warning names the lifetime", async () => {
+    server = await startServer(() => ok(site(1)), { expiresIn: 6 });
+    tc = makeClient(server);
+    expect((await tc.client.site({ id: 1 })).id).toBe(1);
+    expect((await tc.client.site({ id: 1 })).id).toBe(1);
+    expect(server.rejectedTokens).toEqual([]);
+    const warnings = tc.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.level === 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ expiresInSeconds: 6, refreshEverySeconds: 3 });
+    expect(String(warnings[0]?.tokenUrl)).toBe(`${server.authUrl}/auth/token`);
+  });
+
   it("ten concurrent calls share one token request", async () => {
     server = await startServer((req) => ok(site(Number(req.path.split("/")[3]))), { tokenDelayMs: 50 });
     tc = makeClient(server, { maxConcurrency: 10 });
@@ -248,7 +320,9 @@ describe("token against a server (loopback)", () => {
     tc = makeClient(server);
     const err = await tc.client.site({ id: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
-    expect((err as ApiAuthError).message).toBe("/sites/{id}: HTTP 401 again after re-authenticating");
+    expect((err as ApiAuthError).message).toBe(
+      `GET ${server.apiUrl}/sites/3: HTTP 401 again after re-authenticating; the token was refused: the API application may have been revoked or lost access`,
+    );
     expect(server.tokenRequests()).toHaveLength(2);
     expect(server.seen.filter((s) => s.path === "/v1/sites/3")).toHaveLength(2);
   });
@@ -261,7 +335,7 @@ describe("token against a server (loopback)", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiAuthError);
     expect((err as Error).message).toBe(
-      "/auth/token: the platform rejected the client credentials (HTTP 401)",
+      `POST ${server.authUrl}/auth/token: the platform rejected the client credentials (HTTP 401); check api.clientId and the client secret (SITEHOST_CLIENT_ID, SITEHOST_CLIENT_SECRET or SITEHOST_CLIENT_SECRET_FILE)`,
     );
     expect(server.api()).toHaveLength(0);
     expect(
@@ -278,7 +352,7 @@ describe("token against a server (loopback)", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiHttpError);
     expect(err).not.toBeInstanceOf(ApiAuthError);
-    expect((err as ApiHttpError).message).toBe("/auth/token: HTTP 503 (maintenance)");
+    expect((err as ApiHttpError).message).toBe(`POST ${server.authUrl}/auth/token: HTTP 503 (maintenance)`);
     // 1 + maxRetries (2) = 3 token requests, no API request.
     expect(server.tokenRequests()).toHaveLength(3);
     expect(server.api()).toHaveLength(0);

@@ -75,24 +75,32 @@ describe("pagination", () => {
 
 describe("one malformed record among good ones", () => {
   it("is skipped, reported with endpoint and field, counted and logged", async () => {
-    // Record [1] has healthy: "yes" (the schema wants a boolean).
+    // Record [1] has domainName: 7 (the schema wants the name, which labels every series of it).
     server = await startServer(() =>
-      ok([domain("a.example.test"), domain("b.example.test", "yes"), domain("c.example.test")]),
+      ok([
+        domain("a.example.test"),
+        { ...domain("b.example.test"), domainName: 7 },
+        domain("c.example.test"),
+      ]),
     );
     tc = makeClient(server);
     const result = await tc.client.domains({ id: 12 });
     expect(result.items.map((d) => d.domainName)).toEqual(["a.example.test", "c.example.test"]);
     expect(result.rejected).toBe(1);
-    expect(result.firstRejected).toMatchObject({ endpoint: "/sites/{id}/domains", field: "data[1].healthy" });
-    expect(result.firstRejected?.problem).toContain('got "yes"');
+    expect(result.firstRejected).toMatchObject({
+      endpoint: "/sites/{id}/domains",
+      field: "data[1].domainName",
+    });
+    expect(result.firstRejected?.problem).toContain("got 7");
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
         endpoint: "/sites/{id}/domains",
+        field: "domainName",
       }),
     ).toBe(1);
     const warned = tc.logs
       .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .filter((l) => l.field === "data[1].healthy");
+      .filter((l) => l.field === "data[1].domainName");
     expect(warned).toHaveLength(1);
     expect(warned[0]).toMatchObject({ level: 40, endpoint: "/sites/{id}/domains" });
   });
@@ -115,19 +123,23 @@ describe("one malformed record among good ones", () => {
       problem: expect.stringContaining("got 17"),
     });
     expect(
-      await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", { endpoint: "/sites" }),
+      await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
+        endpoint: "/sites",
+        field: "state",
+      }),
     ).toBe(1);
   });
 
   it("a single-object response that does not fit → ApiSchemaError naming the field, counted", async () => {
-    server = await startServer(() => ok({ ...site(3), fileSystemUsageBytes: "lots" }));
+    server = await startServer(() => ok({ ...site(3), name: ["lots"] }));
     tc = makeClient(server);
     const err = await tc.client.site({ id: 3 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiSchemaError);
-    expect((err as ApiSchemaError).field).toBe("data.fileSystemUsageBytes");
+    expect((err as ApiSchemaError).field).toBe("data.name");
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
         endpoint: "/sites/{id}",
+        field: "name",
       }),
     ).toBe(1);
   });
@@ -165,5 +177,52 @@ describe("shape variants", () => {
       endpoint: "/sites/{id}/backups",
       field: "data[1].timestamp",
     });
+  });
+});
+
+describe("drift in the other lists: what is needed is required, the rest is counted", () => {
+  it("domains whose health flags were renamed are kept by name, each flag counted once per record", async () => {
+    const renamed = (name: string) => {
+      const { healthy, dnsConfirmed, ...rest } = domain(name);
+      return { ...rest, is_healthy: healthy, dns_ok: dnsConfirmed };
+    };
+    server = await startServer(() => ok([renamed("a.example.test"), renamed("b.example.test")]));
+    tc = makeClient(server);
+    const result = await tc.client.domains({ id: 12 });
+    expect(result.items.map((d) => [d.domainName, d.healthy, d.provisioned])).toEqual([
+      ["a.example.test", undefined, true],
+      ["b.example.test", undefined, true],
+    ]);
+    expect(result.rejected).toBe(0);
+    for (const field of ["healthy", "dnsConfirmed"]) {
+      expect(
+        await metricValue(tc.registry, "sitehost_exporter_api_field_drift_total", {
+          endpoint: "/sites/{id}/domains",
+          field,
+        }),
+      ).toBe(2);
+    }
+    // One warning per field, not one per record.
+    expect(tc.logs.filter((l) => l.includes('"field":"healthy"'))).toHaveLength(1);
+  });
+
+  it("an account and a backup listing in snake_case are read as documented", async () => {
+    server = await startServer((req) =>
+      req.path === "/v1/account"
+        ? ok({
+            max_sites: 10,
+            capacity: { sites: { max_billable: 8, max_staging: 4, billable: 2, staging: 1, total: 3 } },
+          })
+        : ok([{ timestamp: "2026-03-15-02-30", database_backup_id: 1, filesystem_backup_id: null }]),
+    );
+    tc = makeClient(server);
+    expect(await tc.client.account()).toMatchObject({
+      maxSites: 10,
+      capacity: { sites: { maxBillable: 8 } },
+    });
+    const backups = await tc.client.backups({ id: 7 });
+    expect(backups.items).toEqual([
+      { timestamp: "2026-03-15-02-30", databaseBackupId: 1, filesystemBackupId: null },
+    ]);
   });
 });

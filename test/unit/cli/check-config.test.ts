@@ -336,6 +336,51 @@ describe("what run would fail on, check-config catches (exit 2, one line naming 
   });
 });
 
+describe("check-config and OTLP", () => {
+  it("prints the effective OTLP settings (no header values, no password) and warns of a doubled /v1/logs", () => {
+    const r = cli(["check-config"], {
+      ...BASE_ENV,
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://otel:pw-1234@collector.example:4318/v1/logs",
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer%20tok-5678",
+    });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(
+      "# OTLP log export (from the OTEL_EXPORTER_OTLP_* environment, not config keys):\n#   shipping: yes\n#   protocol: http/protobuf\n#   endpoint: http://collector.example:4318/v1/logs/v1/logs (from OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/logs))\n#   headers: authorization (values not shown)\n",
+    );
+    expect(r.stderr).toContain(
+      "sitehost-exporter: warning: OTLP endpoint http://collector.example:4318/v1/logs/v1/logs: the path repeats /v1/logs",
+    );
+    expect(r.stdout + r.stderr).not.toContain("pw-1234");
+    expect(r.stdout + r.stderr).not.toContain("tok-5678");
+  });
+
+  it("without OTEL variables: the default endpoint, said to be the default", () => {
+    const r = cli(["check-config"], BASE_ENV);
+    expect(r.stdout).toContain(
+      "#   endpoint: http://localhost:4318/v1/logs (the default: no OTEL_EXPORTER_OTLP_ENDPOINT set)",
+    );
+  });
+});
+
+describe("once", () => {
+  it("an unreachable API: one line on stderr naming the URL and what happened, exit 1", () => {
+    const r = cli(["once"], BASE_ENV);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr.trim().split("\n")).toEqual([
+      "sitehost-exporter: the platform API is unreachable: POST http://127.0.0.1:9/auth/token: connection refused: nothing listens at 127.0.0.1:9 (ECONNREFUSED) (details: --log.level debug)",
+    ]);
+  });
+
+  it("details (the log lines) at --log.level debug", () => {
+    const r = cli(["once", "--log.level", "debug"], BASE_ENV);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.filter((l) => l.startsWith("{") && l.includes("ECONNREFUSED")).length).toBeGreaterThan(0);
+  });
+});
+
 describe("once --collectors", () => {
   it("a misspelt collector is a usage error (exit 2) with a suggestion, before any API call", () => {
     const r = cli(["once", "--collectors", "inventory,trafic"], BASE_ENV);

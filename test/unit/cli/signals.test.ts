@@ -122,6 +122,50 @@ describe("SIGTERM while the daemon is still starting", () => {
   });
 });
 
+describe("SIGTERM in the first moments of the process", () => {
+  /**
+   * A preload hook that holds the process while it resolves the `yaml` package (loaded to choose the
+   * V8 flags, before the program), in the first process or in the one re-executed with those flags,
+   * and says so on stderr. A signal sent then arrives while the modules are still loading: before the
+   * fix the handlers were installed only once they had all loaded, and the process died by the signal
+   * (exit 143).
+   */
+  function holdingHook(image: "first" | "re-executed"): string {
+    const hook = join(dir, `hold-${image}.mjs`);
+    writeFileSync(
+      hook,
+      [
+        'import { registerHooks } from "node:module";',
+        'import { writeSync } from "node:fs";',
+        `const wanted = ${image === "first" ? "!" : ""}process.env.SITEHOST_NODE_FLAGS_APPLIED;`,
+        "let held = false;",
+        "registerHooks({",
+        "  resolve(specifier, context, next) {",
+        '    if (specifier === "yaml" && wanted && !held) {',
+        "      held = true;",
+        '      writeSync(2, "hook: holding the module load\\n");',
+        "      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);",
+        "    }",
+        "    return next(specifier, context);",
+        "  },",
+        "});",
+        "",
+      ].join("\n"),
+    );
+    return hook;
+  }
+
+  it.each(["first", "re-executed"] as const)(
+    "is a graceful exit 0 while the %s process still loads its modules",
+    async (image) => {
+      const d = daemon({ NODE_OPTIONS: `--import=${holdingHook(image)}` });
+      await until(hasLine(d, "hook: holding the module load"), "the held module load", d);
+      d.child.kill("SIGTERM");
+      expect(await exitWithin(d, 20_000)).toEqual({ code: 0, signal: null });
+    },
+  );
+});
+
 describe("a second signal", () => {
   it("ends the process even when an exit handler blocks the main thread", async () => {
     // Stands in for a log transport that never finishes flushing at exit.

@@ -9,7 +9,7 @@ import type { SecurityAlertGroup } from "../../../src/collectors/security.js";
 import { collectBackups } from "../../../src/collectors/backups.js";
 import { parseBackupTimestamp } from "../../../src/api/times.js";
 import { collectDomains } from "../../../src/collectors/domains.js";
-import { collectAccount, collectSite } from "../../../src/collectors/inventory.js";
+import { collectAccount, collectSite } from "../../../src/discovery/inventory.js";
 import { collectPerformance } from "../../../src/collectors/performance.js";
 import { collectSecurity } from "../../../src/collectors/security.js";
 import { collectStatistics } from "../../../src/collectors/statistics.js";

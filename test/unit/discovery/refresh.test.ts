@@ -53,7 +53,7 @@ function setup(config = ConfigSchema.parse({})) {
   for (const id of [1, 2, 3]) platform.sites.set(id, makeSite(id));
   const store = new MetricStore(METRIC_FAMILIES);
   const discovery = new SiteDiscovery({
-    config,
+    sites: config.sites,
     api: platform.api,
     store,
     registry: new Registry(),
@@ -137,7 +137,7 @@ describe("refreshing one site", () => {
     await t.discovery.refresh(t.signal);
     const api = fakeApi({ site: () => Promise.reject(new Error("HTTP 500")) });
     const d = new SiteDiscovery({
-      config: ConfigSchema.parse({}),
+      sites: ConfigSchema.parse({}).sites,
       api,
       store: t.store,
       registry: new Registry(),

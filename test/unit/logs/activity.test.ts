@@ -12,7 +12,7 @@ import type { PageResult } from "../../../src/api/types.js";
 import { fingerprint } from "../../../src/logs/entry.js";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
-import { NumberedSource } from "../../../src/logs/sources.js";
+import { NumberedSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
 import { Tailer } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
@@ -27,6 +27,8 @@ class FakeActivity {
   readonly requested: number[] = [];
   /** Called before each page is answered (to write entries while a read pages). */
   beforePage: ((page: number) => void) | undefined;
+  /** Paging that never ends: every page repeats page 1's entries and names the page after it. */
+  endless = false;
 
   write(n: number, atMs = Date.now()): void {
     for (let i = 0; i < n; i++) {
@@ -46,8 +48,8 @@ class FakeActivity {
     this.requested.push(page);
     this.beforePage?.(page);
     const ordered = this.order === "newest-first" ? [...this.log].reverse() : [...this.log];
-    const lastPage = Math.max(1, Math.ceil(ordered.length / 50));
-    const items = ordered.slice((page - 1) * 50, page * 50);
+    const lastPage = this.endless ? page + 1 : Math.max(1, Math.ceil(ordered.length / 50));
+    const items = this.endless ? ordered.slice(0, 50) : ordered.slice((page - 1) * 50, page * 50);
     return {
       items,
       rejected: 0,
@@ -73,10 +75,11 @@ afterEach(async () => {
 function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
   const sink = new MemorySink();
   const health = new CollectorHealth();
+  const events = new RecordingEvents();
   const t = new Tailer(
     { id: 0, name: "" },
     "activity",
-    { kind: "numbered", numbered: new NumberedSource((page) => api.page(page)) },
+    new NumberedSource((page) => api.page(page)),
     new CheckpointStore(dir),
     (cp) =>
       new StreamShipper(
@@ -93,12 +96,11 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
         },
         new AbortController().signal,
       ),
-    new RecordingEvents(),
+    events,
     {
       overlapMs: 120_000,
       startFromMs: () => startFromMs,
       maxPagesPerRead,
-      retentionMs: 60 * 86_400_000,
       spoolDir: join(dir, "spool"),
       bufferBudget: new BufferBudget(1 << 24),
       fingerprint: (e) => fingerprint(e),
@@ -117,7 +119,7 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
       collectorDown: () => health.down,
     },
   );
-  return { t, sink };
+  return { t, sink, events };
 }
 
 const bodies = (sink: MemorySink) => sink.accepted.map((r) => r.body);
@@ -185,4 +187,20 @@ describe("activity logs by page number", () => {
     await t.read(signal());
     expect(bodies(sink)).toEqual(["entry 11", "entry 12", "entry 13", "entry 14", "entry 15"]);
   });
+
+  it("paging whose nextPage never ends (every page repeats page 1) stops at the repeat, ships once, counts it", async () => {
+    const api = new FakeActivity();
+    api.write(10, T0);
+    const { t, sink, events } = tailer(api);
+    await t.read(signal());
+    api.write(80, T0 + 100_000);
+    api.endless = true;
+    api.requested.length = 0;
+    await t.read(signal());
+    expect(api.requested).toEqual([1, 2]);
+    expect(events.pagingProblems).toEqual(["repeated_page"]);
+    // Page 1's fifty entries once; what the paging hid is a counted gap.
+    expect(bodies(sink)).toEqual(Array.from({ length: 60 }, (_, i) => `entry ${i < 10 ? i + 1 : i + 31}`));
+    expect(events.gaps).toHaveLength(1);
+  }, 10_000);
 });

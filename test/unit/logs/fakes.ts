@@ -16,7 +16,7 @@ import type { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
 import type { LogSink } from "../../../src/logs/otlp/sink.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
-import { NumberedSource, ScrollSource } from "../../../src/logs/sources.js";
+import { NumberedSource, ScrollSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
 import { Tailer, type TailerEvents, type TailerOptions } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
@@ -27,6 +27,8 @@ interface Scroll {
   snapshot: LogEntry[];
   pos: number;
   cursor: boolean;
+  /** Pages served since the scroll opened or last looped back. */
+  served: number;
 }
 
 export class FakeLogApi {
@@ -42,6 +44,12 @@ export class FakeLogApi {
   readonly failOn = new Set<number>();
   /** Raw records per page that did not fit the schema (counted as rejected by the client). */
   rejectedPerPage = 0;
+  /** Every record of every page fails validation (all counted as rejected; no entries). */
+  allRejected = false;
+  /** Pages come without a scroll_id (a platform whose paging broke). */
+  dropScrollId = false;
+  /** After this many pages a scroll starts again from its first page (0: never). */
+  loopAfterPages = 0;
   private readonly scrolls = new Map<string, Scroll>();
   private counter = 0;
 
@@ -63,6 +71,7 @@ export class FakeLogApi {
         snapshot: this.order === "newest-first" ? [...this.log].reverse() : [...this.log],
         pos: 0,
         cursor,
+        served: 0,
       };
       this.scrolls.set(id, s);
     } else {
@@ -71,15 +80,26 @@ export class FakeLogApi {
     }
     // A growing cursor sees what was appended since it opened.
     const source = s.cursor ? this.log : s.snapshot;
+    if (this.loopAfterPages > 0 && s.served === this.loopAfterPages) s.pos = s.served = 0;
     const items = source.slice(s.pos, s.pos + this.pageSize);
     s.pos += items.length;
+    s.served += 1;
+    if (this.allRejected) {
+      return Promise.resolve({
+        items: [],
+        rejected: items.length,
+        rawCount: items.length,
+        totalResults: null,
+        scrollId: id,
+      });
+    }
     const rejected = items.length > 0 ? this.rejectedPerPage : 0;
     return Promise.resolve({
       items,
       rejected,
       rawCount: items.length + rejected,
       totalResults: source.length,
-      scrollId: id,
+      scrollId: this.dropScrollId ? null : id,
     });
   };
 
@@ -134,6 +154,10 @@ export class RecordingEvents implements TailerEvents {
   readonly checkpointErrors: Error[] = [];
   readonly readsToEnd: number[] = [];
   readonly freshStarts: number[] = [];
+  readonly pagingProblems: string[] = [];
+  pagingProblem(problem: string): void {
+    this.pagingProblems.push(problem);
+  }
   deduplicated(n: number): void {
     this.dedup += n;
   }
@@ -241,8 +265,8 @@ export function makeTailer(
     { id: 1, name: "shop" },
     stream,
     stream === "activity"
-      ? { kind: "numbered", numbered: new NumberedSource(() => Promise.reject(new Error("no activity"))) }
-      : { kind: "scroll", scroll: new ScrollSource((scrollId) => api.page(scrollId)) },
+      ? new NumberedSource(() => Promise.reject(new Error("no activity")))
+      : new ScrollSource((scrollId) => api.page(scrollId)),
     store,
     shipper,
     events,
@@ -250,7 +274,6 @@ export function makeTailer(
       overlapMs: 120_000,
       startFromMs: () => 0,
       maxPagesPerRead: 5000,
-      retentionMs: 7 * 86_400_000,
       spoolDir: `${dir}/spool`,
       bufferBudget: new BufferBudget(16 * 1024 * 1024),
       fingerprint: (e) => fingerprint(e),

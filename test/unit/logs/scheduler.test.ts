@@ -105,6 +105,76 @@ describe("adaptive polling", () => {
     expect(st.starts.length).toBe(before + 1);
   });
 
+  it("a stream whose reads find nothing backs off as an idle one, whatever the traffic hints say", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const st = stream("1/server", () => ({ kind: "empty" }));
+    s.add(st);
+    // The site serves traffic (all from the edge cache): a hint every minute for an hour.
+    for (let minute = 0; minute < 60; minute++) {
+      await vi.advanceTimersByTimeAsync(MIN);
+      s.nudge("1/server");
+    }
+    // An idle stream's 15 reads an hour, and the one early read the first hint bought.
+    expect(st.starts.length).toBeLessThanOrEqual(16);
+    await s.stop();
+  });
+
+  it("a hint brings a stream forward again after a read of it found entries", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    let found = 0;
+    const st = stream("1/server", () => (found-- > 0 ? { kind: "found", shipped: 5 } : { kind: "empty" }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    s.nudge("1/server"); // spends the hint: one early read, which finds nothing
+    await vi.advanceTimersByTimeAsync(31 * S);
+    const afterFirst = st.starts.length;
+    s.nudge("1/server"); // not honoured: nothing found since
+    await vi.advanceTimersByTimeAsync(31 * S);
+    expect(st.starts.length).toBe(afterFirst);
+    found = 1;
+    // The next regular read finds entries, and the one after it (a pollInterval later) nothing.
+    const readsBefore = st.starts.length;
+    while (st.starts.length < readsBefore + 2) await vi.advanceTimersByTimeAsync(S);
+    await vi.advanceTimersByTimeAsync(200); // that read has settled
+    const afterFound = st.starts.length;
+    s.nudge("1/server"); // honoured again
+    const lastRead = st.starts.at(-1) as number;
+    await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
+    expect(st.starts.length).toBe(afterFound + 1);
+    await s.stop();
+  });
+
+  it("a busy stream is read at the interval that fills its pages; the plan sees it", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = new LogScheduler({
+      workers: 2,
+      pollMs: 5 * S,
+      maxPollMs: 5 * MIN,
+      clock,
+      random: () => 0.5,
+      paused: () => false,
+    });
+    const busy = stream("1/server", () => ({
+      kind: "found",
+      shipped: 144,
+      pace: { ratePerSecond: 36, rereadMs: 1000, pageSize: 200 },
+    }));
+    const idle = stream("2/server", () => ({ kind: "empty" }));
+    s.add(busy);
+    s.add(idle);
+    await vi.advanceTimersByTimeAsync(2 * MIN);
+    const gaps = busy.starts.slice(1).map((t, i) => t - (busy.starts[i] as number));
+    // 4 s (one page of 36 × 5 + 1 entries), shortened by the spread of a tenth (here half of it).
+    expect(gaps.every((g) => g >= 3.7 * S && g <= 3.9 * S)).toBe(true);
+    const plan = s.polling();
+    expect(plan.streams).toBe(2);
+    expect(plan.atPollInterval).toBe(1);
+    expect(plan.readsPerSecond).toBeCloseTo(1 / 4 + 1 / 80, 5);
+    await s.stop();
+  });
+
   it("a failing stream backs off, and recovers", async () => {
     vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
     const errors: unknown[] = [];

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { resolveStartFrom } from "../../../src/logs/streams.js";
-import { MAX_TIMELESS_PAGES } from "../../../src/logs/readRun.js";
+import { MAX_UNUSABLE_PAGES } from "../../../src/logs/read/decide.js";
 import { DEEP_READ_INTERVAL_MS } from "../../../src/logs/tailer.js";
 import { FakeLogApi, makeTailer, MemorySink } from "./fakes.js";
 
@@ -42,7 +42,7 @@ describe("delivery and dedupe", () => {
   it("ships two identical lines in one second both, and absorbs a replay of both", async () => {
     const rig = makeTailer(dir);
     rig.api.append(line(1, "/same"), line(1, "/same"), line(2));
-    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 3 });
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 3 });
     expect(rig.sink.paths()).toEqual(["/same", "/same", "/p2"]);
     const uids = rig.sink.accepted.map((r) => r.attributes.uid);
     expect(new Set(uids).size).toBe(3);
@@ -110,7 +110,7 @@ describe("paging order", () => {
     expect(rig.sink.accepted).toHaveLength(10);
     rig.api.requests.length = 0;
     rig.api.append(minute(10), minute(11));
-    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 2 });
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 2 });
     // Page 1: m11, m10 (new); page 2: m9, m8 — m9 is below the short window: stop. Two requests,
     // not the overlap's worth.
     expect(rig.api.requests).toEqual([null, "scroll-2"]);
@@ -129,7 +129,7 @@ describe("paging order", () => {
     // Another entry of second 19 arrives after it was read, with two newer ones.
     rig.api.append(line(19, "/same-second"), line(20), line(21));
     now += 1_000;
-    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 3 });
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 3 });
     // Page: 21, 20, 19 (new), 19, 18: 18 is below the high-water second, so nothing further can be new.
     expect(rig.api.requests).toEqual([null]);
     expect(rig.sink.paths().slice(-3)).toEqual(["/same-second", "/p20", "/p21"]);
@@ -205,7 +205,7 @@ describe("paging order", () => {
     const rig = makeTailer(dir, { maxPagesPerRead: 2 });
     rig.api.pageSize = 2;
     for (let i = 0; i < 9; i++) rig.api.append(minute(i));
-    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 9 });
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 9 });
     expect(rig.sink.paths()).toEqual(Array.from({ length: 9 }, (_, i) => `/m${i}`));
   });
 
@@ -216,7 +216,7 @@ describe("paging order", () => {
     for (let i = 0; i < 9; i++) rig.api.append(minute(i));
     expect(await rig.tailer.read(signal())).toEqual({ kind: "more", shipped: 4 });
     expect(await rig.tailer.read(signal())).toEqual({ kind: "more", shipped: 4 });
-    expect(await rig.tailer.read(signal())).toEqual({ kind: "found", shipped: 1 });
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 1 });
     expect(rig.sink.paths()).toEqual(Array.from({ length: 9 }, (_, i) => `/m${i}`));
     // One fresh scroll, continued twice.
     expect(rig.api.requests.filter((r) => r === null)).toHaveLength(1);
@@ -291,8 +291,8 @@ describe("malformed data", () => {
     rig.api.pageSize = 10;
     for (let i = 0; i < 500; i++) rig.api.append({ ...line(i), timestamp: "garbage" });
     expect(await rig.tailer.read(signal())).toEqual({ kind: "empty" });
-    expect(rig.api.requests).toHaveLength(MAX_TIMELESS_PAGES);
-    expect(rig.events.malformedCount).toBe(MAX_TIMELESS_PAGES * 10);
+    expect(rig.api.requests).toHaveLength(MAX_UNUSABLE_PAGES);
+    expect(rig.events.malformedCount).toBe(MAX_UNUSABLE_PAGES * 10);
     // New, valid entries at the top still arrive.
     rig.api.append(line(900));
     await rig.tailer.read(signal());
@@ -424,5 +424,118 @@ describe("retention gap and backlog", () => {
     await rig.tailer.read(signal());
     expect(rig.sink.paths()).toEqual(Array.from({ length: 100 }, (_, i) => `/p${i}`));
     expect(readdirSync(join(dir, "spool"))).toEqual([]);
+  });
+});
+
+describe("hostile paging", () => {
+  const timeless = (i: number): ServerLogEntry => ({ ...line(0, `/timeless${i}`), timestamp: "not a time" });
+
+  it("a full page without a scroll_id fails the read (counted) and it is retried; nothing is skipped", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 200;
+    for (let i = 0; i < 100; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    rig.api.dropScrollId = true;
+    for (let i = 100; i < 400; i++) rig.api.append(line(i));
+    await expect(rig.tailer.read(signal())).rejects.toThrow(/without a scroll_id/);
+    expect(rig.events.pagingProblems).toEqual(["no_continuation"]);
+    expect(rig.sink.accepted).toHaveLength(100);
+    // Once the platform pages again, every entry arrives, once.
+    rig.api.dropScrollId = false;
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths()).toEqual(Array.from({ length: 400 }, (_, i) => `/p${i}`));
+    expect(rig.events.gaps).toEqual([]);
+  });
+
+  it("a scroll that breaks off early: the jump past the checkpoint is a counted gap", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 3;
+    for (let i = 0; i < 3; i++) rig.api.append(minute(i));
+    await rig.tailer.read(signal());
+    // A short page without a scroll_id: the scroll ends there, three minutes short of the checkpoint.
+    rig.api.dropScrollId = true;
+    for (let i = 3; i < 9; i++) rig.api.append(minute(i));
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths()).toEqual(["/m0", "/m1", "/m2", "/m6", "/m7", "/m8"]);
+    expect(rig.events.gaps).toEqual([{ fromMs: (T0 + 120) * 1000, toMs: (T0 + 360) * 1000 }]);
+  });
+
+  it("entries without a time do not move the stopping point: older entries behind 1,300 of them arrive", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 200;
+    for (let i = 0; i < 10; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    // Newest first: 100 newer entries, then 1,300 without a time, then 50 older ones, then the checkpoint.
+    for (let i = 10; i < 60; i++) rig.api.append(line(i));
+    for (let i = 0; i < 1300; i++) rig.api.append(timeless(i));
+    for (let i = 60; i < 160; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths()).toEqual(Array.from({ length: 160 }, (_, i) => `/p${i}`));
+    expect(rig.events.malformedCount).toBe(1300);
+    expect(rig.events.gaps).toEqual([]);
+  });
+
+  it("a newest-first scroll that loops back to its first page: stops at the repeat, ships once, counts it", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 10;
+    for (let i = 0; i < 100; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    rig.api.loopAfterPages = 3;
+    rig.api.requests.length = 0;
+    for (let i = 100; i < 150; i++) rig.api.append(line(i));
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 30 });
+    // Three pages, then page one again: the read stops there.
+    expect(rig.api.requests).toHaveLength(4);
+    expect(rig.events.pagingProblems).toEqual(["repeated_page"]);
+    expect(rig.sink.paths().slice(100)).toEqual(Array.from({ length: 30 }, (_, i) => `/p${120 + i}`));
+    // What the loop hid is a counted gap, not a silent one.
+    expect(rig.events.gaps).toEqual([{ fromMs: (T0 + 99) * 1000, toMs: (T0 + 120) * 1000 }]);
+  }, 10_000);
+
+  it("a burst of identical lines in one second filling several pages is not taken for a loop", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 10;
+    rig.api.append(line(0));
+    await rig.tailer.read(signal());
+    for (let i = 0; i < 35; i++) rig.api.append(line(5, "/same"));
+    await rig.tailer.read(signal());
+    expect(rig.sink.paths().filter((p) => p === "/same")).toHaveLength(35);
+    expect(rig.events.pagingProblems).toEqual([]);
+  });
+
+  it("pages of records that all fail validation cost a bounded number of pages per read", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 10;
+    rig.api.allRejected = true;
+    for (let i = 0; i < 500; i++) rig.api.append(line(i));
+    expect(await rig.tailer.read(signal())).toEqual({ kind: "empty" });
+    expect(rig.api.requests).toHaveLength(MAX_UNUSABLE_PAGES);
+    expect(rig.events.malformedCount).toBe(MAX_UNUSABLE_PAGES * 10);
+    expect(rig.events.pagingProblems).toEqual(["unusable_pages"]);
+  });
+
+  it("a read is bounded by pages: it ships what it holds and counts the gap below", async () => {
+    const rig = makeTailer(dir, { readLimits: { maxPages: 4 } });
+    rig.api.pageSize = 2;
+    rig.api.append(line(0), line(1));
+    await rig.tailer.read(signal());
+    for (let i = 2; i < 22; i++) rig.api.append(line(i));
+    rig.api.requests.length = 0;
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 8 });
+    expect(rig.api.requests).toHaveLength(4);
+    expect(rig.events.pagingProblems).toEqual(["page_limit"]);
+    expect(rig.events.gaps).toEqual([{ fromMs: (T0 + 1) * 1000, toMs: (T0 + 14) * 1000 }]);
+  });
+
+  it("a read is bounded by the bytes it holds back", async () => {
+    const rig = makeTailer(dir, { readLimits: { maxHeldBytes: 1 } });
+    rig.api.pageSize = 2;
+    rig.api.append(line(0));
+    await rig.tailer.read(signal());
+    rig.events.pagingProblems.length = 0;
+    for (let i = 1; i < 10; i++) rig.api.append(line(i));
+    // The first page's two entries are held: the bound is reached, no further page is fetched.
+    expect(await rig.tailer.read(signal())).toMatchObject({ kind: "found", shipped: 2 });
+    expect(rig.events.pagingProblems).toEqual(["byte_limit"]);
   });
 });

@@ -5,7 +5,7 @@
  * directive itself would be the error. At run time the store ignores an unknown family.
  */
 import { describe, expect, expectTypeOf, it } from "vitest";
-import { sampleFor } from "../../../src/collectors/labels.js";
+import { sampleFor } from "../../../src/metrics/siteSample.js";
 import { METRIC_FAMILIES, type MetricName } from "../../../src/metrics/families.js";
 import type { Sample } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";

@@ -2,20 +2,15 @@
  * The certificates collector run by the runner against an in-memory platform: DNS zones with A, CNAME
  * and TXT records, certificates with and without data, records of sites the exporter does not select.
  */
-import pino from "pino";
-import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, DnsRecord, Site, SslDetails, Zone } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { MetricStore } from "../../../src/metrics/store.js";
-import { CollectorRunner } from "../../../src/scheduling/runner.js";
+import { collectionFor } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
-const silent = pino({ level: "silent" });
 const account: Account = {
   maxSites: 10,
   capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 3, staging: 0, total: 3 } },
@@ -123,15 +118,10 @@ class Platform {
 
 function setup() {
   const platform = new Platform();
-  const store = new MetricStore(METRIC_FAMILIES);
-  const registry = new Registry();
-  const runner = new CollectorRunner({
-    config: ConfigSchema.parse({ sites: { exclude: { ids: [3] } } }),
-    api: platform.api,
-    store,
-    registry,
-    logger: silent,
-  });
+  const { store, registry, runner } = collectionFor(
+    ConfigSchema.parse({ sites: { exclude: { ids: [3] } } }),
+    platform.api,
+  );
   const series = (name: string) =>
     store
       .render()

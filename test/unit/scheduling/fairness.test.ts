@@ -6,8 +6,7 @@
 import pino from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { RequestBudget } from "../../../src/api/budget.js";
-import { ConfigSchema } from "../../../src/config/schema.js";
+import { RequestBudget, type BudgetSource } from "../../../src/api/budget.js";
 import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
 
 const PLAN: Record<string, number> = {
@@ -22,6 +21,8 @@ const PLAN: Record<string, number> = {
   performance: 1000 / 21_600,
   logs: 69,
 };
+
+const SOURCES = Object.keys(PLAN) as BudgetSource[];
 
 const STARTUP: StartupWork[] = [
   { source: "logs", requests: 3000, withinSeconds: 20 },
@@ -43,17 +44,16 @@ describe("fair sharing at start-up, 1,000 sites at 100 requests/s", () => {
   it("the traffic run keeps the rate its minute needs, the streams' first reads go first, and nobody starves", async () => {
     vi.useFakeTimers({ now: 1_000_000 });
     const budget = new RequestBudget(16, 100, { now: () => Date.now() });
-    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: 100 } });
-    const planner = new BudgetPlanner(config, new Registry(), pino({ level: "silent" }), budget, {
-      sources: () =>
-        Object.entries(PLAN).map(([source, requestsPerSecond]) => ({ source, requestsPerSecond })),
+    const settings = { budgetRequestsPerSecond: 100, shardCount: 1, logsMaxPollInterval: "5m" };
+    const planner = new BudgetPlanner(settings, new Registry(), pino({ level: "silent" }), budget, {
+      sources: () => SOURCES.map((source) => ({ source, requestsPerSecond: PLAN[source] ?? 0 })),
       startupWork: () => STARTUP,
     });
     planner.update();
 
     const granted: Record<string, number> = {};
     let stopped = false;
-    const ask = (source: string) => {
+    const ask = (source: BudgetSource) => {
       if (stopped) return;
       void budget.acquire(source).then(
         (release) => {
@@ -64,7 +64,7 @@ describe("fair sharing at start-up, 1,000 sites at 100 requests/s", () => {
         () => undefined,
       );
     };
-    for (const source of Object.keys(PLAN)) for (let i = 0; i < 16; i++) ask(source);
+    for (const source of SOURCES) for (let i = 0; i < 16; i++) ask(source);
     await vi.advanceTimersByTimeAsync(60_000);
     stopped = true;
     budget.close();
@@ -76,6 +76,6 @@ describe("fair sharing at start-up, 1,000 sites at 100 requests/s", () => {
     // The streams' first reads (3,000) are done within the minute.
     expect(granted.logs).toBeGreaterThanOrEqual(3_000);
     // Every source is served.
-    for (const source of Object.keys(PLAN)) expect(granted[source], source).toBeGreaterThan(0);
+    for (const source of SOURCES) expect(granted[source], source).toBeGreaterThan(0);
   });
 });

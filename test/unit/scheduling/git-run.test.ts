@@ -1,18 +1,13 @@
 /** The git collector run by the runner: enrolled and not-enrolled sites, the daily re-check, failures. */
-import pino from "pino";
-import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, GitDeploy, Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { MetricStore } from "../../../src/metrics/store.js";
-import { CollectorRunner } from "../../../src/scheduling/runner.js";
+import { collectionFor } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
-const silent = pino({ level: "silent" });
 const account: Account = {
   maxSites: 10,
   capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 3, staging: 0, total: 3 } },
@@ -52,14 +47,7 @@ class Platform {
 function setup() {
   const platform = new Platform();
   const clock = { now: Date.UTC(2026, 2, 15, 14) };
-  const store = new MetricStore(METRIC_FAMILIES);
-  const registry = new Registry();
-  const runner = new CollectorRunner({
-    config: ConfigSchema.parse({}),
-    api: platform.api,
-    store,
-    registry,
-    logger: silent,
+  const { store, registry, runner } = collectionFor(ConfigSchema.parse({}), platform.api, {
     now: () => clock.now,
   });
   const lines = (prefix: string) =>

@@ -5,9 +5,9 @@
 import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import { ConfigSchema } from "../../../src/config/schema.js";
+import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
 import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
-import { collectorSources, runsPerSecond } from "../../../src/scheduling/plan.js";
+import { collectorSources, runsPerSecond, type PlannedSource } from "../../../src/scheduling/plan.js";
 import { makeSite } from "../collectors/fixtures.js";
 
 describe("runsPerSecond", () => {
@@ -29,13 +29,11 @@ describe("the default schedules at 1,000 sites", () => {
     const { createCollectors } = await import("../../../src/collectors/index.js");
     const config = ConfigSchema.parse({});
     const sites = Array.from({ length: 1000 }, (_, i) => makeSite(i + 1));
-    const byName = new Map(
-      createCollectors({ now: Date.now, concurrency: 4 }).map((c) => [c.name as string, c]),
-    );
+    const byName = new Map(Object.entries(createCollectors({ now: Date.now, concurrency: 4 })));
     const costs = Object.entries(config.collectors)
       .filter(([name]) => byName.has(name))
       .map(([name, c]) => ({
-        name,
+        name: name as CollectorName,
         schedule: c.schedule,
         requestsPerRun: byName.get(name)?.requestsPerRun(sites) ?? 0,
       }));
@@ -49,18 +47,13 @@ describe("the default schedules at 1,000 sites", () => {
 });
 
 describe("BudgetPlanner", () => {
-  function planner(
-    budget: number,
-    sources: () => Array<{ source: string; requestsPerSecond: number }>,
-    startupWork?: () => StartupWork[],
-  ) {
+  function planner(budget: number, sources: () => PlannedSource[], startupWork?: () => StartupWork[]) {
     const lines: Array<Record<string, unknown>> = [];
     const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
     const registry = new Registry();
     const weights: Array<Record<string, number>> = [];
-    const config = ConfigSchema.parse({ api: { maxRequestsPerSecond: budget } });
     const p = new BudgetPlanner(
-      config,
+      { budgetRequestsPerSecond: budget, shardCount: 1, logsMaxPollInterval: "5m" },
       registry,
       logger,
       { setWeights: (w) => void weights.push(w) },

@@ -1,18 +1,15 @@
-import pino from "pino";
-import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/api/routes.js";
 import type { Account, Domain, Site } from "../../../src/api/schemas.js";
 import type { SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
-import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { MetricStore } from "../../../src/metrics/store.js";
-import { CollectorRunner } from "../../../src/scheduling/runner.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { createCollectors } from "../../../src/collectors/index.js";
+import { sampleFor } from "../../../src/metrics/siteSample.js";
+import { collectionFor } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 
-const silent = pino({ level: "silent" });
 const account: Account = {
   maxSites: 10,
   capacity: { sites: { maxBillable: 8, maxStaging: 2, billable: 1, staging: 0, total: 1 } },
@@ -92,16 +89,7 @@ function setup(sites = 3, config: Record<string, unknown> = {}, now?: () => numb
     fake.sites.push(makeSite(i));
     fake.domains.set(i, [domain(`d${i}.example`)]);
   }
-  const store = new MetricStore(METRIC_FAMILIES);
-  const registry = new Registry();
-  const runner = new CollectorRunner({
-    config: ConfigSchema.parse(config),
-    api: fake.api,
-    store,
-    registry,
-    logger: silent,
-    now,
-  });
+  const { store, registry, runner, readiness } = collectionFor(ConfigSchema.parse(config), fake.api, { now });
   const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> => {
     const m = registry.getSingleMetric(name);
     const v = (await m?.get())?.values.find((x) =>
@@ -109,7 +97,7 @@ function setup(sites = 3, config: Record<string, unknown> = {}, now?: () => numb
     );
     return v?.value;
   };
-  return { fake, store, runner, metric };
+  return { fake, store, runner, readiness, metric };
 }
 
 describe("CollectorRunner", () => {
@@ -217,10 +205,10 @@ describe("CollectorRunner", () => {
   });
 
   it("ready only after discovery and a first run of every enabled collector", async () => {
-    const { runner } = setup(1, { collectors: { performance: { enabled: false } } });
-    expect(runner.readiness().ready).toBe(false);
+    const { runner, readiness } = setup(1, { collectors: { performance: { enabled: false } } });
+    expect(readiness().ready).toBe(false);
     await runner.run("inventory");
-    const waiting = runner.readiness();
+    const waiting = readiness();
     expect(waiting.ready).toBe(false);
     expect(waiting.reason).toContain("domains");
     expect(waiting.reason).not.toContain("performance");
@@ -234,15 +222,15 @@ describe("CollectorRunner", () => {
       "git",
     ] as const) {
       await runner.run(name);
-      expect(runner.readiness().ready).toBe(false);
+      expect(readiness().ready).toBe(false);
     }
     await runner.run("backups");
-    expect(runner.readiness()).toEqual({ ready: true });
+    expect(readiness()).toEqual({ ready: true });
   });
 
   it("a first run the budget stretches holds readiness back only until web.readyTimeout after discovery", async () => {
     let clock = 1_000_000;
-    const { fake, runner } = setup(2, { web: { readyTimeout: "90s" } }, () => clock);
+    const { fake, runner, readiness } = setup(2, { web: { readyTimeout: "90s" } }, () => clock);
     await runner.run("inventory");
     const others = [
       "traffic",
@@ -258,35 +246,35 @@ describe("CollectorRunner", () => {
     fake.hold(); // the domains run crawls
     const domains = runner.run("domains");
     clock += 89_000;
-    expect(runner.readiness()).toEqual({ ready: false, reason: "waiting for a first run of domains" });
+    expect(readiness()).toEqual({ ready: false, reason: "waiting for a first run of domains" });
     clock += 1_000;
-    const capped = runner.readiness();
+    const capped = readiness();
     expect(capped.ready).toBe(true);
     expect(capped.reason).toBe("first run still going for domains");
     fake.release();
     await domains;
-    expect(runner.readiness()).toEqual({ ready: true });
+    expect(readiness()).toEqual({ ready: true });
   });
 
   it("web.readyTimeout 0 waits for every first run however long it takes", async () => {
     let clock = 1_000_000;
-    const { fake, runner } = setup(1, { web: { readyTimeout: "0s" } }, () => clock);
+    const { fake, runner, readiness } = setup(1, { web: { readyTimeout: "0s" } }, () => clock);
     await runner.run("inventory");
     fake.hold();
     const domains = runner.run("domains");
     clock += 3_600_000;
-    expect(runner.readiness().ready).toBe(false);
+    expect(readiness().ready).toBe(false);
     fake.release();
     await domains;
   });
 
   it("the wait is counted from discovery: an API that is down at start does not make the exporter ready", async () => {
     let clock = 1_000_000;
-    const { fake, runner } = setup(1, {}, () => clock);
+    const { fake, runner, readiness } = setup(1, {}, () => clock);
     fake.listFailure = new ApiNetworkError("/sites", "ECONNREFUSED");
     await runner.run("inventory");
     clock += 600_000;
-    expect(runner.readiness()).toEqual({ ready: false, reason: "site discovery has not succeeded yet" });
+    expect(readiness()).toEqual({ ready: false, reason: "site discovery has not succeeded yet" });
   });
 
   it("backups: on-demand backups and restores answered 404 are empty listings, not a deleted site", async () => {
@@ -333,6 +321,43 @@ describe("CollectorRunner", () => {
     expect(costs.backups?.requestsPerRun).toBe(9); // automatic, on-demand, restores
     expect(costs.inventory?.requestsPerRun).toBe(2); // the account and one page of sites
     expect(costs.usage?.enabled).toBe(false);
+  });
+
+  it("an extra run asked for while one is going is declined without counting a skipped tick", async () => {
+    const { fake, runner, metric } = setup(2);
+    await runner.run("inventory");
+    fake.hold();
+    const first = runner.run("domains");
+    expect(await runner.runUnlessRunning("domains")).toBeUndefined();
+    expect(await metric("sitehost_exporter_collector_skipped_runs_total", { collector: "domains" })).toBe(
+      undefined,
+    );
+    fake.release();
+    await first;
+    expect((await runner.runUnlessRunning("domains"))?.result).toBe("success");
+  });
+
+  it("runs the collectors it is handed: a test can replace one", async () => {
+    const seen: number[] = [];
+    const fake = new FakeApi();
+    fake.sites.push(makeSite(1), makeSite(2));
+    const { runner, store } = collectionFor(ConfigSchema.parse({}), fake.api, {
+      createCollectors: (env) => ({
+        ...createCollectors(env),
+        statistics: {
+          scope: "site",
+          name: "statistics",
+          requestsPerSite: 0,
+          requestsPerRun: () => 0,
+          fetch: async (_api, site) => void seen.push(site.id),
+          collect: (site) => [sampleFor(site, "sitehost_site_page_views", { period: "today" }, 7)],
+        },
+      }),
+    });
+    await runner.run("inventory");
+    expect((await runner.run("statistics")).result).toBe("success");
+    expect(seen.sort()).toEqual([1, 2]);
+    expect(store.render()).toContain('sitehost_site_page_views{site_id="2",site="site-2",period="today"} 7');
   });
 
   it("bounds the sites fetched at once by siteConcurrency", async () => {

@@ -1,14 +1,11 @@
 import pino from "pino";
-import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiNetworkError } from "../../../src/api/errors.js";
 import type { Account } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { MetricStore } from "../../../src/metrics/store.js";
-import { CollectorRunner } from "../../../src/scheduling/runner.js";
 import { Scheduler } from "../../../src/scheduling/scheduler.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { collectionFor } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 
 const silent = pino({ level: "silent" });
@@ -47,20 +44,14 @@ describe("Scheduler start-up", () => {
       zones: async () => (calls.push("certificates"), list([])),
     });
     const config = ConfigSchema.parse({ collectors: { backups: { enabled: false } } });
-    const runner = new CollectorRunner({
-      config,
-      api,
-      store: new MetricStore(METRIC_FAMILIES),
-      registry: new Registry(),
-      logger: silent,
-    });
+    const { runner, readiness } = collectionFor(config, api);
     // No jitter: the retry waits are the backoff's ceilings, 2 s then 4 s.
-    const scheduler = new Scheduler(runner, config, silent, { random: () => 1 });
+    const scheduler = new Scheduler(runner, config.collectors, silent, { random: () => 1 });
     try {
       scheduler.start();
       await vi.advanceTimersByTimeAsync(0);
       expect(listCalls).toBe(1);
-      expect(runner.readiness().ready).toBe(false);
+      expect(readiness().ready).toBe(false);
       expect(calls).toEqual([]); // no site collector before a first discovery
       await vi.advanceTimersByTimeAsync(2000); // first retry after 2 s
       expect(listCalls).toBe(2);
@@ -84,7 +75,7 @@ describe("Scheduler start-up", () => {
           "usage",
         ].sort(),
       );
-      expect(runner.readiness()).toEqual({ ready: true });
+      expect(readiness()).toEqual({ ready: true });
     } finally {
       await scheduler.stop();
     }

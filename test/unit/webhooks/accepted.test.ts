@@ -55,6 +55,31 @@ describe("accepted events", () => {
     expect(hacked?.attributes["log.record.uid"]).not.toBe(installed?.attributes["log.record.uid"]);
   });
 
+  it("a payload nested 100,000 levels deep (600 KB) is 200, queued with its depth cut, and counted", async () => {
+    const s = await start();
+    const depth = 100_000;
+    const body = `{"event":"site_disabled","site":{"id":42},"x":${'{"y":'.repeat(depth)}1${"}".repeat(depth)}}`;
+    expect(body.length).toBeGreaterThan(600_000);
+    const r = await post(s.withToken, { body });
+    expect(r.status).toBe(200);
+    const c = await s.counted();
+    expect(c.events.site_disabled).toBe(1);
+    expect(c.truncated).toEqual({ depth: 1, length: 0, fields: 0 });
+    expect(s.queue?.records[0]?.attributes["sitehost.webhook.truncated"]).toBe("depth");
+    expect(s.refreshed).toEqual([42]);
+    // A second delivery of the same is accepted the same way (nothing left broken).
+    expect((await post(s.withToken, { body })).status).toBe(200);
+  });
+
+  it("a body of nothing but nesting up to the size limit is parsed without overflowing the stack", async () => {
+    const s = await start();
+    const depth = 500_000;
+    const body = `{"event":"x","d":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    const r = await post(s.withToken, { body });
+    expect(r.status).toBe(200);
+    expect(s.queue?.records[0]?.attributes["sitehost.event.d"]).toMatch(/^\[\[\[.*"…".*\]\]\]$/);
+  });
+
   it("site events ask for that site's refresh; other events do not", async () => {
     const s = await start();
     await post(s.withToken, { body: disabled });

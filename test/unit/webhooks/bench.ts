@@ -160,6 +160,7 @@ export async function start(
     return {
       events: read(/^sitehost_events_total\{event="([^"]+)"\} (\S+)$/gm),
       rejected: read(/^sitehost_exporter_webhook_rejected_total\{reason="([^"]+)"\} (\S+)$/gm),
+      truncated: read(/^sitehost_exporter_webhook_payload_truncated_total\{reason="([^"]+)"\} (\S+)$/gm),
     };
   };
   const total = (events: Record<string, number>) => Object.values(events).reduce((a, b) => a + b, 0);

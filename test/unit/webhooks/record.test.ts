@@ -2,7 +2,13 @@ import { SeverityNumber } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { parsePayload } from "../../../src/webhooks/body.js";
 import { severityOf, siteIdOf, type WebhookPayload } from "../../../src/webhooks/payload.js";
-import { buildRecord, flattenPayload, MAX_FIELDS } from "../../../src/webhooks/record.js";
+import {
+  buildRecord,
+  flattenPayload,
+  MAX_FIELDS,
+  MAX_JSON_DEPTH,
+  MAX_STRING,
+} from "../../../src/webhooks/record.js";
 
 const names = new Map([[42, "shop-1"]]);
 const ctx = {
@@ -82,6 +88,31 @@ describe("flattening the payload", () => {
     expect(attributes).toEqual({ "sitehost.event.a.b.c.d": '{"e":1}' });
   });
 
+  it("a payload nested 100,000 levels deep: four levels flattened, the rest one bounded JSON string", () => {
+    const depth = 100_000;
+    const text = `{"event":"site_disabled","site":{"id":42},"deep":${'{"a":'.repeat(depth)}1${"}".repeat(depth)}}`;
+    const flat = flattenPayload(payload(text));
+    expect(flat.attributes["sitehost.event.site.id"]).toBe(42);
+    const kept = flat.attributes["sitehost.event.deep.a.a.a"] as string;
+    // Valid JSON, MAX_JSON_DEPTH levels of it, the rest marked as cut.
+    expect(kept).toBe(`${'{"a":'.repeat(MAX_JSON_DEPTH)}"…"${"}".repeat(MAX_JSON_DEPTH)}`);
+    expect(JSON.parse(kept)).toBeTypeOf("object");
+    expect([...flat.truncated]).toEqual(["depth"]);
+    const r = buildRecord(payload(text), ctx);
+    expect(r.record.attributes["sitehost.webhook.truncated"]).toBe("depth");
+    expect(r.record.body).toBe("site_disabled: site shop-1 (id 42)");
+  });
+
+  it("a huge list is cut after MAX_STRING characters without writing the rest", () => {
+    const flat = flattenPayload(
+      payload(JSON.stringify({ event: "x", list: Array.from({ length: 100_000 }, (_, i) => i) })),
+    );
+    const kept = flat.attributes["sitehost.event.list"] as string;
+    expect(kept.length).toBeLessThanOrEqual(MAX_STRING);
+    expect(kept.startsWith("[0,1,2,")).toBe(true);
+    expect([...flat.truncated]).toEqual(["length"]);
+  });
+
   it("at most MAX_FIELDS attributes; long strings are cut", () => {
     const many = Object.fromEntries(Array.from({ length: MAX_FIELDS + 10 }, (_, i) => [`f${i}`, i]));
     const { attributes, dropped } = flattenPayload(payload(JSON.stringify({ event: "x", ...many })));
@@ -107,7 +138,7 @@ describe("the log record of an event", () => {
         }),
       ),
       ctx,
-    );
+    ).record;
     expect(r.eventName).toBe("site_restore_failed");
     expect(r.severityNumber).toBe(SeverityNumber.ERROR);
     expect(r.severityText).toBe("ERROR");
@@ -129,12 +160,12 @@ describe("the log record of an event", () => {
     const unknown = buildRecord(
       payload('{"event":"site_created","site":{"id":77,"state":"deploying"}}'),
       ctx,
-    );
+    ).record;
     expect(unknown.attributes["sitehost.site.id"]).toBe("77");
     expect(unknown.attributes).not.toHaveProperty("sitehost.site.name");
     expect(unknown.body).toBe("site_created: site id 77");
     expect(unknown.severityText).toBe("INFO");
-    const bare = buildRecord(payload('{"event":"git_deploy_failed"}'), ctx);
+    const bare = buildRecord(payload('{"event":"git_deploy_failed"}'), ctx).record;
     expect(bare.attributes).not.toHaveProperty("sitehost.site.id");
     expect(bare.body).toBe("git_deploy_failed");
     expect(bare.severityText).toBe("ERROR");

@@ -10,6 +10,15 @@ class Target implements RefreshTarget {
   discoveries = 0;
   discoveryBusy = false;
   hold = false;
+  /** The watched sites (1 to 100 at first); a discovery adds `created`. */
+  readonly known = new Set(Array.from({ length: 100 }, (_, i) => i + 1));
+  readonly created = new Set<number>();
+  isKnown(siteId: number): boolean {
+    return this.known.has(siteId);
+  }
+  discoveryCost(): number {
+    return 3;
+  }
   private releases: Array<() => void> = [];
   refreshSite(siteId: number): Promise<void> {
     this.reads.push(siteId);
@@ -22,6 +31,7 @@ class Target implements RefreshTarget {
   rediscover(): Promise<boolean> {
     if (this.discoveryBusy) return Promise.resolve(false);
     this.discoveries += 1;
+    for (const id of this.created) this.known.add(id);
     return Promise.resolve(true);
   }
 }
@@ -79,6 +89,8 @@ describe("site refreshes after webhook events", () => {
     const t: RefreshTarget = {
       refreshSite: () => Promise.reject(new Error("HTTP 500")),
       rediscover: () => Promise.resolve(true),
+      isKnown: () => true,
+      discoveryCost: () => 1,
     };
     const r = new SiteRefresher(t, silent, { debounceMs: 1 });
     r.request(1);
@@ -86,5 +98,79 @@ describe("site refreshes after webhook events", () => {
     await r.stop();
     r.request(2);
     expect(r.busy).toBe(false);
+  });
+});
+
+describe("events naming sites the exporter does not watch", () => {
+  it("855 unknown ids arriving over a while cost a discovery run per interval, not a request each", async () => {
+    const t = new Target();
+    const rates: number[] = [];
+    const r = new SiteRefresher(t, silent, {
+      debounceMs: 2,
+      discoveryIntervalMs: 300,
+      onRateChange: () => rates.push(r.requestsPerSecond()),
+    });
+    const started = Date.now();
+    for (let id = 1000; id < 1855; id++) {
+      r.request(id);
+      if (id % 100 === 0) await new Promise((res) => setTimeout(res, 10));
+    }
+    const sent = Date.now() - started;
+    await until(() => !r.busy, "the discovery runs");
+    expect(t.reads).toEqual([]);
+    expect(t.discoveries).toBeGreaterThanOrEqual(1);
+    expect(t.discoveries).toBeLessThanOrEqual(Math.ceil(sent / 300) + 1);
+    // The runs' cost is webhook work in the plan, and the plan was told (at most every 5 s).
+    expect(r.requestsPerSecond()).toBeCloseTo((3 * t.discoveries) / 900, 6);
+    expect(rates).toEqual([3 / 900]);
+    // The same ids again: not found last time, so no new run for them.
+    const runs = t.discoveries;
+    for (let id = 1000; id < 1855; id++) r.request(id);
+    await new Promise((res) => setTimeout(res, 400));
+    expect(t.discoveries).toBe(runs);
+    expect(t.reads).toEqual([]);
+    await r.stop();
+  });
+
+  it("a new site's event: the discovery run finds it; later events about it read it alone", async () => {
+    const t = new Target();
+    t.created.add(500);
+    const r = new SiteRefresher(t, silent, { debounceMs: 2 });
+    r.request(500);
+    await until(() => t.discoveries === 1 && !r.busy, "the discovery run");
+    expect(t.reads).toEqual([]);
+    r.request(500);
+    await until(() => t.reads.length === 1 && !r.busy, "the single read");
+    expect(t.reads).toEqual([500]);
+    await r.stop();
+  });
+
+  it("discovery runs for unknown ids are at least discoveryIntervalMs apart", async () => {
+    const t = new Target();
+    const r = new SiteRefresher(t, silent, { debounceMs: 2, discoveryIntervalMs: 200 });
+    const started = Date.now();
+    r.request(2000);
+    await until(() => t.discoveries === 1, "the first run");
+    r.request(2001);
+    await new Promise((res) => setTimeout(res, 50));
+    expect(t.discoveries).toBe(1);
+    await until(() => t.discoveries === 2 && !r.busy, "the second run");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    await r.stop();
+  });
+
+  it("single reads of watched sites stay under maxReadsPerSecond; the rest join one discovery run", async () => {
+    const t = new Target();
+    // 1 read/s over 10 s: 10 single reads, then the others go to a discovery run.
+    const r = new SiteRefresher(t, silent, { debounceMs: 2, maxReadsPerSecond: 1, discoveryIntervalMs: 50 });
+    for (let id = 1; id <= 40; id++) {
+      r.request(id);
+      await new Promise((res) => setTimeout(res, 4));
+    }
+    await until(() => !r.busy, "the refreshes");
+    expect(t.reads.length).toBeLessThanOrEqual(10);
+    expect(t.discoveries).toBeGreaterThanOrEqual(1);
+    expect(new Set([...t.reads]).size + 0).toBe(t.reads.length);
+    await r.stop();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * What the http/protobuf sink puts on the wire: a batch of several pages, sent as its parts, arrives
- * as one well-formed request (the declared length, the bytes of the whole frame), plain or gzipped.
+ * as one well-formed request (the declared length, the bytes of the whole frame), plain or gzipped;
+ * and how it reads a collector's Retry-After.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,14 +27,16 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function receiver(): Promise<{ url: string; received: Received[] }> {
+async function receiver(
+  answer: { status: number; headers?: Record<string, string> } = { status: 200 },
+): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
   server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
+      res.writeHead(answer.status, { "content-type": "application/x-protobuf", ...answer.headers }).end();
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
@@ -105,4 +108,21 @@ describe("ProtobufHttpSink on the wire", () => {
       expect(body.equals(expectedFrame(batch))).toBe(true);
     },
   );
+
+  it.each([
+    ["delta seconds", "120", 120_000],
+    ["an HTTP date", new Date(Date.now() + 90_000).toUTCString(), 90_000],
+  ])("a 503 with Retry-After as %s is retried after it", async (_, header, waitMs) => {
+    const { url } = await receiver({ status: 503, headers: { "retry-after": header } });
+    const sink = new ProtobufHttpSink(
+      { protocol: "http/protobuf", url, headers: {}, compression: "none", timeoutMs: 5000 },
+      resource,
+    );
+    const outcome = await sink.send(batchOfPages(), new AbortController().signal);
+    await sink.shutdown();
+    expect(outcome.kind).toBe("retry");
+    // An HTTP date has whole seconds: the wait is within a second (and the test's run time) of it.
+    expect(outcome.kind === "retry" ? outcome.retryAfterMs : undefined).toBeGreaterThan(waitMs - 2_000);
+    expect(outcome.kind === "retry" ? outcome.retryAfterMs : undefined).toBeLessThanOrEqual(waitMs);
+  });
 });

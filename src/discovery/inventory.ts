@@ -1,20 +1,27 @@
+/** The inventory series discovery publishes: the account's capacity, each selected site's info, state, storage and edge cache. */
 import type { Account, Site } from "../api/schemas.js";
 import type { Sample } from "../metrics/sample.js";
-import { siteKind } from "../discovery/kind.js";
-import { sampleFor } from "./labels.js";
+import { siteKind } from "./kind.js";
+import { sampleFor } from "../metrics/siteSample.js";
 
 /** States the platform's documentation lists; any other value seen is kept as its own series. */
 export const KNOWN_STATES = ["live", "deploying", "cloning", "disabled"] as const;
 
 export function collectAccount(account: Account): Sample[] {
-  const c = account.capacity.sites;
+  const c = account.capacity?.sites;
+  // Fields the platform did not send (counted as drift by the API client) publish no series.
+  const max =
+    account.maxSites === undefined
+      ? []
+      : [{ name: "sitehost_account_max_sites", labels: {}, value: account.maxSites } satisfies Sample];
+  if (!c) return max;
   return [
     { name: "sitehost_account_sites", labels: { kind: "billable" }, value: c.billable },
     { name: "sitehost_account_sites", labels: { kind: "staging" }, value: c.staging },
     { name: "sitehost_account_sites", labels: { kind: "total" }, value: c.total },
     { name: "sitehost_account_site_capacity", labels: { kind: "billable" }, value: c.maxBillable },
     { name: "sitehost_account_site_capacity", labels: { kind: "staging" }, value: c.maxStaging },
-    { name: "sitehost_account_max_sites", labels: {}, value: account.maxSites },
+    ...max,
   ];
 }
 
@@ -24,11 +31,12 @@ export function collectSite(site: Site, nowMs: number): Sample[] {
       site,
       "sitehost_site_info",
       {
-        display_name: site.displayName,
-        url: site.url,
-        datacenter: site.datacenterCode,
+        // A field the platform stopped sending (counted as drift by the API client) is an empty label.
+        display_name: site.displayName ?? "",
+        url: site.url ?? "",
+        datacenter: site.datacenterCode ?? "",
         php_version: site.phpVersion ?? "",
-        environment: site.cmsEnvironmentType,
+        environment: site.cmsEnvironmentType ?? "",
         kind: siteKind(site),
       },
       1,
@@ -49,18 +57,23 @@ export function collectSite(site: Site, nowMs: number): Sample[] {
     ["database", site.databaseUsageBytes, site.maxDatabaseUsageBytes, site.warningHeadroomDatabaseUsageBytes],
   ] as const;
   for (const [store, used, limit, headroom] of stores) {
-    out.push(sampleFor(site, "sitehost_site_storage_used_bytes", { store }, used));
+    if (used !== undefined) out.push(sampleFor(site, "sitehost_site_storage_used_bytes", { store }, used));
     if (limit !== null && limit !== undefined)
       out.push(sampleFor(site, "sitehost_site_storage_limit_bytes", { store }, limit));
     if (headroom !== null && headroom !== undefined) {
       out.push(sampleFor(site, "sitehost_site_storage_warning_headroom_bytes", { store }, headroom));
     }
   }
-  out.push(sampleFor(site, "sitehost_site_edge_cache_enabled", {}, site.edgeCache === "enabled" ? 1 : 0));
-  // Defensive mode with an end time in the past is over, whatever the flag still says.
-  const until = site.edgeCacheDefensiveModeUntil;
-  const defensive =
-    site.edgeCacheDefensiveMode && (until === null || until === undefined || until * 1000 > nowMs);
-  out.push(sampleFor(site, "sitehost_site_edge_cache_defensive_mode_enabled", {}, defensive ? 1 : 0));
+  // Series of a field the platform did not send are left out rather than guessed.
+  if (site.edgeCache !== undefined) {
+    out.push(sampleFor(site, "sitehost_site_edge_cache_enabled", {}, site.edgeCache === "enabled" ? 1 : 0));
+  }
+  if (site.edgeCacheDefensiveMode !== undefined) {
+    // Defensive mode with an end time in the past is over, whatever the flag still says.
+    const until = site.edgeCacheDefensiveModeUntil;
+    const defensive =
+      site.edgeCacheDefensiveMode && (until === null || until === undefined || until * 1000 > nowMs);
+    out.push(sampleFor(site, "sitehost_site_edge_cache_defensive_mode_enabled", {}, defensive ? 1 : 0));
+  }
   return out;
 }

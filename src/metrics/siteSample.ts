@@ -1,5 +1,6 @@
-import type { MetricName } from "../metrics/families.js";
-import type { Labels, Sample } from "../metrics/sample.js";
+/** Samples of per-site families: every one carries the site's id and name first. */
+import type { MetricName } from "./families.js";
+import type { Labels, Sample } from "./sample.js";
 
 /** The two labels every per-site series carries. */
 export interface SiteRef {
@@ -15,5 +16,3 @@ export function siteLabels(site: SiteRef): { site_id: string; site: string } {
 export function sampleFor(site: SiteRef, name: MetricName, labels: Labels, value: number): Sample {
   return { name, labels: { ...siteLabels(site), ...labels }, value };
 }
-
-export const GIB = 1024 ** 3;

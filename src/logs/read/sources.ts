@@ -5,24 +5,19 @@
  * cursor. A scroll can be held for the next read (a growing cursor read to its end, an oldest-first
  * scroll cut at the page cap), and the next page can be fetched while the current one is processed.
  * A prefetched page has moved the platform's scroll on, so a held scroll keeps that page with it.
+ * Each read gets a cursor of its own (`open`); what it leaves for the next read is what its `close`
+ * says, nothing else.
  *
  * Activity logs page by number (`page`, `per_page` ≤ 50). Their order is read from the first page:
  * newest-first pages are read from page 1 on; oldest-first ones from the last page backwards, each
  * page reversed, so the read always sees the newest entries first and new entries never shift the
  * pages still to be read.
  */
-import type { ActivityEntry, LogEntry } from "../api/schemas.js";
-import type { LogPage, PageResult, RequestOptions } from "../api/types.js";
-import { entryTimeMs } from "./entry.js";
-import type { StreamEntry } from "./pending.js";
-
-export interface SourcePage {
-  entries: StreamEntry[];
-  /** Records the page held, valid and skipped. */
-  rawCount: number;
-  /** Records that did not fit the schema. */
-  rejected: number;
-}
+import type { ActivityEntry, LogEntry } from "../../api/schemas.js";
+import type { LogPage, PageResult, RequestOptions } from "../../api/types.js";
+import { entryTimeMs } from "../entry.js";
+import { SCROLL_PAGE_SIZE } from "./decide.js";
+import type { Hold, PageCursor, PageSource, ScrollStart, SourcePage } from "./types.js";
 
 export type FetchScrollPage = (scrollId: string | null, opts: RequestOptions) => Promise<LogPage<LogEntry>>;
 
@@ -34,33 +29,62 @@ interface HeldScroll {
   pending?: Promise<LogPage<LogEntry>>;
 }
 
-export class ScrollSource {
-  private scrollId: string | null = null;
+export class ScrollSource implements PageSource {
+  readonly resumable = true;
+  readonly pageSize = SCROLL_PAGE_SIZE;
   private held: HeldScroll | null = null;
-  private ahead: Promise<LogPage<LogEntry>> | undefined;
-  /** Whether a held cursor, continued from its end, ever returned new entries (it grows; not a snapshot). */
-  cursorGrows = false;
+  /** A held cursor, continued from its end, returned new entries once: it grows (not a snapshot). */
+  private grown = false;
 
   constructor(private readonly fetchPage: FetchScrollPage) {}
 
-  /** Start a read: continue the held scroll if there is one. */
-  begin(): { continuing: boolean; heldAtEnd: boolean } {
+  open(): PageCursor {
     const held = this.held;
     this.held = null;
+    // What the read leaves for the next one, and what it learnt about the scroll, come back only
+    // through its cursor's close.
+    return new ScrollCursor(this.fetchPage, held, this.grown, (next, grown) => {
+      this.held = next;
+      this.grown ||= grown;
+    });
+  }
+}
+
+class ScrollCursor implements PageCursor {
+  start: ScrollStart;
+  private scrollId: string | null;
+  private ahead: Promise<LogPage<LogEntry>> | undefined;
+  private grown = false;
+  private closed = false;
+
+  constructor(
+    private readonly fetchPage: FetchScrollPage,
+    held: HeldScroll | null,
+    private readonly grownBefore: boolean,
+    private readonly settle: (held: HeldScroll | null, grown: boolean) => void,
+  ) {
+    this.start = held === null ? "fresh" : held.atEnd ? "held-at-end" : "held-mid";
     this.scrollId = held?.scrollId ?? null;
     this.ahead = held?.pending;
-    return { continuing: held !== null, heldAtEnd: held?.atEnd ?? false };
   }
 
-  /** The next page of the current scroll (a fresh scroll when there is none). */
-  async next(opts: RequestOptions): Promise<SourcePage & { scrollId: string | null }> {
+  get grows(): boolean {
+    return this.grown || this.grownBefore;
+  }
+
+  async next(opts: RequestOptions): Promise<SourcePage> {
     const page = await (this.ahead ?? this.fetchPage(this.scrollId, opts));
     this.ahead = undefined;
     this.scrollId = page.scrollId;
-    return { entries: page.items, rawCount: page.rawCount, rejected: page.rejected, scrollId: page.scrollId };
+    if (this.start === "held-at-end" && page.items.length > 0) this.grown = true;
+    return {
+      entries: page.items,
+      rawCount: page.rawCount,
+      rejected: page.rejected,
+      continuation: page.scrollId !== null,
+    };
   }
 
-  /** Fetch the page after the last one returned, while it is processed. */
   prefetch(opts: RequestOptions): void {
     if (this.ahead || this.scrollId === null) return;
     const p = this.fetchPage(this.scrollId, opts);
@@ -68,40 +92,59 @@ export class ScrollSource {
     this.ahead = p;
   }
 
-  /** Forget the current scroll: the next page opens a fresh one. */
   restart(): void {
+    this.start = "fresh";
     this.scrollId = null;
     this.ahead = undefined;
   }
 
-  /** Keep the current scroll, and a page fetched ahead, for the next read. */
-  hold(atEnd: boolean): void {
-    if (this.scrollId === null) return;
-    this.held = this.ahead
-      ? { scrollId: this.scrollId, atEnd, pending: this.ahead }
-      : { scrollId: this.scrollId, atEnd };
-    this.ahead = undefined;
+  close(hold: Hold): void {
+    if (this.closed) return;
+    this.closed = true;
+    const keep = hold !== "none" && this.scrollId !== null;
+    this.settle(
+      keep
+        ? {
+            scrollId: this.scrollId as string,
+            atEnd: hold === "at-end",
+            ...(this.ahead ? { pending: this.ahead } : {}),
+          }
+        : null,
+      this.grown,
+    );
   }
 }
 
 export type FetchNumberedPage = (page: number, opts: RequestOptions) => Promise<PageResult<ActivityEntry>>;
 
 /** Activity logs: numbered pages, delivered to the read newest first whatever order the platform uses. */
-export class NumberedSource {
+export class NumberedSource implements PageSource {
+  readonly resumable = false;
+
+  constructor(
+    private readonly fetchPage: FetchNumberedPage,
+    /** per_page of the requests (activity logs: at most 50). */
+    readonly pageSize = 50,
+  ) {}
+
+  open(): PageCursor {
+    return new NumberedCursor(this.fetchPage);
+  }
+}
+
+/** The page after the last one is an empty page without a continuation. */
+const NO_MORE: SourcePage = { entries: [], rawCount: 0, rejected: 0, continuation: false };
+
+class NumberedCursor implements PageCursor {
+  readonly start = "fresh";
+  readonly grows = false;
   private plan: number[] = [];
   private reverse = false;
   private first = true;
 
   constructor(private readonly fetchPage: FetchNumberedPage) {}
 
-  begin(): void {
-    this.plan = [];
-    this.reverse = false;
-    this.first = true;
-  }
-
-  /** The next page, or null after the last. */
-  async next(opts: RequestOptions): Promise<SourcePage | null> {
+  async next(opts: RequestOptions): Promise<SourcePage> {
     if (this.first) {
       this.first = false;
       const page = await this.fetchPage(1, opts);
@@ -116,16 +159,25 @@ export class NumberedSource {
       return this.next(opts);
     }
     const number = this.plan.shift();
-    if (number === undefined) return null;
+    if (number === undefined) return NO_MORE;
     const page = await this.fetchPage(number, opts);
     if (!this.reverse && page.page?.nextPage && page.items.length > 0) this.plan.push(page.page.nextPage);
     return toSource(page, this.reverse);
   }
+
+  prefetch(): void {}
+  restart(): void {}
+  close(): void {}
 }
 
 function toSource(page: PageResult<ActivityEntry>, reverse: boolean): SourcePage {
   const entries = reverse ? [...page.items].reverse() : page.items;
-  return { entries, rawCount: page.items.length + page.rejected, rejected: page.rejected };
+  return {
+    entries,
+    rawCount: page.items.length + page.rejected,
+    rejected: page.rejected,
+    continuation: true,
+  };
 }
 
 /** Times that rise through the page (the first difference decides). */

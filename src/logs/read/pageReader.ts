@@ -3,27 +3,9 @@
  * entries older than the lower bound are known delivered, the others are checked against the
  * checkpoint's fingerprints with their occurrence counts, and what is new is kept. Pure: no I/O.
  */
-import type { PendingRecord, StreamEntry } from "./pending.js";
-import { entryTimeMs } from "./entry.js";
-
-export type Order = "unknown" | "newest-first" | "oldest-first";
-
-export interface ReadBounds {
-  /** A newest-first read stops once it has passed this. */
-  lowerMs: number;
-  /**
-   * Entries older than this were delivered (or precede the start point). Between it and `lowerMs`
-   * (pages that were fetched anyway) entries are still checked against the fingerprints, so a late
-   * arrival there is shipped rather than skipped.
-   */
-  dedupeFloorMs: number;
-  /** The high-water mark when the read began. */
-  highWaterMs: number;
-  /** When the read began. */
-  nowMs: number;
-  /** An entry stamped later than now plus this is counted as from the future. */
-  futureToleranceMs: number;
-}
+import { entryTimeMs, fingerprintKeepingNulls } from "../entry.js";
+import type { PendingRecord, StreamEntry } from "../pending.js";
+import type { Order, ReadBounds } from "./types.js";
 
 export interface PageVerdict {
   /** New entries, in page order. */
@@ -37,7 +19,7 @@ export interface PageVerdict {
   late: number;
   /** How far below that mark the latest-arriving one was, ms. */
   maxLatenessMs: number;
-  /** No entry of the page had a usable time. */
+  /** No entry of the page had a usable time (or the page held no valid entry at all). */
   timeless: boolean;
 }
 
@@ -115,9 +97,26 @@ export class PageReader {
     private readonly claim?: (fp: string) => boolean,
   ) {}
 
+  /** Where a newest-first read of this pass stops. */
+  get lowerMs(): number {
+    return this.bounds.lowerMs;
+  }
+
   /** Newest-first and past the lower bound: nothing further can be new. */
   get complete(): boolean {
     return this.order === "newest-first" && this.reachedLower;
+  }
+
+  /**
+   * Occurrences of the entry delivered: under its fingerprint, or, for an entry at or below the
+   * high-water mark (it may have been delivered by an earlier release), under the fingerprint that
+   * release gave it.
+   */
+  private deliveredAs(fp: string, entry: StreamEntry, t: number): number {
+    const n = this.delivered(fp);
+    if (n > 0 || t > this.bounds.highWaterMs) return n;
+    const before = fingerprintKeepingNulls(entry);
+    return before === undefined ? n : this.delivered(before);
   }
 
   accept(entries: readonly StreamEntry[]): PageVerdict {
@@ -149,7 +148,7 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= this.delivered(fp) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
+      if (n <= this.deliveredAs(fp, entry, t) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
         verdict.deduplicated += 1;
         continue;
       }
@@ -160,7 +159,6 @@ export class PageReader {
         verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, highWaterMs - t);
       }
     }
-    if (entries.length === 0) verdict.timeless = false;
     return verdict;
   }
 }

@@ -1,0 +1,221 @@
+/** Alerts about the sites and the account: state, storage, security, domains, backups, certificates, traffic. */
+import { alert, type GroupDef } from "./rule.js";
+
+/**
+ * The vulnerability alerts keep the metric's own `severity` label (the extension's highest vulnerability
+ * severity) as `vulnerability_severity`: the alert's `severity` label overwrites it, and a site with two
+ * vulnerability severities would otherwise make two series with one label set, which fails the rule.
+ */
+const vulnerable = (sel: string, matcher: string): string =>
+  `label_replace(sitehost_site_vulnerable_extensions{${sel}, severity${matcher}"critical|high"}, "vulnerability_severity", "$1", "severity", "(.+)") > 0`;
+
+export const SITE_GROUP: GroupDef = {
+  name: "sitehost-sites",
+  rules: [
+    alert({
+      alert: "SitehostSiteDisabled",
+      severity: "warning",
+      for: "5m",
+      expr: (c) => `sitehost_site_state{${c.sel}, state="disabled"} == 1`,
+      summary: "A site is disabled.",
+      description: (c) =>
+        `Site {{ $labels.site }} (id {{ $labels.site_id }}) has been in state disabled for ${c.for}; it serves no visitors.`,
+    }),
+    alert<"threshold">({
+      alert: "SitehostSiteStorageNearLimit",
+      severity: "warning",
+      for: "30m",
+      params: { threshold: 0.9 },
+      paramDocs: {
+        threshold: "Share of the limit used (also fires inside the platform's warning headroom).",
+      },
+      expr: (
+        c,
+      ) => `sitehost_site_storage_used_bytes{${c.sel}} / sitehost_site_storage_limit_bytes{${c.sel}} > ${c.p.threshold}
+or (
+  sitehost_site_storage_used_bytes{${c.sel}} / sitehost_site_storage_limit_bytes{${c.sel}}
+  and sitehost_site_storage_used_bytes{${c.sel}} > sitehost_site_storage_limit_bytes{${c.sel}} - sitehost_site_storage_warning_headroom_bytes{${c.sel}}
+)`,
+      summary: "A site is close to its storage limit.",
+      description: () =>
+        "Site {{ $labels.site }} uses {{ $value | humanizePercentage }} of its {{ $labels.store }} storage limit.",
+    }),
+    alert({
+      alert: "SitehostSiteVulnerableExtensionCritical",
+      severity: "critical",
+      for: "10m",
+      expr: (c) => vulnerable(c.sel, "=~"),
+      summary: "A site runs a plugin or theme with a high or critical vulnerability.",
+      description: () =>
+        "Site {{ $labels.site }} has {{ $value }} {{ $labels.type }}(s) with a known {{ $labels.vulnerability_severity }} vulnerability.",
+    }),
+    alert({
+      alert: "SitehostSiteVulnerableExtension",
+      severity: "warning",
+      for: "10m",
+      expr: (c) => vulnerable(c.sel, "!~"),
+      summary: "A site runs a plugin or theme with a known vulnerability.",
+      description: () =>
+        "Site {{ $labels.site }} has {{ $value }} {{ $labels.type }}(s) with a known vulnerability of severity {{ $labels.vulnerability_severity }}.",
+    }),
+    alert({
+      alert: "SitehostSiteDomainUnhealthy",
+      severity: "warning",
+      for: "15m",
+      expr: (c) => `sitehost_site_domain_healthy{${c.sel}} == 0`,
+      summary: "A domain of a site is unhealthy.",
+      description: (c) =>
+        `Domain {{ $labels.domain }} (primary={{ $labels.primary }}) of site {{ $labels.site }} has been unhealthy for ${c.for}.`,
+    }),
+    alert<"hours">({
+      alert: "SitehostSiteBackupStale",
+      severity: "warning",
+      for: "30m",
+      params: { hours: 36 },
+      paramDocs: { hours: "Age of the newest automatic backup of a type." },
+      expr: (c) => `time() - sitehost_site_backup_last_timestamp_seconds{${c.sel}} > ${c.p.hours} * 3600`,
+      summary: "A site has no recent automatic backup.",
+      description: (c) =>
+        `The newest {{ $labels.type }} backup of site {{ $labels.site }} is {{ $value | humanizeDuration }} old (more than ${c.p.hours} hours).`,
+    }),
+    alert({
+      alert: "SitehostSiteOnDemandBackupSlotsFull",
+      severity: "info",
+      for: "1h",
+      comment: "The platform allows 3 on-demand backups of each type.",
+      expr: (c) => `sitehost_site_ondemand_backups{${c.sel}, type=~"fs|db"} >= 3`,
+      summary: "A site has used all its on-demand backup slots of a type.",
+      description: () =>
+        "Site {{ $labels.site }} holds {{ $value }} on-demand {{ $labels.type }} backups, every slot the platform allows; another on-demand backup of that type, and a data transfer that moves it, are refused until one is deleted or expires.",
+    }),
+    alert<"days">({
+      alert: "SitehostSiteRestoreFailed",
+      severity: "warning",
+      for: "5m",
+      comment: "Only restores requested recently: an old failure nobody retried is history, not news.",
+      params: { days: 7 },
+      paramDocs: { days: "Restores requested longer ago are left out." },
+      expr: (c) => `sitehost_site_restore_last_state{${c.sel}, state="failed"} == 1
+and on (job, instance, site_id)
+time() - sitehost_site_restore_last_timestamp_seconds{${c.sel}} < ${c.p.days} * 86400`,
+      summary: "The latest restore of a site failed.",
+      description: () =>
+        "The latest restore of site {{ $labels.site }} (id {{ $labels.site_id }}) failed; the site may be partly restored.",
+    }),
+    alert({
+      alert: "SitehostSiteGitDeployFailed",
+      severity: "warning",
+      for: "5m",
+      expr: (c) => `sitehost_site_git_last_deploy_success{${c.sel}} == 0`,
+      summary: "The latest git deploy of a site failed.",
+      description: () =>
+        "The newest finished git deploy of site {{ $labels.site }} (id {{ $labels.site_id }}) failed; the site does not run the code last pushed for it.",
+    }),
+    alert<"days">({
+      alert: "SitehostCertificateExpiringSoon",
+      severity: "warning",
+      for: "1h",
+      comment:
+        "The platform renews certificates well ahead; this many days left means renewal is not happening. Below SitehostCertificateExpiringSoonCritical's days that alert takes over.",
+      params: { days: 14 },
+      paramDocs: { days: "Days left before the certificate expires." },
+      expr: (c) => `sitehost_certificate_expiry_timestamp_seconds{${c.sel}} - time() < ${c.p.days} * 86400
+and sitehost_certificate_expiry_timestamp_seconds{${c.sel}} - time() >= ${c.ref("SitehostCertificateExpiringSoonCritical", "days")} * 86400`,
+      summary: (c) => `A certificate expires within ${c.p.days} days.`,
+      description: () =>
+        "The certificate of {{ $labels.domain }} (zone {{ $labels.zone }}, site {{ $labels.site }}) expires in {{ $value | humanizeDuration }}.",
+    }),
+    alert<"days">({
+      alert: "SitehostCertificateExpiringSoonCritical",
+      severity: "critical",
+      for: "15m",
+      params: { days: 3 },
+      paramDocs: { days: "Days left before the certificate expires (or has expired)." },
+      expr: (c) => `sitehost_certificate_expiry_timestamp_seconds{${c.sel}} - time() < ${c.p.days} * 86400`,
+      summary: (c) => `A certificate expires within ${c.p.days} days, or has expired.`,
+      description: () =>
+        "The certificate of {{ $labels.domain }} (zone {{ $labels.zone }}, site {{ $labels.site }}) has {{ $value | humanizeDuration }} left (negative once expired).",
+    }),
+    alert({
+      alert: "SitehostCertificateBrokenRecord",
+      severity: "warning",
+      for: "1h",
+      expr: (c) => `sitehost_certificate_broken{${c.sel}} == 1`,
+      summary: "A domain's A record no longer points at the platform.",
+      description: () =>
+        "The platform flags the A record of {{ $labels.domain }} (zone {{ $labels.zone }}, site {{ $labels.site }}) as broken; its certificate cannot be renewed until the record points at the site again.",
+    }),
+    alert<"threshold">({
+      alert: "SitehostSitePerformanceScoreLow",
+      severity: "info",
+      for: "1h",
+      params: { threshold: 0.5 },
+      paramDocs: { threshold: "Performance audit score (0-1)." },
+      expr: (c) => `sitehost_site_audit_score{${c.sel}, category="performance"} < ${c.p.threshold}`,
+      summary: "A site has a poor performance audit score.",
+      description: (c) =>
+        `The {{ $labels.strategy }} performance score of site {{ $labels.site }} is {{ $value | humanizePercentage }} (below {{ ${c.p.threshold} | humanizePercentage }}).`,
+    }),
+    alert<"threshold">({
+      alert: "SitehostSitePerformanceScoreDropped",
+      severity: "warning",
+      for: "30m",
+      params: { threshold: 0.2 },
+      paramDocs: { threshold: "Drop of the performance audit score (0-1) against a day ago." },
+      expr: (c) => `sitehost_site_audit_score{${c.sel}, category="performance"} offset 1d
+- sitehost_site_audit_score{${c.sel}, category="performance"}
+> ${c.p.threshold}`,
+      summary: "The performance audit score of a site dropped sharply.",
+      description: () =>
+        "The {{ $labels.strategy }} performance score of site {{ $labels.site }} is {{ $value | humanizePercentage }} lower than a day ago.",
+    }),
+    alert<"threshold" | "minRequestsPerSecond">({
+      alert: "SitehostSiteHighHttp5xxRate",
+      severity: "warning",
+      for: "10m",
+      comment: "Needs log tailing (logs.enabled); ignores sites with little traffic in their logs.",
+      params: { threshold: 0.05, minRequestsPerSecond: 0.1 },
+      paramDocs: {
+        threshold: "Share of responses with a 5xx status.",
+        minRequestsPerSecond: "Sites with fewer logged requests are left out.",
+      },
+      expr: (
+        c,
+      ) => `sum by (job, instance, site_id, site) (rate(sitehost_site_http_responses_total{${c.sel}, status_class="5xx"}[10m]))
+/ sum by (job, instance, site_id, site) (rate(sitehost_site_http_responses_total{${c.sel}}[10m]))
+> ${c.p.threshold}
+and on (job, instance, site_id)
+sum by (job, instance, site_id) (rate(sitehost_site_http_responses_total{${c.sel}}[10m])) > ${c.p.minRequestsPerSecond}`,
+      summary: "A site answers many requests with 5xx errors.",
+      description: () =>
+        "{{ $value | humanizePercentage }} of the responses of site {{ $labels.site }} in the last 10 minutes were 5xx errors.",
+    }),
+    alert<"perMinute">({
+      alert: "SitehostSitePhpFatalErrors",
+      severity: "warning",
+      for: "10m",
+      comment: "Needs log tailing (logs.enabled).",
+      params: { perMinute: 1 },
+      paramDocs: { perMinute: "PHP fatal and parse errors per minute." },
+      expr: (c) =>
+        `sum by (job, instance, site_id, site) (rate(sitehost_site_php_log_entries_total{${c.sel}, severity=~"fatal|parse"}[10m])) * 60 > ${c.p.perMinute}`,
+      summary: "A site logs PHP fatal errors at a high rate.",
+      description: () =>
+        "Site {{ $labels.site }} logs {{ $value | humanize }} PHP fatal or parse errors per minute.",
+    }),
+    alert<"threshold">({
+      alert: "SitehostAccountSiteCapacityNearlyUsed",
+      severity: "warning",
+      for: "30m",
+      params: { threshold: 0.9 },
+      paramDocs: { threshold: "Share of a site capacity used." },
+      expr: (
+        c,
+      ) => `sitehost_account_sites{${c.sel}, kind=~"billable|staging"} / sitehost_account_site_capacity{${c.sel}} > ${c.p.threshold}
+or label_replace(sitehost_account_sites{${c.sel}, kind="total"} / ignoring (kind) sitehost_account_max_sites{${c.sel}}, "kind", "total", "", "") > ${c.p.threshold}`,
+      summary: "The hosting account has nearly used its site capacity.",
+      description: () =>
+        "The account uses {{ $value | humanizePercentage }} of its {{ $labels.kind }} site capacity; new sites of that kind may soon be refused.",
+    }),
+  ],
+};

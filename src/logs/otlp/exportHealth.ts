@@ -1,0 +1,170 @@
+/**
+ * Whether the OTLP collector takes exports, for everything that ships to it (the log streams and the
+ * webhook queue): one place that knows the endpoint, says in words what is wrong with it, and tells a
+ * person at the right pace.
+ *
+ * - The first failure of each cause (connection refused, a 404, a timeout, …) is one warning naming the
+ *   endpoint and what to check; the same cause again is not repeated, however many streams retry it.
+ * - A failure that lasts longer than `lastingAfterMs` is a warning again, every `repeatEveryMs`, saying
+ *   for how long: an exporter whose collector stays down is not quiet about it.
+ * - The first success after failures is one info line with how long it took.
+ * `status()` is the state for the landing page and `/-/status`.
+ */
+import type { Logger } from "pino";
+import { describeNetworkError } from "../../api/errors.js";
+import { displayUrl } from "../../api/redact.js";
+import { durationMs } from "../../config/duration.js";
+import type { Config } from "../../config/schema.js";
+import { systemClock, type Clock } from "../../util/time.js";
+import type { ExportOutcome } from "./outcome.js";
+import { otlpSettings, repeatedLogsPath } from "./settings.js";
+
+/** A lasting failure is warned about again this often. */
+const LASTING_REPEAT_MS = 5 * 60_000;
+
+export interface ExportHealthOptions {
+  /** Failures lasting longer than this are warned about again, every `repeatEveryMs`. */
+  lastingAfterMs: number;
+  repeatEveryMs: number;
+  clock: Pick<Clock, "now">;
+}
+
+export interface ExportStatus {
+  /** The endpoint as messages show it (no credentials). */
+  endpoint: string;
+  /** "unknown" until the first export settles. */
+  state: "ok" | "failing" | "unknown";
+  /** While failing: since when (epoch ms), and the last error in words. */
+  failingSinceMs?: number;
+  lastError?: string;
+  lastSuccessMs?: number;
+  /** Whether the failure has lasted past the warning threshold. */
+  lasting: boolean;
+}
+
+/** An export the collector did not take now (refusals of single records are another matter). */
+type Failure = Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>;
+
+/** What a failed export means, in words that name the endpoint and what to check. */
+export function describeExportFailure(url: string, outcome: Failure): string {
+  const shown = displayUrl(url);
+  const { reason } = outcome;
+  const status = /^HTTP (\d{3})/.exec(reason)?.[1];
+  let what = reason;
+  let check = "";
+  if (/^[A-Z][A-Z0-9_]+$/.test(reason)) {
+    what = describeNetworkError(reason, url);
+    check = "; is the collector running and is OTEL_EXPORTER_OTLP_ENDPOINT right?";
+  } else if (status === "404") {
+    check = `; ${repeatedLogsPath(url) ?? "check OTEL_EXPORTER_OTLP_ENDPOINT (the collector's base URL; the exporter adds /v1/logs)"}`;
+  } else if (status === "401" || status === "403" || status === "407") {
+    check = "; the collector refuses the credentials: check OTEL_EXPORTER_OTLP_HEADERS";
+  } else if (status === "405") {
+    check = "; that URL does not take OTLP exports: check OTEL_EXPORTER_OTLP_ENDPOINT";
+  } else if (/^no answer within/.test(reason)) {
+    check = "; raise OTEL_EXPORTER_OTLP_TIMEOUT, or check the collector's load";
+  }
+  return `OTLP export to ${shown} failed: ${what}${check}`;
+}
+
+/** The cause of a failure, for "once per cause": the reason without what varies (numbers, detail). */
+function causeOf(outcome: Failure): string {
+  const status = /^(HTTP|gRPC status) \d+/.exec(outcome.reason)?.[0];
+  return `${outcome.kind} ${status ?? outcome.reason.replace(/\d+/g, "#").slice(0, 80)}`;
+}
+
+export class ExportHealth {
+  private readonly endpoint: string;
+  private failingSince: number | undefined;
+  private lastError: string | undefined;
+  private lastSuccess: number | undefined;
+  private lastLastingWarning: number | undefined;
+  private readonly causesWarned = new Set<string>();
+  private settledOnce = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly log: Logger,
+    private readonly opts: ExportHealthOptions,
+  ) {
+    this.endpoint = displayUrl(url);
+  }
+
+  /** An export failed and is retried. */
+  failed(outcome: Failure, stream: string): void {
+    const now = this.opts.clock.now();
+    this.settledOnce = true;
+    this.failingSince ??= now;
+    const text = describeExportFailure(this.url, outcome);
+    this.lastError = text;
+    const cause = causeOf(outcome);
+    if (!this.causesWarned.has(cause)) {
+      this.causesWarned.add(cause);
+      this.log.warn(
+        { endpoint: this.endpoint, stream, reason: outcome.reason },
+        `${text}; the records are kept and retried, reading waits meanwhile`,
+      );
+    }
+    const lastedMs = now - this.failingSince;
+    if (
+      lastedMs >= this.opts.lastingAfterMs &&
+      (this.lastLastingWarning === undefined || now - this.lastLastingWarning >= this.opts.repeatEveryMs)
+    ) {
+      this.lastLastingWarning = now;
+      this.log.warn(
+        { endpoint: this.endpoint, failingForSeconds: Math.round(lastedMs / 1000), reason: outcome.reason },
+        `OTLP export to ${this.endpoint} has been failing for ${formatDuration(lastedMs)}: ${text}`,
+      );
+    }
+  }
+
+  /** An export was accepted. */
+  succeeded(): void {
+    const now = this.opts.clock.now();
+    this.settledOnce = true;
+    this.lastSuccess = now;
+    if (this.failingSince !== undefined) {
+      this.log.info(
+        { endpoint: this.endpoint, failedForSeconds: Math.round((now - this.failingSince) / 1000) },
+        `OTLP export to ${this.endpoint} works again after ${formatDuration(now - this.failingSince)}`,
+      );
+    }
+    this.failingSince = undefined;
+    this.lastLastingWarning = undefined;
+    this.causesWarned.clear();
+  }
+
+  status(): ExportStatus {
+    const failing = this.failingSince !== undefined;
+    return {
+      endpoint: this.endpoint,
+      state: !this.settledOnce ? "unknown" : failing ? "failing" : "ok",
+      ...(failing ? { failingSinceMs: this.failingSince, lastError: this.lastError } : {}),
+      ...(this.lastSuccess !== undefined ? { lastSuccessMs: this.lastSuccess } : {}),
+      lasting: failing && this.opts.clock.now() - (this.failingSince as number) >= this.opts.lastingAfterMs,
+    };
+  }
+}
+
+/** "45 s", "3 min", "2 h 5 min". */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 120) return `${min} min`;
+  return `${Math.floor(min / 60)} h ${min % 60} min`;
+}
+
+/** The export health of the endpoint the OTEL_* variables choose, with the config's threshold. */
+export function exportHealthFor(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  clock: Pick<Clock, "now"> = systemClock,
+): ExportHealth {
+  return new ExportHealth(otlpSettings(env).url, logger.child({ component: "otlp" }), {
+    lastingAfterMs: durationMs(config.logs.exportFailureWarnAfter),
+    repeatEveryMs: LASTING_REPEAT_MS,
+    clock,
+  });
+}

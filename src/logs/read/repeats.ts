@@ -1,0 +1,46 @@
+/**
+ * Pages a pass has read, to tell a source that loops back (a scroll that returns to its first page,
+ * numbered pages whose `nextPage` never ends) from a stream that goes on.
+ *
+ * A page is known by its first and last entries' fingerprints and every entry's time. In a scroll
+ * ordered by time, a later page with the same entries and times as an earlier one can only be the same
+ * page again, unless all its entries share one second: a burst of identical lines in one second
+ * (identical lines are real) fills page after page with the same content. Such pages are never taken
+ * for a loop; the read's page and byte bounds stop a loop of them.
+ */
+import { hash } from "node:crypto";
+import { entryTimeMs } from "../entry.js";
+import type { StreamEntry } from "../pending.js";
+import type { Fingerprint } from "./types.js";
+
+/** The page's identity, or undefined when a repeat of it may be real (fewer than two distinct times). */
+export function pageSignature(entries: readonly StreamEntry[], fingerprint: Fingerprint): string | undefined {
+  const first = entries[0];
+  const last = entries[entries.length - 1];
+  if (!first || !last) return undefined;
+  const times: Array<number | undefined> = [];
+  let low = Infinity;
+  let high = -Infinity;
+  for (const e of entries) {
+    const t = entryTimeMs(e.timestamp);
+    times.push(t);
+    if (t === undefined) continue;
+    if (t < low) low = t;
+    if (t > high) high = t;
+  }
+  if (!(high > low)) return undefined;
+  return hash("sha1", `${fingerprint(first)}|${fingerprint(last)}|${times.join(",")}`, "hex");
+}
+
+export class PagesSeen {
+  private readonly seen = new Set<string>();
+
+  /** Whether this page was read before in the pass (and remember it). */
+  repeats(entries: readonly StreamEntry[], fingerprint: Fingerprint): boolean {
+    const signature = pageSignature(entries, fingerprint);
+    if (signature === undefined) return false;
+    if (this.seen.has(signature)) return true;
+    this.seen.add(signature);
+    return false;
+  }
+}

@@ -1,0 +1,258 @@
+/**
+ * One read of a stream in progress, page by page: the page reader (order, lower bound, occurrences),
+ * the buffer of a newest-first read, and the counts. The loop gathers the facts of each page and does
+ * what `decide` (decide.ts) says: fetch the next page (ahead of time when the page being processed
+ * will not end the read), start over on a fresh scroll, give up, or end, keeping the scroll for the
+ * next read or not. What the read found new is shipped before it returns.
+ */
+import type { RequestOptions } from "../../api/types.js";
+import type { LogStream } from "../../api/schemas.js";
+import { deliveredCount } from "../checkpoint.js";
+import { entryTimeMs } from "../entry.js";
+import type { StreamCheckpoint } from "../journal.js";
+import { ProtoWriter } from "../otlp/protoWriter.js";
+import { preparePage, type PreparedPage } from "../prepared.js";
+import type { StreamShipper } from "../shipper.js";
+import { ReadBuffer } from "../spool.js";
+import { readBounds, type WindowFacts } from "./bounds.js";
+import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts, type ReadLimits } from "./decide.js";
+import { PageReader } from "./pageReader.js";
+import { PagesSeen } from "./repeats.js";
+import type {
+  EndReason,
+  PagingProblem,
+  PageCursor,
+  PageSource,
+  ReadResult,
+  SiteIdentity,
+  SourcePage,
+  TailerEvents,
+  TailerOptions,
+} from "./types.js";
+
+/** Pages one read fetches at most, whatever its order: 10 million entries of 200 a page. */
+export const READ_MAX_PAGES = 50_000;
+/** Bytes of new records one newest-first read holds back (in memory, then on disk) at most. */
+export const READ_MAX_HELD_BYTES = 2 * 1024 ** 3;
+
+/** The paging problem each end that stops a read short stands for. */
+const PROBLEMS: Partial<Record<EndReason, PagingProblem>> = {
+  repeated: "repeated_page",
+  pages: "page_limit",
+  bytes: "byte_limit",
+  unusable: "unusable_pages",
+};
+
+/** A full page came without a continuation: more entries must follow, but there is no way to them. */
+export class MissingContinuationError extends Error {
+  constructor(stream: LogStream, pages: number) {
+    super(
+      `page ${pages} of the ${stream} log is full but came without a scroll_id, so the entries after it cannot be read; ` +
+        "nothing was skipped: the read is retried from the checkpoint",
+    );
+    this.name = "MissingContinuationError";
+  }
+}
+
+/** What a read needs of its tailer. */
+export interface ReadContext {
+  events: TailerEvents;
+  opts: TailerOptions;
+  site: SiteIdentity;
+  stream: LogStream;
+}
+
+export class ReadRun {
+  readonly buffer: ReadBuffer;
+  private readonly writer = new ProtoWriter(64 * 1024);
+  private reader: PageReader;
+  private shipped = 0;
+  private maxLatenessMs = 0;
+  /** Bytes of new records held back in `buffer`. */
+  private heldBytes = 0;
+  private seen = new PagesSeen();
+
+  constructor(
+    private readonly ctx: ReadContext,
+    private readonly stored: StreamCheckpoint,
+    private readonly window: WindowFacts,
+    private readonly signal: AbortSignal,
+    serial: number,
+  ) {
+    const { opts, site, stream } = ctx;
+    this.buffer = new ReadBuffer(
+      opts.spoolDir,
+      `${site.id}-${stream}-${process.pid}-${serial}`,
+      opts.bufferBudget,
+    );
+    this.reader = this.newReader();
+  }
+
+  /** A reader for a pass from the checkpoint as it stands now (see bounds.ts). */
+  private newReader(): PageReader {
+    const { opts, stream } = this.ctx;
+    const state = this.stored.state;
+    return new PageReader(
+      readBounds(state, this.window),
+      (fp) => deliveredCount(state, fp),
+      opts.fingerprint,
+      stream === "activity",
+      opts.claim,
+    );
+  }
+
+  /** Start over from the checkpoint (the dedupe absorbs what is read again). */
+  private async restart(): Promise<void> {
+    await this.buffer.discard();
+    this.heldBytes = 0;
+    this.seen = new PagesSeen();
+    this.reader = this.newReader();
+  }
+
+  async run(source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+    const cursor = source.open();
+    try {
+      return await this.pages(cursor, source, shipper);
+    } finally {
+      cursor.close("none"); // a read that threw keeps nothing (an ended one closed it already)
+    }
+  }
+
+  private async pages(cursor: PageCursor, source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+    const { opts, events } = this.ctx;
+    const request: RequestOptions = { signal: this.signal, source: "logs" };
+    const limits: ReadLimits = {
+      capPages: source.resumable ? opts.maxPagesPerRead : Infinity,
+      maxPages: READ_MAX_PAGES,
+      maxHeldBytes: READ_MAX_HELD_BYTES,
+      unusablePages: MAX_UNUSABLE_PAGES,
+      ...opts.readLimits,
+    };
+    let pages = 0;
+    let unusableRun = 0;
+    let last: LastPage = { kind: "none" };
+    let failure: unknown;
+    const facts = (): ReadFacts => ({
+      start: cursor.start,
+      grows: cursor.grows,
+      order: this.reader.order,
+      pages,
+      heldBytes: this.heldBytes,
+      buffered: this.buffer.pageCount > 0,
+      collectorDown: opts.collectorDown(),
+      last,
+    });
+    for (;;) {
+      if (this.signal.aborted)
+        throw last.kind === "failed" ? failure : (this.signal.reason ?? new Error("aborted"));
+      const step = decide(facts(), limits);
+      if (step.kind === "fail") {
+        if (step.why === "request-failed") throw failure;
+        events.pagingProblem("no_continuation");
+        throw new MissingContinuationError(this.ctx.stream, pages);
+      }
+      if (step.kind === "end") {
+        cursor.close(step.hold);
+        const problem = PROBLEMS[step.why];
+        if (problem) events.pagingProblem(problem);
+        return this.finish(shipper, step.why, cursor.start === "fresh");
+      }
+      if (step.kind === "restart") {
+        cursor.restart();
+        await this.restart();
+        last = { kind: "none" };
+        continue;
+      }
+      let page: SourcePage;
+      try {
+        page = await cursor.next(request);
+      } catch (err) {
+        failure = err;
+        last = { kind: "failed", aborted: this.signal.aborted };
+        continue;
+      }
+      pages += 1;
+      const facts0 = { kind: "page", rawCount: page.rawCount, continuation: page.continuation } as const;
+      if (page.rawCount === 0 || this.seen.repeats(page.entries, opts.fingerprint)) {
+        // The end of the scroll, or a page read before (not taken again: its entries would count as
+        // second occurrences of identical lines).
+        last = { ...facts0, repeated: page.rawCount > 0, passedLower: false, unusableRun };
+        continue;
+      }
+      // Fetch the next page while this one is processed, when this one will not end the read.
+      const ahead = decide(
+        { ...facts(), collectorDown: false, buffered: false, last: this.preview(page, unusableRun) },
+        limits,
+      );
+      if (ahead.kind === "continue") cursor.prefetch(request);
+      const { unusable } = await this.take(page, shipper);
+      unusableRun = unusable ? unusableRun + 1 : 0;
+      last = { ...facts0, repeated: false, passedLower: this.reader.complete, unusableRun };
+    }
+  }
+
+  /** The page's facts as far as they can be told before it is taken (from its first and last times). */
+  private preview(page: SourcePage, unusableRun: number): LastPage {
+    let first: number | undefined;
+    let last: number | undefined;
+    for (let i = 0; first === undefined && i < page.entries.length; i++)
+      first = entryTimeMs(page.entries[i]?.timestamp);
+    for (let i = page.entries.length - 1; last === undefined && i >= 0; i--)
+      last = entryTimeMs(page.entries[i]?.timestamp);
+    return {
+      kind: "page",
+      rawCount: page.rawCount,
+      continuation: page.continuation,
+      repeated: false,
+      // A newest-first page that already goes below the bound.
+      passedLower: first !== undefined && last !== undefined && last < first && last < this.reader.lowerMs,
+      unusableRun: first === undefined ? unusableRun + 1 : 0,
+    };
+  }
+
+  /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
+  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ unusable: boolean }> {
+    const { events } = this.ctx;
+    if (page.rejected > 0) events.malformed(page.rejected);
+    const v = this.reader.accept(page.entries);
+    if (v.deduplicated > 0) events.deduplicated(v.deduplicated);
+    if (v.malformed > 0) events.malformed(v.malformed);
+    if (v.future > 0) events.future(v.future);
+    if (v.late > 0) events.late(v.late);
+    this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
+    const { encoder } = this.ctx.opts;
+    if (this.reader.order === "oldest-first") {
+      // Ship what was buffered while the order was unknown, then page by page.
+      for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
+      await this.buffer.discard();
+      this.heldBytes = 0;
+      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder, this.writer), shipper);
+    } else if (v.kept.length > 0) {
+      // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
+      const prepared = preparePage(v.kept.reverse(), encoder, this.writer);
+      this.heldBytes += prepared.bytes.length;
+      await this.buffer.add(prepared);
+    }
+    return { unusable: v.timeless };
+  }
+
+  private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {
+    this.shipped += page.count;
+    await shipper.add(page);
+  }
+
+  private async finish(shipper: StreamShipper, end: EndReason, fresh: boolean): Promise<ReadResult> {
+    if (end !== "interrupted") {
+      for await (const chunk of this.buffer.oldestFirst()) await this.ship(chunk, shipper);
+    }
+    await shipper.flush();
+    return {
+      end,
+      shipped: this.shipped,
+      fresh,
+      reachedLower: this.reader.reachedLower,
+      oldestSeen: this.reader.oldestSeen,
+      maxLatenessMs: this.maxLatenessMs,
+    };
+  }
+}

@@ -1,0 +1,170 @@
+/**
+ * The read path's shared types: what a stream's tailer is given and reports, where a read's pages
+ * come from, and what one read of a stream ends with. Modules of the read path import these, never
+ * the tailer, so the tailer depends on the read path and not the other way round.
+ */
+import type { RequestOptions } from "../../api/types.js";
+import type { Clock } from "../../util/time.js";
+import type { CorruptCheckpointError } from "../checkpoint.js";
+import type { StreamEntry } from "../pending.js";
+import type { RecordEncoder } from "../prepared.js";
+import type { ReadPace } from "../pace.js";
+import type { BufferBudget } from "../spool.js";
+import type { ReadLimits } from "./decide.js";
+
+/** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
+export interface SiteIdentity {
+  /** 0 for the account's own activity log. */
+  readonly id: number;
+  readonly name: string;
+}
+
+export type ReadOutcome =
+  /** New records were shipped; `pace`: what the stream's reads cost lately, to choose the next one's time. */
+  | { kind: "found"; shipped: number; pace?: ReadPace }
+  /** Nothing new. */
+  | { kind: "empty" }
+  /** Stopped at the page cap with more waiting: read again at once. */
+  | { kind: "more"; shipped: number }
+  /** The collector is down: read again once it is back. */
+  | { kind: "interrupted" }
+  /** The checkpoint cannot be trusted: never read again. */
+  | { kind: "stopped" };
+
+export interface TailerEvents {
+  deduplicated(n: number): void;
+  malformed(n: number): void;
+  future(n: number): void;
+  late(n: number): void;
+  gap(fromMs: number, toMs: number): void;
+  checkpointError(err: CorruptCheckpointError): void;
+  /** The stream was read up to its end at `atMs`. */
+  readToEnd(atMs: number): void;
+  /** The stream had no checkpoint and starts at `fromMs` (logs.startFrom): nothing before is shipped. */
+  startedFresh(fromMs: number): void;
+  /** A read stopped short of the checkpoint (or failed) because of how the platform paged. */
+  pagingProblem(problem: PagingProblem): void;
+}
+
+/** A stream's entries, as its fingerprints see them. */
+export type Fingerprint = (entry: StreamEntry) => string;
+
+export interface TailerOptions {
+  overlapMs: number;
+  /** Where a stream without a checkpoint starts (logs.startFrom resolved at process start). */
+  startFromMs: () => number;
+  /** Page requests of an oldest-first read before it stops and resumes (a growing cursor could otherwise never end). */
+  maxPagesPerRead: number;
+  /** Overrides of the hard bounds of one read (tests). */
+  readLimits?: Partial<Pick<ReadLimits, "maxPages" | "maxHeldBytes" | "unusablePages">>;
+  /** Activity streams: may this stream ship an entry another stream may also list? */
+  claim?: (fingerprint: string) => boolean;
+  spoolDir: string;
+  bufferBudget: BufferBudget;
+  fingerprint: Fingerprint;
+  /** Encodes a new record for the collector as soon as it is read. */
+  encoder: RecordEncoder;
+  clock: Clock;
+  /** Whether the collector is down (then nothing more is fetched). */
+  collectorDown: () => boolean;
+}
+
+export type Order = "unknown" | "newest-first" | "oldest-first";
+
+/** Where one pass of a read stops and what it counts as new; fixed for the pass (see bounds.ts). */
+export interface ReadBounds {
+  /** A newest-first read stops once it has passed this. */
+  lowerMs: number;
+  /**
+   * Entries older than this were delivered (or precede the start point). Between it and `lowerMs`
+   * (pages that were fetched anyway) entries are still checked against the fingerprints, so a late
+   * arrival there is shipped rather than skipped.
+   */
+  dedupeFloorMs: number;
+  /** The high-water mark when the pass began. */
+  highWaterMs: number;
+  /** When the read began. */
+  nowMs: number;
+  /** An entry stamped later than now plus this is counted as from the future. */
+  futureToleranceMs: number;
+}
+
+/** One page as a read sees it: its valid entries, newest first or oldest first as the source gives them. */
+export interface SourcePage {
+  entries: StreamEntry[];
+  /** Records the page held, valid and skipped. */
+  rawCount: number;
+  /** Records that did not fit the schema. */
+  rejected: number;
+  /** The source can give a page after this one (a scroll_id came with it; numbered pages: always). */
+  continuation: boolean;
+}
+
+/**
+ * How the scroll a read is on began: opened by this read, or held from the previous read, either in
+ * the middle (an oldest-first scroll cut at the page cap) or at its end (a cursor that may grow).
+ */
+export type ScrollStart = "fresh" | "held-mid" | "held-at-end";
+
+/** Whether a read keeps its scroll for the next read, and where it leaves it. */
+export type Hold = "none" | "mid" | "at-end";
+
+/** The pages of one read. Scroll sources keep a held scroll between reads; numbered ones keep nothing. */
+export interface PageCursor {
+  /** How the current scroll began (after `restart`, "fresh"). */
+  readonly start: ScrollStart;
+  /** The scroll was held at its end and has returned entries since: a growing cursor, not a snapshot. */
+  readonly grows: boolean;
+  next(opts: RequestOptions): Promise<SourcePage>;
+  /** Fetch the page after the last one returned while that one is processed. */
+  prefetch(opts: RequestOptions): void;
+  /** Leave the current scroll: the next page opens a fresh one. */
+  restart(): void;
+  /** The read is over: keep the scroll for the next read as `hold` says, or let it go. */
+  close(hold: Hold): void;
+}
+
+export interface PageSource {
+  /** Entries a full page holds. */
+  readonly pageSize: number;
+  /**
+   * A read cut short can resume where it stopped next time (a held scroll). Numbered pages cannot:
+   * their reads are never cut at the page cap, or the entries between would be skipped.
+   */
+  readonly resumable: boolean;
+  /** Begin a read (continuing the scroll held from the last one, if any). */
+  open(): PageCursor;
+}
+
+/** Why a read ended. */
+export type EndReason =
+  /** The source had nothing more. */
+  | "end"
+  /** A newest-first read passed its lower bound. */
+  | "lower"
+  /** An oldest-first read reached the page cap (what it read is shipped; it resumes). */
+  | "cap"
+  /** Pages in a row without one usable entry. */
+  | "unusable"
+  /** A page repeated one read before: the source loops. */
+  | "repeated"
+  /** The read reached the most pages one read may fetch. */
+  | "pages"
+  /** The read held back the most bytes one read may hold. */
+  | "bytes"
+  /** The collector went down. */
+  | "interrupted";
+
+/** Why a read stopped short of the checkpoint, or failed, because of how the platform paged. */
+export type PagingProblem =
+  "no_continuation" | "repeated_page" | "page_limit" | "byte_limit" | "unusable_pages";
+
+export interface ReadResult {
+  end: EndReason;
+  shipped: number;
+  /** The read began on a fresh scroll (not a held one). */
+  fresh: boolean;
+  reachedLower: boolean;
+  oldestSeen: number;
+  maxLatenessMs: number;
+}

@@ -1,0 +1,31 @@
+/** Discovery, the collectors and their runner as the daemon puts them together, over a fake API, for unit tests. */
+import pino from "pino";
+import { Registry } from "prom-client";
+import type { SitehostApi } from "../../src/api/types.js";
+import type { Config } from "../../src/config/schema.js";
+import { METRIC_FAMILIES } from "../../src/metrics/families.js";
+import { MetricStore } from "../../src/metrics/store.js";
+import { createCollection, type CollectionDeps } from "../../src/scheduling/collection.js";
+import { ReadinessPolicy } from "../../src/scheduling/readiness.js";
+
+export function collectionFor(
+  config: Config,
+  api: SitehostApi,
+  deps: Partial<Omit<CollectionDeps, "api">> = {},
+) {
+  const store = deps.store ?? new MetricStore(METRIC_FAMILIES);
+  const registry = deps.registry ?? new Registry();
+  const logger = deps.logger ?? pino({ level: "silent" });
+  const { discovery, runner } = createCollection(
+    { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
+    { ...deps, api, store, registry, logger },
+  );
+  const policy = new ReadinessPolicy({
+    discoveredAt: () => discovery.discoveredAt,
+    withoutFirstRun: () => runner.withoutFirstRun(),
+    readyTimeout: config.web.readyTimeout,
+    logger,
+    now: deps.now,
+  });
+  return { discovery, runner, store, registry, readiness: () => policy.check() };
+}

@@ -1,0 +1,64 @@
+/**
+ * Test helper: the rule files that ship with sitehost-exporter, and the health Prometheus reports for
+ * each loaded rule (GET /api/v1/rules).
+ */
+import { readdir } from "node:fs/promises";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/**
+ * Every rule file a user loads: config/alerts/*.rules.yaml as shipped. A rule file that is generated
+ * rather than committed (written into `dir` by a command of the exporter) is added here, so that the
+ * rule health test loads it too.
+ */
+export async function shippedRuleFiles(_dir: string): Promise<string[]> {
+  const alerts = join(ROOT, "config", "alerts");
+  return (await readdir(alerts)).filter((f) => f.endsWith(".rules.yaml")).map((f) => join(alerts, f));
+}
+
+export interface RuleStatus {
+  file: string;
+  group: string;
+  name: string;
+  type: "alerting" | "recording";
+  health: "ok" | "err" | "unknown";
+  lastError?: string;
+  /** When Prometheus last evaluated the rule (ms since the epoch; 0 = never). */
+  lastEvaluationMs: number;
+}
+
+interface RulesAnswer {
+  status: string;
+  data?: {
+    groups: Array<{
+      name: string;
+      file: string;
+      rules: Array<{
+        name: string;
+        type: RuleStatus["type"];
+        health: RuleStatus["health"];
+        lastError?: string;
+        lastEvaluation: string;
+      }>;
+    }>;
+  };
+}
+
+/** Every rule Prometheus has loaded, with its health. */
+export async function ruleStatuses(prometheusUrl: string): Promise<RuleStatus[]> {
+  const res = await fetch(`${prometheusUrl}/api/v1/rules`);
+  const body = (await res.json()) as RulesAnswer;
+  if (body.status !== "success" || !body.data) throw new Error(`GET /api/v1/rules answered ${res.status}`);
+  return body.data.groups.flatMap((g) =>
+    g.rules.map((r) => ({
+      file: g.file,
+      group: g.name,
+      name: r.name,
+      type: r.type,
+      health: r.health,
+      ...(r.lastError ? { lastError: r.lastError } : {}),
+      lastEvaluationMs: Math.max(0, Date.parse(r.lastEvaluation) || 0),
+    })),
+  );
+}
