@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckpointLock, type CheckpointLockOptions } from "../../../src/ha/lock.js";
 import type { LockHolder } from "../../../src/ha/lockHolder.js";
 import { CheckpointWriteError } from "../../../src/ha/volume.js";
+import { waitFor } from "../../helpers/wait.js";
 import {
   EXT4_UNAVAILABLE,
   mountExt4,
@@ -59,19 +60,6 @@ function standBy(lock: CheckpointLock): Promise<boolean> {
   const stop = new AbortController();
   stops.push(stop);
   return lock.acquire(stop.signal);
-}
-
-async function waitFor(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<number> {
-  const start = performance.now();
-  while (!(await cond())) {
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - start;
 }
 
 async function lockFiles(dir: string): Promise<string[]> {
@@ -163,8 +151,9 @@ describe("checkpoint lock", () => {
 
     await holder.release();
     // Released: no waiting for lockTimeout (a minute here), only for the standby's next look.
-    const took = await waitFor("the standby to take over", () => acquired, 3000);
-    expect(took).toBeLessThan(3000);
+    const released = performance.now();
+    await waitFor("the standby to take over", () => acquired, { timeoutMs: 3000 });
+    expect(performance.now() - released).toBeLessThan(3000);
     await waiting;
     expect(standby.held).toBe(true);
     expect(standby.standbyReason()).toMatch(/^starting/);
@@ -317,7 +306,7 @@ describe("checkpoint lock", () => {
     const other = join(dir, "lock", "1.json.other");
     await writeFile(other, JSON.stringify({ owner: "newcomer", host: "node-c", pid: 1, generation: 1 }));
     await rename(other, join(dir, "lock", "1.json"));
-    await waitFor("the loss", () => lost.length > 0, 2000);
+    await waitFor("the loss", () => lost.length > 0, { timeoutMs: 2000 });
     expect(lost[0]).toMatch(/another exporter's/);
     expect((await readHolder(dir)).owner).toBe("newcomer");
   });
@@ -333,7 +322,7 @@ describe("checkpoint lock", () => {
       join(dir, "lock", "2.json"),
       JSON.stringify({ owner: "newcomer", host: "node-c", pid: 1 }),
     );
-    await waitFor("the loss", () => lost.length > 0, 2000);
+    await waitFor("the loss", () => lost.length > 0, { timeoutMs: 2000 });
     expect(lost[0]).toMatch(/took over/);
     expect(holder.held).toBe(false);
     expect(await registry.metrics()).toContain("sitehost_exporter_checkpoint_lock_held 0");
@@ -387,7 +376,7 @@ describe("checkpoint lock on a volume that refuses writes", () => {
       });
       expect(await lock.tryAcquire()).toBe("free");
       volume.breakReadOnly();
-      await waitFor("the lock given up", () => lost.length > 0, 5000);
+      await waitFor("the lock given up", () => lost.length > 0, { timeoutMs: 5000 });
       expect(lost[0]).toMatch(/no heartbeat could be written/);
       expect(reported.length).toBeGreaterThan(0);
       expect(reported.every((e) => e.reason === "read_only" && e.kind === "lock")).toBe(true);
