@@ -7,7 +7,6 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -22,6 +21,7 @@ import {
   TMPFS_UNAVAILABLE,
   type TestVolume,
 } from "../../helpers/volume.js";
+import { captureLogs } from "../../helpers/logCapture.js";
 
 const dirs: string[] = [];
 const locks: CheckpointLock[] = [];
@@ -36,18 +36,6 @@ async function tempDir(): Promise<string> {
   const d = await mkdtemp(join(tmpdir(), "sitehost-lock-"));
   dirs.push(d);
   return d;
-}
-
-/** A logger whose records the test can read. */
-function capture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split("\n")) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { logger: pino({ level: "info" }, out), lines };
 }
 
 function newLock(opts: Partial<CheckpointLockOptions> & { dir: string }): CheckpointLock {
@@ -121,7 +109,7 @@ describe("checkpoint lock", () => {
     const holder = newLock({ dir, timeoutMs: 60_000, identity: { host: "node-a", bootId: "boot-a" } });
     await holder.tryAcquire();
     const registry = new Registry();
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const standby = newLock({
       dir,
       timeoutMs: 60_000,
@@ -183,7 +171,7 @@ describe("checkpoint lock", () => {
     for (const content of ["", '{"version":1,"owner":"other-exp']) {
       const dir = await tempDir();
       await foreignLock(dir, content);
-      const { logger, lines } = capture();
+      const { logger, lines } = captureLogs();
       const standby = newLock({ dir, timeoutMs: 60_000, logger });
       expect(await standby.tryAcquire()).toBe("unreadable");
       expect(standby.held).toBe(true);
@@ -200,7 +188,7 @@ describe("checkpoint lock", () => {
       join(dir, "lock", `${huge}.json`),
       JSON.stringify({ owner: "other-exporter", host: "node-b", pid: 4242, generation: Number(huge) }),
     );
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const standby = newLock({ dir, timeoutMs: 300, logger });
     const started = performance.now();
     expect(await standby.tryAcquire()).toBeUndefined();

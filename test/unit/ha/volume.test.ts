@@ -6,33 +6,21 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { CheckpointVolume, CheckpointWriteError } from "../../../src/ha/volume.js";
 import { waitFor } from "../../helpers/wait.js";
 import { mountTmpfs, TMPFS_UNAVAILABLE, type TestVolume } from "../../helpers/volume.js";
+import { captureLogs } from "../../helpers/logCapture.js";
 
 const cleanups: Array<() => Promise<unknown> | void> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split("\n")) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { logger: pino({ level: "info" }, out), lines };
-}
-
 function volumeOn(dir: string, probeIntervalMs: number) {
   const registry = new Registry();
-  const { logger, lines } = capture();
+  const { logger, lines } = captureLogs();
   const volume = new CheckpointVolume({ dir, logger, registry, probeIntervalMs });
   cleanups.push(() => volume.close());
   const metric = async (text: string) =>
