@@ -23,6 +23,7 @@ import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
 import { discoveryMetrics } from "../src/discovery/metrics.js";
+import { BudgetPlanner } from "../src/scheduling/budgetPlanner.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
 import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 
@@ -99,6 +100,19 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
   const api = new Proxy({}, { get: () => unusedApi }) as SitehostApi;
   return [
     { title: "API client", rows: await read((r) => void apiSelfMetrics(r, () => 0)) },
+    {
+      title: "Request plan",
+      rows: await read(
+        (registry) =>
+          void new BudgetPlanner(
+            { budgetRequestsPerSecond: 20, shardCount: 1, logsMaxPollInterval: "5m" },
+            registry,
+            pino({ level: "silent" }),
+            { setWeights: () => undefined },
+            { sources: () => [] },
+          ),
+      ),
+    },
     {
       title: "Collectors and discovery",
       rows: await read((r) => {

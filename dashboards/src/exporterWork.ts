@@ -80,7 +80,7 @@ export function exporterWorkSections(d: DashboardBuilder): void {
     timeSeries({
       title: "Deduplicated, failed and lost log records",
       description:
-        "Per second, by stream: records dropped as already delivered (replays after a new scroll), OTLP export failures, and gaps where retention passed a checkpoint.",
+        "Per second, by stream: records dropped as already delivered (replays after a new scroll), OTLP export failures, gaps where a read jumped past a checkpoint (retention, or paging that broke off), and reads stopped short by the platform's paging (by problem).",
       unit: "cps",
       targets: [
         q(perStream("sitehost_exporter_log_records_deduplicated_total"), {
@@ -88,6 +88,12 @@ export function exporterWorkSections(d: DashboardBuilder): void {
         }),
         q(perStream("sitehost_exporter_log_export_failures_total"), { legend: "export failures {{stream}}" }),
         q(perStream("sitehost_exporter_log_gaps_total"), { legend: "gaps {{stream}}" }),
+        q(
+          `sum by (stream, problem) (${rate("sitehost_exporter_log_paging_problems_total")}) or on () vector(0)`,
+          {
+            legend: "paging {{problem}} {{stream}}",
+          },
+        ),
       ],
       min: 0,
     }),

@@ -10,43 +10,35 @@ import { systemClock } from "../util/time.js";
 import { AUTH_SOURCE, RequestBudget } from "./budget.js";
 import { parseJsonBody, type DecodeContext } from "./decode.js";
 import { recordReporter } from "./recordReports.js";
-import { ENDPOINTS, SITES_PER_PAGE, type Endpoint, type EndpointName } from "./endpoints.js";
+import { ENDPOINTS, SITES_PER_PAGE, type Endpoint, type EndpointName, type InputOf } from "./endpoints.js";
+import { jsonOrUndefined, tokenFacts, type ProbeAnswer, type TokenReport } from "./probe.js";
 import { ApiAbortedError, ApiAuthError, ApiSchemaError, SitehostApiError } from "./errors.js";
-import { apiBaseHint, exchangeError, type FailureContext } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
 import { displayUrl, SecretRedactor } from "./redact.js";
-import { exchange, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
+import type { ExchangeResult } from "./retry.js";
 import { ROUTES, routePath, type RouteName } from "./routes.js";
 import { ClientSecret } from "./secret.js";
 import { apiSelfMetrics, type ApiSelfMetrics } from "./selfMetrics.js";
 import { TokenManager, type TokenAnswer } from "./token.js";
-import { Transport, type TransportResult } from "./transport.js";
+import { Wire, type FailedExchange } from "./wire.js";
 import type { EndpointMethods, RequestOptions, SitehostApi } from "./types.js";
-
-/** 429 answers one call tolerates before it fails (each one holds every request for its Retry-After). */
-const MAX_RATE_LIMITED = 20;
 
 function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, "") + path;
 }
 
-/** The `code` label of a request: the HTTP status, or why there was none. */
-function codeOf(result: TransportResult): string {
-  if (result.kind === "response") return String(result.status);
-  return result.kind === "network" ? "network_error" : result.kind;
-}
-
 class ApiCore {
   readonly budget: RequestBudget;
-  private readonly transport: Transport;
+  private readonly wire: Wire;
   private readonly tokens: TokenManager;
   private readonly metrics: ApiSelfMetrics;
   private readonly logger: Logger;
   private readonly redactor = new SecretRedactor();
   private readonly secret: ClientSecret;
-  private readonly policy: RetryPolicy;
   private readonly reportRecords: (endpoint: string) => DecodeContext["reportRejected"];
+  /** What the last token answer said (doctor). */
+  private lastToken: TokenReport | undefined;
   /** Aborted by close(): ends waits between retries at once. */
   private readonly closing = new AbortController();
 
@@ -55,19 +47,15 @@ class ApiCore {
     this.logger = opts.logger.child({ component: "api" });
     this.budget = new RequestBudget(opts.maxConcurrency, opts.maxRequestsPerSecond, clock);
     this.metrics = apiSelfMetrics(opts.registry, () => this.budget.pausedUntil);
-    this.transport = new Transport({
-      timeoutMs: opts.timeoutMs,
-      maxResponseBytes: opts.maxResponseBytes,
-      connections: opts.maxConcurrency + 2,
-    });
-    this.policy = {
-      maxRetries: opts.maxRetries,
-      maxRateLimited: MAX_RATE_LIMITED,
-      maxRetryAfterMs: opts.maxRetryAfterMs,
-      backoff: { baseMs: opts.backoffBaseMs ?? 500, capMs: opts.backoffCapMs ?? 30_000 },
+    this.wire = new Wire(
+      opts,
+      this.budget,
+      this.metrics,
+      this.logger,
+      this.redactor.redact,
       clock,
-      stop: this.closing.signal,
-    };
+      this.closing.signal,
+    );
     this.secret = new ClientSecret(opts.clientSecret, opts.clientSecretFile, this.redactor, this.logger);
     this.tokens = new TokenManager(
       () => this.requestToken(),
@@ -95,75 +83,17 @@ class ApiCore {
     return this.closing.signal.aborted;
   }
 
-  /** One exchange on the wire, counted by route template and code. */
-  private async send(
-    route: RouteName,
-    url: string,
-    headers: Record<string, string>,
-    body: unknown,
-    signal: AbortSignal | undefined,
-  ): Promise<TransportResult> {
-    const endpoint = ROUTES[route].template;
-    const started = performance.now();
-    this.metrics.inFlight.inc();
-    try {
-      const result = await this.transport.send({ method: ROUTES[route].method, url, headers, body, signal });
-      if (result.kind !== "aborted") this.metrics.requests.inc({ endpoint, code: codeOf(result) });
-      return result;
-    } finally {
-      this.metrics.inFlight.dec();
-      this.metrics.duration.observe({ endpoint }, (performance.now() - started) / 1000);
-    }
-  }
-
-  /** The retry policy's exchange with this route's metrics and the shared 429 pause. */
-  private exchange(
-    route: RouteName,
-    x: Omit<Exchange, "onRetry" | "onRateLimited">,
-  ): Promise<ExchangeResult> {
-    const endpoint = ROUTES[route].template;
-    return exchange(this.policy, {
-      ...x,
-      onRetry: (reason) => this.metrics.retries.inc({ endpoint, reason }),
-      onRateLimited: (untilMs, waitMs, cappedFromMs) => {
-        this.budget.pauseUntil(untilMs);
-        if (cappedFromMs !== undefined) this.metrics.retryAfterCapped.inc({ endpoint });
-        this.logger.warn(
-          { endpoint, retryAfterMs: Math.round(waitMs), askedMs: cappedFromMs },
-          cappedFromMs === undefined
-            ? "rate limited by the platform (429); pausing every API request"
-            : "rate limited by the platform (429) with a Retry-After longer than api.maxRetryAfter; pausing every API request for api.maxRetryAfter",
-        );
-      },
-    });
-  }
-
-  private failure(
-    route: RouteName,
-    where: string,
-    result: Extract<ExchangeResult, { ok: false }>,
-  ): SitehostApiError {
-    const ctx: FailureContext = {
-      closed: this.closed,
-      timeoutMs: this.opts.timeoutMs,
-      maxResponseBytes: this.opts.maxResponseBytes,
-      redact: this.redactor.redact,
-      where,
-      notFoundHint: ROUTES[route].base === "api" ? apiBaseHint(this.opts.apiUrl) : undefined,
-    };
-    return exchangeError(ROUTES[route].template, result, ctx);
-  }
-
   /** One client-credentials token request, for the token manager (which judges the answer). */
   private async requestToken(): Promise<TokenAnswer> {
     const endpoint = ROUTES.token.template;
     const secret = await this.secret.current();
     const body = { grant_type: "client_credentials", client_id: this.opts.clientId, client_secret: secret };
-    const result = await this.exchange("token", {
+    const started = performance.now();
+    const result = await this.wire.exchange("token", {
       attempt: async () => {
         const release = await this.budget.acquire(AUTH_SOURCE, this.closing.signal);
         try {
-          return await this.send("token", joinUrl(this.opts.authUrl, endpoint), {}, body, undefined);
+          return await this.wire.send("token", joinUrl(this.opts.authUrl, endpoint), {}, body, undefined);
         } finally {
           release();
         }
@@ -173,6 +103,13 @@ class ApiCore {
     if (result.ok) {
       const token = tokenValue(result.response.body);
       if (token) this.redactor.addToken(token);
+      const date = result.response.headers.date;
+      this.lastToken = {
+        where: `POST ${this.tokenUrl}`,
+        latencyMs: performance.now() - started,
+        ...tokenFacts(result.response.body),
+        serverDate: typeof date === "string" ? date : undefined,
+      };
       return { status: result.response.status, body: result.response.body };
     }
     // An answer about the credentials (4xx) is the token manager's to judge; no answer is an error here.
@@ -181,7 +118,7 @@ class ApiCore {
       return { status: last.status, body: last.body };
     }
     this.metrics.failures.inc({ endpoint, reason: result.reason });
-    throw this.failure("token", `POST ${this.tokenUrl}`, result);
+    throw this.wire.failure("token", `POST ${this.tokenUrl}`, result);
   }
 
   async call<I, O>(e: Endpoint<I, O>, input: I, opts: RequestOptions = {}): Promise<O> {
@@ -214,9 +151,22 @@ class ApiCore {
     repeatable: boolean,
     opts: RequestOptions,
   ): Promise<string> {
+    const result = await this.authorizedExchange(route, url, where, body, repeatable, opts);
+    if (result.ok) return result.response.body;
+    throw this.wire.failure(route, where, result);
+  }
+
+  private async authorizedExchange(
+    route: RouteName,
+    url: string,
+    where: string,
+    body: unknown,
+    repeatable: boolean,
+    opts: RequestOptions,
+  ): Promise<ExchangeResult> {
     const endpoint = ROUTES[route].template;
     let token = "";
-    const result = await this.exchange(route, {
+    return this.wire.exchange(route, {
       attempt: async () => {
         for (;;) {
           try {
@@ -237,7 +187,7 @@ class ApiCore {
             continue;
           }
           try {
-            return await this.send(route, url, { authorization: `Bearer ${token}` }, body, opts.signal);
+            return await this.wire.send(route, url, { authorization: `Bearer ${token}` }, body, opts.signal);
           } finally {
             release();
           }
@@ -247,8 +197,34 @@ class ApiCore {
       reauthenticate: () => this.tokens.invalidate(token),
       signal: opts.signal,
     });
-    if (result.ok) return result.response.body;
-    throw this.failure(route, where, result);
+  }
+
+  /** One request of an endpoint, answered with whatever status came (doctor); no answer throws. */
+  async probe<I, O>(e: Endpoint<I, O>, input: I, opts: RequestOptions = {}): Promise<ProbeAnswer> {
+    const parts = e.request(input);
+    const url = new URL(joinUrl(this.opts.apiUrl, routePath(e.route, parts.params as never)));
+    for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
+    const where = `${ROUTES[e.route].method} ${displayUrl(url.toString())}`;
+    const started = performance.now();
+    const result = await this.authorizedExchange(e.route, url.toString(), where, parts.body, true, opts);
+    const answer = result.ok ? result.response : result.last;
+    if (answer.kind !== "response") throw this.wire.failure(e.route, where, result as FailedExchange);
+    const { status, headers, body } = answer;
+    return { where, status, latencyMs: performance.now() - started, headers, json: jsonOrUndefined(body) };
+  }
+
+  /** A token (the manager's), and what its answer said; a refusal throws its ApiAuthError. */
+  async tokenReport(): Promise<TokenReport> {
+    await this.tokens.get();
+    return (
+      this.lastToken ?? {
+        where: `POST ${this.tokenUrl}`,
+        latencyMs: 0,
+        expiresInSeconds: undefined,
+        scopes: undefined,
+        serverDate: undefined,
+      }
+    );
   }
 
   private decodeContext(endpoint: string): DecodeContext {
@@ -270,7 +246,7 @@ class ApiCore {
     if (token) {
       const body = { token, client_id: this.opts.clientId, client_secret: this.secret.last };
       const url = joinUrl(this.opts.authUrl, ROUTES.revoke.template);
-      const result = await this.send("revoke", url, {}, body, AbortSignal.timeout(5000));
+      const result = await this.wire.send("revoke", url, {}, body, AbortSignal.timeout(5000));
       if (result.kind !== "response" || result.status >= 300) {
         this.logger.warn(
           { status: result.kind === "response" ? result.status : result.kind },
@@ -278,7 +254,7 @@ class ApiCore {
         );
       }
     }
-    await this.transport.close();
+    await this.wire.close();
   }
 }
 
@@ -293,6 +269,10 @@ function tokenValue(body: string): string | undefined {
 
 export interface ApiClient extends SitehostApi {
   readonly budget: RequestBudget;
+  /** One request of an endpoint with its raw answer (doctor). */
+  probe<N extends EndpointName>(name: N, input: InputOf<N>, opts?: RequestOptions): Promise<ProbeAnswer>;
+  /** A token, and what the token endpoint said (doctor). */
+  tokenReport(): Promise<TokenReport>;
 }
 
 /** The API client: one method per endpoint of the endpoint table, plus allSites and close. */
@@ -305,5 +285,12 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
         core.call(ENDPOINTS[name] as Endpoint<unknown, unknown>, input ?? {}, o),
     ]),
   ) as unknown as EndpointMethods;
-  return { ...methods, budget: core.budget, allSites: (o) => core.allSites(o), close: () => core.close() };
+  return {
+    ...methods,
+    budget: core.budget,
+    allSites: (o) => core.allSites(o),
+    probe: (name, input, o) => core.probe(ENDPOINTS[name] as Endpoint<unknown, unknown>, input, o),
+    tokenReport: () => core.tokenReport(),
+    close: () => core.close(),
+  };
 }

@@ -10,7 +10,8 @@ import { parseRetryAfter } from "../util/retryAfter.js";
 import { backoffMs, type BackoffOptions, type Clock } from "../util/time.js";
 import type { TransportResult } from "./transport.js";
 
-export type RetryReason = "network" | "timeout" | "server_error" | "rate_limited" | "auth";
+export const RETRY_REASONS = ["network", "timeout", "server_error", "rate_limited", "auth"] as const;
+export type RetryReason = (typeof RETRY_REASONS)[number];
 export type FailureReason =
   "network" | "timeout" | "server_error" | "too_large" | "rate_limited" | "auth" | "http" | "aborted";
 

@@ -1,7 +1,9 @@
 /**
- * Field ranges of cron expressions. node-cron validates plain values but reads out-of-range
- * steps (`*\/61`) as "the first value only"; a schedule that silently runs once an hour instead
- * of what was written is a configuration error.
+ * What is wrong with a cron expression, in words that say which: a field out of its range (node-cron
+ * reads out-of-range steps such as `*\/61` as "the first value only", so a schedule that silently runs
+ * once an hour instead of what was written is a configuration error), or a date that never comes
+ * (`0 0 31 2 *`: there is no 31 February; node-cron calls it invalid, which reads as if it were no
+ * cron expression at all). Nicknames (`@hourly` and friends) are listed in NICKNAMES.
  */
 interface Field {
   name: string;
@@ -97,4 +99,57 @@ export function cronRangeProblem(expression: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** The nicknames node-cron accepts, with what they stand for (documented in docs/configuration.md). */
+export const NICKNAMES: Readonly<Record<string, string>> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+/** The values a field's list stands for, or undefined when an item is a special form (L, W, #). */
+function expand(part: string, field: Field): Set<number> | undefined {
+  const out = new Set<number>();
+  for (const item of part.split(",")) {
+    const [base = "", stepText] = item.split("/");
+    const step = stepText === undefined ? 1 : Number(stepText);
+    let from = field.min;
+    let to = field.max;
+    if (base !== "*" && base !== "?") {
+      const ends = base.split("-").map((end) => value(end, field));
+      if (ends.some((v) => v === undefined)) return undefined;
+      from = ends[0] as number;
+      to = ends.length > 1 ? (ends[1] as number) : stepText === undefined ? from : field.max;
+    }
+    for (let v = from; v <= to; v += step) out.add(v);
+  }
+  return out;
+}
+
+/** Days in each month, February in a leap year (the most a date can have). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * Why a cron expression whose fields are in range would never run, or undefined: days of the month
+ * that no chosen month has (`0 0 31 2 *`, `0 0 30,31 2 *`, `0 0 31 4,6 *`). A day of the week given
+ * as well does not help: node-cron refuses such an expression all the same.
+ */
+export function cronNeverFiresProblem(expression: string): string | undefined {
+  const parts = expression.trim().split(/\s+/);
+  if (parts.length !== 5 && parts.length !== 6) return undefined;
+  const [dom = "*", month = "*"] = parts.slice(-3);
+  const [, , domField, monthField] = FIELDS as [Field, Field, Field, Field, Field];
+  const days = expand(dom, domField);
+  const months = expand(month, monthField);
+  if (!days || !months || days.size === 0 || months.size === 0) return undefined;
+  for (const m of months) for (const d of days) if (d <= (MONTH_DAYS[m - 1] ?? 31)) return undefined;
+  const monthNames = [...months].map((m) =>
+    (MONTHS.long[m - 1] ?? String(m)).replace(/^./, (c) => c.toUpperCase()),
+  );
+  return `never runs: day of month ${[...days].join(",")} does not occur in ${monthNames.join(", ")}`;
 }

@@ -3,7 +3,7 @@ import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { checkCheckpointDir } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
-import { otlpEnvProblems } from "./otelEnv.js";
+import { logExportDisabledBy, otlpEnvProblems } from "./otelEnv.js";
 import { valueAt } from "./path.js";
 import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
@@ -180,6 +180,8 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   }
   const webhooks = webhookProblems(config);
   if (webhooks.length > 0) throw new ConfigError(webhooks);
+  // OTEL_SDK_DISABLED=true or OTEL_LOGS_EXPORTER=none: logs are read and counted, not exported.
+  if (logExportDisabledBy(env)) config.logs.ship = false;
   if (opts.requireCredentials) {
     const problems = credentialProblems(config);
     if (problems.length > 0) throw new ConfigError(problems);
@@ -197,10 +199,26 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   return config;
 }
 
+/** Client ids that examples and templates use, never a real one: `<CLIENT_ID>`, `my-client-id`, `changeme`. */
+export function isPlaceholderClientId(value: string): boolean {
+  const v = value.trim().toLowerCase();
+  return (
+    /^<.*>$/.test(v) ||
+    /^\$\{.*\}$/.test(v) ||
+    /^(my|your)[-_ ]?(client[-_ ]?)?id$/.test(v) ||
+    /^(client[-_ ]?id|changeme|change[-_ ]me|placeholder|todo|example|xxx+|\.\.\.)$/.test(v)
+  );
+}
+
 export function credentialProblems(config: Config): string[] {
   const problems: string[] = [];
   if (!config.api.clientId)
     problems.push("api.clientId: required (set it in the config file or SITEHOST_CLIENT_ID)");
+  else if (isPlaceholderClientId(config.api.clientId)) {
+    problems.push(
+      `api.clientId: ${JSON.stringify(config.api.clientId)} is a placeholder: set your API application's client id (SITEHOST_CLIENT_ID or api.clientId)`,
+    );
+  }
   if (!config.api.clientSecret) {
     problems.push(
       "api.clientSecret: required (set SITEHOST_CLIENT_SECRET, or SITEHOST_CLIENT_SECRET_FILE / api.clientSecretFile pointing at a file)",

@@ -5,7 +5,7 @@
  */
 import cron from "node-cron";
 import { z } from "zod";
-import { cronRangeProblem } from "./cron.js";
+import { cronNeverFiresProblem, cronRangeProblem, NICKNAMES } from "./cron.js";
 import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
@@ -81,13 +81,13 @@ const byteSizeValue = z.union([z.string(), z.number()]).superRefine((value, ctx)
 });
 
 const cronString = z.string().superRefine((value, ctx) => {
-  // The range check first: it names the field, where node-cron only says "invalid".
-  const problem = cronRangeProblem(value);
+  // The range and date checks first: they say what is wrong, where node-cron only says "invalid".
+  const problem = cronRangeProblem(value) ?? cronNeverFiresProblem(value);
   if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(value)}: ${problem}` });
   else if (!cron.validate(value)) {
     ctx.addIssue({
       code: "custom",
-      message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (optional leading seconds field)`,
+      message: `${JSON.stringify(value)} is not a cron expression such as "*/5 * * * *" (five fields, an optional leading seconds field, or one of ${Object.keys(NICKNAMES).join(", ")})`,
     });
   }
 });

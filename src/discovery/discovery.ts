@@ -56,6 +56,8 @@ export class SiteDiscovery {
   private tick = 0;
   /** The tick at which a single-site refresh last settled each site. */
   private readonly refreshedAt = new Map<number, number>();
+  /** Why the account could not be read last time (said once per cause). */
+  private accountFailure: string | undefined;
   /** When the first discovery succeeded (ms, the injected clock). */
   private firstDiscoveredAt: number | undefined;
   private readonly listeners: SitesListener[] = [];
@@ -105,9 +107,11 @@ export class SiteDiscovery {
       [listed, account] = await Promise.all([
         this.deps.api.allSites(opts),
         this.deps.api.account(undefined, opts).catch((err: unknown) => {
-          // The account view is nice to have; discovery stands without it.
-          failures.push(errorReason(err));
-          this.log.warn({ err }, "could not read the account");
+          // The account view is nice to have; discovery stands without it. Said once per cause.
+          const reason = errorReason(err);
+          failures.push(reason);
+          if (reason !== this.accountFailure) this.log.warn({ err, reason }, "could not read the account");
+          this.accountFailure = reason;
           return undefined;
         }),
       ]);
@@ -120,6 +124,7 @@ export class SiteDiscovery {
       throw err;
     }
     this.metrics.up.set(1);
+    if (account) this.accountFailure = undefined;
     const { selected, newer } = this.mergeRefreshed(filterSites(listed.items, this.deps.sites), listedFrom);
     const now = this.now();
     if (account) this.deps.store.replaceGlobal(this.name, collectAccount(account));

@@ -56,6 +56,57 @@ function protocolVersion(text: string | undefined): string | undefined {
   return m ? m[1] : text;
 }
 
+/**
+ * HTTP methods known to the semantic conventions (RFC 9110's, PATCH and QUERY); any other is
+ * recorded as `_OTHER` with the method as sent in `http.request.method_original`.
+ */
+export const KNOWN_HTTP_METHODS: ReadonlySet<string> = new Set([
+  "CONNECT",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "PATCH",
+  "POST",
+  "PUT",
+  "QUERY",
+  "TRACE",
+]);
+
+/** Methods are case-sensitive: "get" is not GET. */
+function addMethod(out: AttributeWriter, method: string | undefined, known: ReadonlySet<string>): void {
+  if (method === undefined) return;
+  if (known.has(method)) {
+    out.add("http.request.method", method);
+    return;
+  }
+  out.add("http.request.method", "_OTHER");
+  out.add("http.request.method_original", method);
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443 };
+
+/**
+ * A Host header as `server.address` and `server.port`: "shop.example:8443" → shop.example and 8443,
+ * "[2001:db8::1]:8080" → 2001:db8::1 and 8080; without a port, the scheme's default port.
+ */
+export function hostAndPort(
+  host: string | undefined,
+  scheme: string | undefined,
+): { address?: string; port?: number } {
+  if (host === undefined) return {};
+  if (!host.includes(":")) {
+    const port = DEFAULT_PORTS[(scheme ?? "").toLowerCase()];
+    return port === undefined ? { address: host } : { address: host, port };
+  }
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(host);
+  const plain = bracketed ? undefined : /^([^:]+):(\d+)$/.exec(host);
+  const address = bracketed?.[1] ?? plain?.[1] ?? host;
+  const given = bracketed?.[2] ?? plain?.[2];
+  const port = given !== undefined ? Number(given) : DEFAULT_PORTS[(scheme ?? "").toLowerCase()];
+  return port !== undefined && port > 0 && port < 65536 ? { address, port } : { address };
+}
+
 /** The request line's parts: the body is "METHOD url version" of those present. */
 function serverBody(entry: ServerLogEntry): string {
   const method = str(entry.request_type);
@@ -67,35 +118,53 @@ function serverBody(entry: ServerLogEntry): string {
   return body;
 }
 
-export const SERVER_MAPPING: EntryMapping<ServerLogEntry> = {
-  head(entry, timeMs) {
-    const sev = serverSeverity(entry.status);
-    return { timeMs, severityNumber: sev.number, severityText: sev.text, body: serverBody(entry) };
-  },
-  attributes(entry, out) {
-    const url = str(entry.request_url) ?? "/";
-    const q = url.indexOf("?");
-    set(out, "http.request.method", str(entry.request_type));
-    set(out, "url.path", q >= 0 ? url.slice(0, q) : url);
-    set(out, "url.query", q >= 0 ? url.slice(q + 1) : undefined);
-    set(out, "url.scheme", str(entry.scheme));
-    set(out, "server.address", str(entry.http_host));
-    out.add("http.response.status_code", entry.status);
-    if (typeof entry.body_bytes_sent === "number") out.add("http.response.body.size", entry.body_bytes_sent);
-    set(out, "client.address", str(entry.user_ip));
-    set(out, "user_agent.original", str(entry.http_user_agent));
-    set(out, "network.protocol.version", protocolVersion(str(entry.http_version)));
-    // Semantic conventions: request headers are string arrays.
-    const referer = str(entry.http_referer);
-    if (referer) out.add("http.request.header.referer", [referer]);
-    const xff = str(entry.http_x_forwarded_for);
-    if (xff) out.add("http.request.header.x-forwarded-for", [xff]);
-    if (typeof entry.request_time === "number") out.add("sitehost.http.request_time", entry.request_time);
-    set(out, "sitehost.http.cached", str(entry.cached));
-    set(out, "sitehost.http.renderer", str(entry.renderer));
-    set(out, "sitehost.http.request_completion", str(entry.request_completion));
-  },
-};
+/** Web-server entries; `knownMethods` overrides the known HTTP methods (OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS). */
+export function serverMapping(
+  knownMethods: ReadonlySet<string> = KNOWN_HTTP_METHODS,
+): EntryMapping<ServerLogEntry> {
+  return {
+    head: serverHead,
+    attributes: (entry, out) => serverAttributes(entry, out, knownMethods),
+  };
+}
+
+function serverHead(entry: ServerLogEntry, timeMs: number): MappedHead {
+  const sev = serverSeverity(entry.status);
+  return { timeMs, severityNumber: sev.number, severityText: sev.text, body: serverBody(entry) };
+}
+
+function serverAttributes(
+  entry: ServerLogEntry,
+  out: AttributeWriter,
+  knownMethods: ReadonlySet<string>,
+): void {
+  const url = str(entry.request_url) ?? "/";
+  const q = url.indexOf("?");
+  addMethod(out, str(entry.request_type), knownMethods);
+  set(out, "url.path", q >= 0 ? url.slice(0, q) : url);
+  set(out, "url.query", q >= 0 ? url.slice(q + 1) : undefined);
+  const scheme = str(entry.scheme);
+  set(out, "url.scheme", scheme);
+  const server = hostAndPort(str(entry.http_host), scheme);
+  set(out, "server.address", server.address);
+  set(out, "server.port", server.port);
+  out.add("http.response.status_code", entry.status);
+  if (typeof entry.body_bytes_sent === "number") out.add("http.response.body.size", entry.body_bytes_sent);
+  set(out, "client.address", str(entry.user_ip));
+  set(out, "user_agent.original", str(entry.http_user_agent));
+  set(out, "network.protocol.version", protocolVersion(str(entry.http_version)));
+  // Semantic conventions: request headers are string arrays.
+  const referer = str(entry.http_referer);
+  if (referer) out.add("http.request.header.referer", [referer]);
+  const xff = str(entry.http_x_forwarded_for);
+  if (xff) out.add("http.request.header.x-forwarded-for", [xff]);
+  if (typeof entry.request_time === "number") out.add("sitehost.http.request_time", entry.request_time);
+  set(out, "sitehost.http.cached", str(entry.cached));
+  set(out, "sitehost.http.renderer", str(entry.renderer));
+  set(out, "sitehost.http.request_completion", str(entry.request_completion));
+}
+
+export const SERVER_MAPPING: EntryMapping<ServerLogEntry> = serverMapping();
 
 export function mapServerEntry(entry: ServerLogEntry, timeMs: number): MappedRecord {
   return mapEntry(SERVER_MAPPING, entry, timeMs);
@@ -162,8 +231,9 @@ export function mapPhpEntry(entry: PhpLogEntry, timeMs: number): MappedRecord {
 }
 
 /**
- * An activity log entry (who did what, from where): `event.name` is the action, the message is the
- * body, `enduser.id` the account e-mail, `client.address` the IP address.
+ * An activity log entry (who did what, from where): the record's EventName is the action (no
+ * `event.name` attribute: the semantic conventions deprecated it for the field), the message is the
+ * body, `user.email` the account e-mail, `client.address` the IP address.
  */
 export const ACTIVITY_MAPPING: EntryMapping<ActivityEntry> = {
   head(entry, timeMs) {
@@ -176,8 +246,7 @@ export const ACTIVITY_MAPPING: EntryMapping<ActivityEntry> = {
     };
   },
   attributes(entry, out) {
-    out.add("event.name", entry.name);
-    set(out, "enduser.id", str(entry.accountEmail));
+    set(out, "user.email", str(entry.accountEmail));
     set(out, "client.address", str(entry.ipAddress));
     set(out, "user_agent.original", str(entry.userAgent));
     set(out, "sitehost.activity.source", str(entry.source));

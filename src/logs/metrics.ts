@@ -68,3 +68,30 @@ export function logMetrics(registry: Registry) {
 }
 
 export type LogMetrics = ReturnType<typeof logMetrics>;
+
+/** Counters without the site labels that dashboards and alerts read: 0 from the start, not absent until a first event. */
+const STREAM_COUNTERS = [
+  "shipped",
+  "deduplicated",
+  "exportFailures",
+  "rejected",
+  "gaps",
+  "malformed",
+  "future",
+  "late",
+  "checkpointErrors",
+  "startedFresh",
+  "cycleFailures",
+] as const satisfies ReadonlyArray<keyof LogMetrics>;
+
+/** Publish every per-stream counter of these streams at 0 (and the paging problems of each). */
+export function countersFromZero(
+  m: LogMetrics,
+  streams: readonly string[],
+  pagingProblems: readonly string[] = [],
+): void {
+  for (const stream of streams) {
+    for (const name of STREAM_COUNTERS) m[name].inc({ stream }, 0);
+    for (const problem of pagingProblems) m.pagingProblems.inc({ stream, problem }, 0);
+  }
+}

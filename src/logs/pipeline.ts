@@ -21,11 +21,11 @@ import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
 import { CheckpointFencedError, CheckpointStore } from "./journal.js";
-import { logMetrics } from "./metrics.js";
+import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
-import { StreamReporter, type Reporting } from "./reporting.js";
+import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -91,8 +91,10 @@ export class LogPipeline {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
     this.counts = new LogCounts(deps.store);
+    const metrics = logMetrics(deps.registry);
+    countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {
-      metrics: logMetrics(deps.registry),
+      metrics,
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,

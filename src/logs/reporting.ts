@@ -17,7 +17,7 @@ import type { PagingProblem } from "./read/types.js";
 import type { SiteIdentity, TailerEvents } from "./tailer.js";
 
 /** What each paging problem means for the stream, for the warning. */
-const PAGING_PROBLEMS: Record<PagingProblem, string> = {
+export const PAGING_PROBLEMS: Record<PagingProblem, string> = {
   no_continuation:
     "a full log page came without a scroll_id: the read is retried from the checkpoint (nothing skipped)",
   repeated_page: "a log scroll returned a page it had returned before (it loops): the read stopped there",

@@ -15,7 +15,8 @@ import {
 import type { SitehostApi } from "../api/types.js";
 import { parseDuration } from "../config/duration.js";
 import { fingerprinter } from "./entry.js";
-import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, SERVER_MAPPING, type EntryMapping } from "./mapper.js";
+import { knownHttpMethods } from "../config/otelEnv.js";
+import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, serverMapping, type EntryMapping } from "./mapper.js";
 import {
   AttributeObject,
   type AttributeWriter,
@@ -132,7 +133,8 @@ export function resolveStartFrom(startFrom: string, now: number): number {
 
 const MAPPINGS = {
   php: PHP_MAPPING,
-  server: SERVER_MAPPING,
+  // OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS replaces the known HTTP methods for the process's life.
+  server: serverMapping(knownHttpMethods()),
   activity: ACTIVITY_MAPPING,
 } as Record<LogStream, EntryMapping<StreamEntry>>;
 

@@ -11,9 +11,10 @@
  * entries later than the short window and widens it.
  *
  * A failed page request abandons the read: the next one starts again from the checkpoint and the
- * dedupe absorbs what is read twice. Reads that meet only entries without a usable time stop after
- * MAX_TIMELESS_PAGES pages (they give no place to stop at), so malformed data cannot cost a walk
- * through the whole retention.
+ * dedupe absorbs what is read twice. How the platform pages cannot keep a read going for ever (a
+ * scroll that loops, pages without one usable entry, the bounds of one read: read/decide.ts); a read
+ * that ships past the checkpoint without reaching it counts a gap (read/gap.ts), and its rate and
+ * window tell the scheduler when to read it next (pace.ts).
  */
 import type { LogStream } from "../api/schemas.js";
 import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";

@@ -19,6 +19,7 @@ import {
   type SettledRun,
   type SiteCollectedListener,
 } from "./runs.js";
+import { FailureLog } from "./failureLog.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
 
 /**
@@ -81,6 +82,8 @@ export class CollectorRunner {
   private readonly statuses = new Map<CollectorName, CollectorStatus>();
   private readonly metrics: CollectorSelfMetrics;
   private readonly log: Logger;
+  /** Failures said once per cause (src/scheduling/failureLog.ts). */
+  private readonly failures: FailureLog;
   private readonly abort = new AbortController();
   private readonly now: () => number;
 
@@ -89,6 +92,7 @@ export class CollectorRunner {
     this.siteConcurrency = deps.siteConcurrency;
     this.metrics = collectorSelfMetrics(deps.registry);
     this.log = deps.logger.child({ component: "collectors" });
+    this.failures = new FailureLog(this.log);
     this.now = deps.now ?? Date.now;
     for (const name of COLLECTOR_NAMES) {
       this.statuses.set(name, {
@@ -165,11 +169,12 @@ export class CollectorRunner {
     const started = this.now();
     const promise = this.dispatch(name)
       .catch((err: unknown): SettledRun => {
-        if (!this.abort.signal.aborted) this.log.error({ collector: name, err }, "collector run failed");
+        if (!this.abort.signal.aborted) this.failures.runFailed(name, err);
         return { result: "failure", error: err };
       })
       .then((outcome) => {
         const { result } = outcome;
+        if (result === "success") this.failures.succeeded(name);
         const seconds = (this.now() - started) / 1000;
         this.metrics.runs.inc({ collector: name, result });
         this.metrics.duration.set({ collector: name }, seconds);
@@ -208,6 +213,7 @@ export class CollectorRunner {
       api: sourcedApi(this.deps.api, name),
       metrics: this.metrics,
       log: this.log,
+      failures: this.failures,
       signal: this.abort.signal,
       now: this.now,
       siteConcurrency: this.siteConcurrency,

@@ -13,6 +13,7 @@ import type { Sample } from "../metrics/sample.js";
 import type { MetricStore } from "../metrics/store.js";
 import { forEachLimited } from "../util/pool.js";
 import { isNotFound, settleNotFound } from "./notFound.js";
+import type { FailureLog, SiteFailures } from "./failureLog.js";
 import type { CollectorSelfMetrics } from "./selfMetrics.js";
 
 /** What a run came to, with the error that failed it (of the run, or of its first site when every site failed). */
@@ -31,6 +32,8 @@ export interface RunContext {
   discovery: Pick<SiteDiscovery, "sites" | "has" | "confirmGone">;
   metrics: Pick<CollectorSelfMetrics, "siteErrors">;
   log: Logger;
+  /** Says failures once per cause. */
+  failures: Pick<FailureLog, "sitesFailed">;
   signal: AbortSignal;
   now: () => number;
   /** Sites of one run in flight at once. */
@@ -43,6 +46,7 @@ export async function runSiteCollector(collector: SiteCollector, ctx: RunContext
   const sites = [...discovery.sites];
   let failures = 0;
   let firstError: unknown;
+  const byReason = new Map<string, SiteFailures>();
   await forEachLimited(
     sites,
     ctx.siteConcurrency,
@@ -58,15 +62,16 @@ export async function runSiteCollector(collector: SiteCollector, ctx: RunContext
         if (isNotFound(err)) return settleNotFound(collector.name, site, ctx);
         failures += 1;
         firstError ??= err;
-        ctx.metrics.siteErrors.inc({ collector: collector.name, reason: errorReason(err) });
-        ctx.log.warn(
-          { collector: collector.name, site: site.name, siteId: site.id, err },
-          "site collection failed; keeping its last samples",
-        );
+        const reason = errorReason(err);
+        ctx.metrics.siteErrors.inc({ collector: collector.name, reason });
+        const seen = byReason.get(reason);
+        if (seen) seen.count += 1;
+        else byReason.set(reason, { count: 1, site: { id: site.id, name: site.name }, err });
       }
     },
     signal,
   );
+  if (byReason.size > 0 && !signal.aborted) ctx.failures.sitesFailed(collector.name, byReason, sites.length);
   if (collector.summary && !signal.aborted) {
     store.replaceGlobal(collector.name, collector.summary(discovery.sites, ctx.now()));
   }

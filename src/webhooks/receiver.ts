@@ -140,6 +140,8 @@ export class WebhookReceiver {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
     const errors = new ThrottledWarnings(this.log, 60_000, systemClock);
+    // What the webhook queue's shipping counts, at 0 from the start.
+    for (const c of [m.shipped, m.rejected, m.exportFailures]) c.inc({ stream }, 0);
     const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
     const delivery = new WebhookDelivery(
       queue,

@@ -1,5 +1,5 @@
 /**
- * A webhook event as an OpenTelemetry log record: `event.name` (and OTLP's event_name) is the event,
+ * A webhook event as an OpenTelemetry log record: its EventName (OTLP's event_name) is the event,
  * the site it names carries the same `sitehost.site.id` / `sitehost.site.name` attributes as every
  * other record, and the payload's other fields follow flattened under `sitehost.event.*`.
  *
@@ -25,7 +25,7 @@ export const MAX_JSON_DEPTH = 16;
 
 /** What flattening cut: nesting past the limits, text past MAX_STRING, fields past MAX_FIELDS. */
 export type Truncation = "depth" | "length" | "fields";
-/** `event.name` is cut to this (a name outside the label pattern may be long). */
+/** The event name is cut to this (a name outside the label pattern may be long). */
 const MAX_EVENT_NAME = 256;
 
 function cut(text: string, max = MAX_STRING): string {
@@ -157,7 +157,8 @@ export function buildRecord(
   const event = cut(payload.event, MAX_EVENT_NAME);
   const siteId = siteIdOf(payload);
   const siteName = siteId === undefined ? undefined : (siteNameOf(payload) ?? ctx.siteName(siteId));
-  const attributes: Attributes = { "event.name": event };
+  // The event is the record's EventName: no `event.name` attribute (deprecated for the field).
+  const attributes: Attributes = {};
   if (siteId !== undefined) attributes["sitehost.site.id"] = String(siteId);
   if (siteName !== undefined) attributes["sitehost.site.name"] = siteName;
   attributes["sitehost.log.stream"] = "webhook";

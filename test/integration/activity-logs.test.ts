@@ -106,9 +106,9 @@ describe.each(["account", "all"] as const)("the account's log listing %s entries
     const account = receiver.records.find((r) => bodyOf(r) === "during account 0");
     // The action is the record's EventName field (OTLP event_name).
     expect(account?.eventName).toBe("site.update");
+    expect(account?.attributes).not.toHaveProperty("event.name");
     expect(account?.attributes).toMatchObject({
-      "event.name": "site.update",
-      "enduser.id": "ops@agency.example",
+      "user.email": "ops@agency.example",
       "client.address": "198.51.100.7",
       "user_agent.original": "deploy-bot/2.1",
       "sitehost.activity.source": "api.v1",

@@ -1,7 +1,8 @@
 /**
  * Where and how log records are exported, from the standard OpenTelemetry variables:
  * OTEL_EXPORTER_OTLP_[LOGS_]{PROTOCOL, ENDPOINT, HEADERS, COMPRESSION, TIMEOUT, CERTIFICATE,
- * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one.
+ * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one. Their values were checked
+ * when the configuration was loaded (config/otelEnv.ts); INSECURE is read by the gRPC exporter itself.
  */
 import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
 

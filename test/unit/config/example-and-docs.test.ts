@@ -19,13 +19,37 @@ describe("config/example.yaml", () => {
     expect(r.success ? [] : r.error.issues).toEqual([]);
   });
 
-  it("loads through loadConfig (no environment)", async () => {
-    const c = await loadConfig({ configFile: examplePath, env: {} });
-    expect(c.api.clientId).toBe("my-client-id");
-    expect(c.sites.include?.tags).toEqual(["production"]);
+  it("loads through loadConfig, the client id from the environment as the README runs it", async () => {
+    const c = await loadConfig({
+      configFile: examplePath,
+      env: { SITEHOST_CLIENT_ID: "app-7f3e", SITEHOST_CLIENT_SECRET: "<CLIENT_SECRET>" },
+      requireCredentials: true,
+    });
+    expect(c.api.clientId).toBe("app-7f3e");
   });
 
-  it("shows every section, every site filter and every collector", () => {
+  it("runs safely as the README uses it: every site watched, every metric published", async () => {
+    const c = await loadConfig({ configFile: examplePath, env: {} });
+    expect(c.sites.include).toBeUndefined();
+    expect(c.sites.exclude).toEqual(ConfigSchema.parse({}).sites.exclude);
+    expect(c.sites.kinds).toEqual(ConfigSchema.parse({}).sites.kinds);
+    expect(c.metrics.exclude).toEqual([]);
+    expect(c.api.clientId).toBeUndefined();
+  });
+
+  it("shows every site filter as a commented example", () => {
+    const text = readFileSync(examplePath, "utf8");
+    for (const line of [
+      "# include:",
+      "#   tags: [production]",
+      "# exclude:",
+      '#   namePatterns: ["*-test"]',
+    ]) {
+      expect(text).toContain(line);
+    }
+  });
+
+  it("shows every section, every site setting and every collector", () => {
     expect(Object.keys(raw).sort()).toEqual([
       "api",
       "collectors",
@@ -35,7 +59,7 @@ describe("config/example.yaml", () => {
       "web",
       "webhooks",
     ]);
-    expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["exclude", "include", "kinds", "shard"]);
+    expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["kinds", "shard"]);
     expect(Object.keys(raw.collectors ?? {}).sort()).toEqual([...COLLECTOR_NAMES].sort());
     for (const name of COLLECTOR_NAMES) {
       expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort()).toEqual(["enabled", "schedule"]);
@@ -43,8 +67,10 @@ describe("config/example.yaml", () => {
     expect(raw.metrics?.exclude).toBeInstanceOf(Array);
   });
 
-  it("its metrics.exclude pattern names real metrics", () => {
-    const patterns = raw.metrics?.exclude as string[];
+  it("the metrics.exclude pattern its comment suggests names real metrics", () => {
+    const text = readFileSync(examplePath, "utf8");
+    const patterns = [...text.matchAll(/For example\s*\n?\s*#?\s*"([^"]+)"/g)].map((m) => m[1] as string);
+    expect(patterns).toEqual(["sitehost_site_audit_*"]);
     for (const pattern of patterns) {
       const re = new RegExp(
         `^${pattern
@@ -58,6 +84,19 @@ describe("config/example.yaml", () => {
       ).toBe(true);
     }
   });
+
+  it.each(["my-client-id", "<CLIENT_ID>", "your-client-id", "changeme", "${SITEHOST_CLIENT_ID}"])(
+    "a placeholder client id (%s) is refused, naming the key and the variable",
+    async (clientId) => {
+      const err = await loadConfig({
+        env: { SITEHOST_CLIENT_ID: clientId, SITEHOST_CLIENT_SECRET: "<CLIENT_SECRET>" },
+        requireCredentials: true,
+      }).catch((e: unknown) => e);
+      expect((err as { problems?: string[] }).problems).toEqual([
+        `api.clientId: ${JSON.stringify(clientId)} is a placeholder: set your API application's client id (SITEHOST_CLIENT_ID or api.clientId)`,
+      ]);
+    },
+  );
 
   it("contains no secret", () => {
     expect(raw.api?.clientSecret).toBeUndefined();

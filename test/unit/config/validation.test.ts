@@ -54,6 +54,39 @@ describe("cron field ranges", () => {
   });
 });
 
+describe("cron expressions that never run, and what is not one", () => {
+  it.each([
+    ["0 0 31 2 *", "day of month 31 does not occur in February"],
+    ["0 0 30,31 2 *", "day of month 30,31 does not occur in February"],
+    ["0 0 31 4,6,9,11 *", "day of month 31 does not occur in April, June, September, November"],
+    ["0 0 0 31 feb ?", "day of month 31 does not occur in February"],
+  ])("%j: says it never runs, and why", async (expr, why) => {
+    expect(await configProblems(schedule(expr))).toEqual([
+      `collectors.backups.schedule: ${JSON.stringify(expr)}: never runs: ${why}`,
+    ]);
+  });
+
+  it.each(["0 0 29 2 *", "0 0 31 1-3 *", "0 0 L 2 *"])(
+    "%j runs on some day, so it is accepted",
+    async (expr) => {
+      expect((await schedule(expr)).collectors.backups.schedule).toBe(expr);
+    },
+  );
+
+  it("something that is no cron expression says so, with the forms that are", async () => {
+    expect(await configProblems(schedule("every five minutes"))).toEqual([
+      'collectors.backups.schedule: "every five minutes" is not a cron expression such as "*/5 * * * *" (five fields, an optional leading seconds field, or one of @yearly, @annually, @monthly, @weekly, @daily, @midnight, @hourly)',
+    ]);
+  });
+
+  it.each(["@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"])(
+    "the nickname %s is accepted (and planned)",
+    async (expr) => {
+      expect((await schedule(expr)).collectors.backups.schedule).toBe(expr);
+    },
+  );
+});
+
 describe("durations that must be positive", () => {
   it.each(["api.timeout", "logs.pollInterval", "logs.shutdownTimeout", "logs.maxExportBackoff"])(
     "%s: 0 is rejected",

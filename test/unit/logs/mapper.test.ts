@@ -4,9 +4,16 @@
  * calling the code another way.
  */
 import { describe, expect, it } from "vitest";
-import type { PhpLogEntry, ServerLogEntry } from "../../../src/api/schemas.js";
+import type { ActivityEntry, PhpLogEntry, ServerLogEntry } from "../../../src/api/schemas.js";
 import { entryTimeMs, fingerprint } from "../../../src/logs/entry.js";
-import { counterKey, mapPhpEntry, mapServerEntry } from "../../../src/logs/mapper.js";
+import {
+  counterKey,
+  mapActivityEntry,
+  mapEntry,
+  mapPhpEntry,
+  mapServerEntry,
+  serverMapping,
+} from "../../../src/logs/mapper.js";
 
 const T = 1_700_000_000_000; // 2023-11-14T22:13:20Z
 
@@ -43,6 +50,7 @@ describe("web-server entry → log record", () => {
       "url.query": "a=1",
       "url.scheme": "https",
       "server.address": "shop.example.com",
+      "server.port": 443,
       "http.response.status_code": 200,
       "http.response.body.size": 5120,
       "client.address": "203.0.113.7",
@@ -56,6 +64,55 @@ describe("web-server entry → log record", () => {
     // Request headers are string arrays per the semantic conventions.
     expect(r.attributes["http.request.header.referer"]).toEqual(["https://example.com/"]);
     expect(r.attributes["http.request.header.x-forwarded-for"]).toEqual(["198.51.100.2"]);
+  });
+
+  it.each([
+    ["shop.example.com:8443", "https", "shop.example.com", 8443],
+    ["shop.example.com", "http", "shop.example.com", 80],
+    ["shop.example.com", "https", "shop.example.com", 443],
+    ["[2001:db8::1]:8080", "https", "2001:db8::1", 8080],
+    ["[2001:db8::1]", "https", "2001:db8::1", 443],
+    ["2001:db8::1", "http", "2001:db8::1", 80],
+    ["203.0.113.9:81", "http", "203.0.113.9", 81],
+  ])("Host %s (%s) → server.address %s and server.port %i", (host, scheme, address, port) => {
+    const r = mapServerEntry(server({ http_host: host, scheme }), T);
+    expect(r.attributes["server.address"]).toBe(address);
+    expect(r.attributes["server.port"]).toBe(port);
+  });
+
+  it("has no server.port when neither the Host header nor a known scheme gives one", () => {
+    const r = mapServerEntry(server({ http_host: "shop.example.com", scheme: null }), T);
+    expect(r.attributes["server.address"]).toBe("shop.example.com");
+    expect(r.attributes).not.toHaveProperty("server.port");
+  });
+
+  it.each(["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH", "QUERY"])(
+    "the known method %s is recorded as it is",
+    (method) => {
+      const r = mapServerEntry(server({ request_type: method }), T);
+      expect(r.attributes["http.request.method"]).toBe(method);
+      expect(r.attributes).not.toHaveProperty("http.request.method_original");
+    },
+  );
+
+  it.each(["PURGE", "get", "PROPFIND"])(
+    "the unknown method %s becomes _OTHER, the original kept",
+    (method) => {
+      const r = mapServerEntry(server({ request_type: method }), T);
+      expect(r.attributes["http.request.method"]).toBe("_OTHER");
+      expect(r.attributes["http.request.method_original"]).toBe(method);
+      // The body keeps the request line as logged.
+      expect(r.body).toBe(`${method} /shop/?a=1 HTTP/2.0`);
+    },
+  );
+
+  it("a list of known methods (OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS) replaces the default one", () => {
+    const mapping = serverMapping(new Set(["GET", "PURGE"]));
+    const purge = mapEntry(mapping, server({ request_type: "PURGE" }), T);
+    expect(purge.attributes["http.request.method"]).toBe("PURGE");
+    const post = mapEntry(mapping, server({ request_type: "POST" }), T);
+    expect(post.attributes["http.request.method"]).toBe("_OTHER");
+    expect(post.attributes["http.request.method_original"]).toBe("POST");
   });
 
   it("has no url.query without a '?' and leaves '-' values out", () => {
@@ -189,5 +246,36 @@ describe("fingerprint", () => {
     expect(a).toBe(b);
     expect(a).toMatch(/^[0-9a-f]{32}$/);
     expect(fingerprint({ status: 200, request_url: "/", timestamp: 2, nested: { x: 1, y: 2 } })).not.toBe(a);
+  });
+});
+
+describe("activity entry → log record", () => {
+  const entry: ActivityEntry = {
+    id: 9001,
+    name: "site.update",
+    message: "Site settings updated",
+    description: "PHP version changed to 8.3",
+    accountEmail: "ops@agency.example",
+    ipAddress: "198.51.100.7",
+    userAgent: "deploy-bot/2.1",
+    source: "api.v1",
+    timestamp: 1_700_000_000,
+  };
+
+  it("the action is the EventName field, the account e-mail user.email", () => {
+    const r = mapActivityEntry(entry, T);
+    expect(r.eventName).toBe("site.update");
+    expect(r.body).toBe("Site settings updated");
+    expect(r.attributes).toMatchObject({
+      "user.email": "ops@agency.example",
+      "client.address": "198.51.100.7",
+      "user_agent.original": "deploy-bot/2.1",
+      "sitehost.activity.source": "api.v1",
+      "sitehost.activity.description": "PHP version changed to 8.3",
+      "sitehost.activity.id": "9001",
+    });
+    // Deprecated by the semantic conventions: event.name for the EventName field, enduser.id for an e-mail.
+    expect(r.attributes).not.toHaveProperty("event.name");
+    expect(r.attributes).not.toHaveProperty("enduser.id");
   });
 });

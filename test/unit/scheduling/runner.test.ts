@@ -1,3 +1,4 @@
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/api/routes.js";
@@ -138,6 +139,32 @@ describe("CollectorRunner", () => {
     expect(
       await metric("sitehost_exporter_collector_runs_total", { collector: "domains", result: "partial" }),
     ).toBe(1);
+  });
+
+  it("a collector that stays down says so once per cause, not once per run or per site; then that it works again", async () => {
+    const lines: Array<{ level: number; msg: string; failedSites?: number; collector?: string }> = [];
+    const logger = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const fake = new FakeApi();
+    for (let i = 1; i <= 50; i++) fake.sites.push(makeSite(i));
+    const { runner } = collectionFor(ConfigSchema.parse({}), fake.api, { logger });
+    await runner.run("inventory");
+    const down = new ApiNetworkError(ROUTES.domains.template, "ECONNREFUSED");
+    for (let i = 1; i <= 50; i++) fake.fail.set(i, down);
+    // Five runs with every site failing for the same cause, and a sixth where half do.
+    for (let run = 0; run < 5; run++) expect((await runner.run("domains")).result).toBe("failure");
+    for (let i = 26; i <= 50; i++) fake.fail.delete(i);
+    expect((await runner.run("domains")).result).toBe("partial");
+    const said = lines.filter((l) => l.collector === "domains" && l.level >= 40);
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({
+      failedSites: 50,
+      msg: expect.stringContaining("site collection failed"),
+    });
+    fake.fail.clear();
+    expect((await runner.run("domains")).result).toBe("success");
+    expect(lines.filter((l) => l.collector === "domains" && l.msg === "collector works again")).toHaveLength(
+      1,
+    );
   });
 
   it("every site failing is a failure", async () => {

@@ -24,7 +24,7 @@ describe("accepted events", () => {
     const c = await s.counted();
     expect(c.events.other).toBe(1);
     expect(Object.keys(c.events).some((k) => k.includes("Hacked"))).toBe(false);
-    expect(s.queue?.records[0]?.attributes["event.name"]).toBe(odd);
+    expect(s.queue?.records[0]?.eventName).toBe(odd);
   });
 
   it("the record: severity, the site's inventory name, the flattened payload", async () => {

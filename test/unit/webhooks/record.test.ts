@@ -144,8 +144,9 @@ describe("the log record of an event", () => {
     expect(r.severityText).toBe("ERROR");
     expect(r.timeMs).toBe(ctx.receivedMs);
     expect(r.body).toBe("site_restore_failed: site shop-1 (id 42): database import failed");
+    // The event is the EventName field only: the deprecated event.name attribute is not written.
+    expect(r.attributes["event.name"]).toBeUndefined();
     expect(r.attributes).toMatchObject({
-      "event.name": "site_restore_failed",
       "sitehost.site.id": "42",
       "sitehost.site.name": "shop-1",
       "sitehost.log.stream": "webhook",
