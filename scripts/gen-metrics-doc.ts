@@ -18,6 +18,7 @@ import type { SitehostApi } from "../src/api/types.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { CheckpointLock } from "../src/ha/lock.js";
 import { publishShardInfo } from "../src/ha/shardLayout.js";
+import { CheckpointVolume } from "../src/ha/volume.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
@@ -132,9 +133,10 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
       ),
     },
     {
-      title: "Checkpoint lock and shard",
+      title: "Checkpoint directory, lock and shard",
       rows: await read((registry) => {
-        // The constructor only registers the metrics; nothing is written to the directory.
+        // The constructors only register the metrics; nothing is written to the directory.
+        new CheckpointVolume({ dir: "checkpoints", logger: pino({ level: "silent" }), registry }).close();
         void new CheckpointLock({
           dir: "checkpoints",
           timeoutMs: 60_000,

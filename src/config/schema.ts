@@ -114,11 +114,21 @@ const listenAddress = z.string().superRefine((value, ctx) => {
   }
 });
 
-/** `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp. */
+/**
+ * `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp in the past: a start in the
+ * future would ship nothing until then, and be written into every new checkpoint.
+ */
 const startFrom = z.string().superRefine((value, ctx) => {
   if (value === "now") return;
   if (value.startsWith("-") && parseDuration(value.slice(1)) !== undefined) return;
-  if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) return;
+  if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
+    if (Date.parse(value) <= Date.now()) return;
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is in the future (it is ${new Date().toISOString()} now): nothing would be shipped until then; use "now", a negative duration such as -15m, or a past timestamp`,
+    });
+    return;
+  }
   ctx.addIssue({
     code: "custom",
     message: `${JSON.stringify(value)} is not "now", a negative duration such as -15m, or a timestamp such as 2026-01-31T00:00:00Z`,

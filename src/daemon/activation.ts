@@ -1,11 +1,13 @@
 /**
  * Standing by or active. One writer per checkpoint directory: while another exporter holds the lock
  * (src/ha/lock.ts) this one stands by and runs nothing but its HTTP server; holding it (or with logs
- * off, where there is no lock) it is active. The first attempt at the lock fails the start when the
- * directory cannot be written; standing by does not.
+ * off, where there is no lock) it is active. A directory that cannot take writes now (full,
+ * read-only) does not fail the start: the exporter stands by, saying why, until it can take the lock.
+ * A lost lock stops the active exporter and stands by again.
  */
 import type { Logger } from "pino";
 import type { CheckpointLock } from "../ha/lock.js";
+import { CheckpointWriteError } from "../ha/volume.js";
 import type { Readiness } from "../scheduling/readiness.js";
 import type { Component } from "../util/components.js";
 import type { ActiveExporter } from "./active.js";
@@ -13,6 +15,8 @@ import type { ActiveExporter } from "./active.js";
 export interface ActivationOptions {
   lock: CheckpointLock | undefined;
   activate(): Promise<ActiveExporter>;
+  /** After the active exporter stopped because the lock was lost. */
+  stoodDown?(): void;
   /** Called when taking over the lock could not start the exporter. */
   onFailed(): void;
   logger: Logger;
@@ -32,17 +36,42 @@ export class Activation implements Component {
 
   async start(): Promise<void> {
     const { lock } = this.opts;
-    if (!lock || (await lock.tryAcquire())) {
+    const held = lock ? await lock.tryAcquire().catch(standByIfNotWritable) : true;
+    if (held) {
       this.active = await this.opts.activate();
       return;
     }
-    this.activating = lock.acquire(this.standby.signal).then(async (acquired) => {
-      if (acquired) this.active = await this.opts.activate();
-    });
-    this.activating.catch((err: unknown) => {
+    this.activating = this.watched(this.standBy());
+  }
+
+  /** The lock was lost: stop what it allowed, then stand by for it again. */
+  lost(): void {
+    const previous = this.activating;
+    this.activating = this.watched(
+      (async () => {
+        await previous.catch(() => undefined);
+        const was = this.active;
+        this.active = undefined;
+        await was?.stop();
+        this.opts.stoodDown?.();
+        await this.standBy();
+      })(),
+    );
+  }
+
+  /** Wait for the lock (until stopped), then start the active exporter. */
+  private async standBy(): Promise<void> {
+    const { lock } = this.opts;
+    if (!lock || this.standby.signal.aborted) return;
+    if (await lock.acquire(this.standby.signal)) this.active = await this.opts.activate();
+  }
+
+  private watched(work: Promise<void>): Promise<void> {
+    work.catch((err: unknown) => {
       this.opts.logger.error({ err }, "could not start after taking over the checkpoint lock");
       this.opts.onFailed();
     });
+    return work;
   }
 
   readiness(): Readiness {
@@ -60,4 +89,10 @@ export class Activation implements Component {
     await this.activating.catch(() => undefined);
     await this.active?.stop();
   }
+}
+
+/** A first attempt the volume refused: stand by (and keep trying) instead of failing the start. */
+function standByIfNotWritable(err: unknown): undefined {
+  if (!(err instanceof CheckpointWriteError)) throw err;
+  return undefined;
 }

@@ -8,7 +8,8 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { ApiClient } from "../api/client.js";
 import type { Config } from "../config/schema.js";
-import { publishShardInfo, reconcileShardLayout } from "../ha/shardLayout.js";
+import { publishShardInfo, reconcileShardLayout, withdrawShardInfo } from "../ha/shardLayout.js";
+import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { ExportHealth } from "../logs/otlp/exportHealth.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
@@ -31,6 +32,10 @@ export interface Core {
   webhooks?: WebhookReceiver;
   /** The OTLP endpoint's health, shared by the log streams and the webhook queue (not for `once`). */
   exportHealth?: ExportHealth;
+  /** With logs enabled: whether logs.checkpointDir takes writes (shipping pauses while it does not). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write under logs.checkpointDir now (it does not hold the lock). */
+  fence?: () => string | undefined;
 }
 
 export interface ActiveExporter {
@@ -52,9 +57,9 @@ function trafficHint(logs: LogPipeline): SiteCollectedListener {
 }
 
 export async function activate(config: Config, logger: Logger, core: Core): Promise<ActiveExporter> {
-  const { registry, api, store, webhooks, exportHealth } = core;
+  const { registry, api, store, webhooks, exportHealth, volume, fence } = core;
   const logs = config.logs.enabled
-    ? new LogPipeline({ config, api, registry, logger, store, exportHealth })
+    ? new LogPipeline({ config, api, registry, logger, store, exportHealth, volume, fence })
     : undefined;
   const { discovery, runner } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
@@ -105,7 +110,15 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
   await parts.start([
     logs && {
       name: "shard layout",
-      start: () => reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger),
+      // Not recorded on a full or read-only volume: done at the next start (moved sites are not tailed).
+      start: () =>
+        reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger).then(
+          () => undefined,
+          (err: unknown) => {
+            if (!(err instanceof CheckpointWriteError)) throw err;
+            volume?.report(err);
+          },
+        ),
     },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {
@@ -135,7 +148,11 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
       stop: () => webhooks.stop(),
     },
     { name: "collector schedules", start: () => scheduler.start(), stop: () => scheduler.stop() },
-    { name: "shard info", start: () => publishShardInfo(registry, config.sites.shard) },
+    {
+      name: "shard info",
+      start: () => publishShardInfo(registry, config.sites.shard),
+      stop: () => withdrawShardInfo(registry),
+    },
   ]);
   return {
     readiness: () => readiness.check(),

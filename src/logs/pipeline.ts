@@ -14,13 +14,14 @@ import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
+import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
 import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
-import { CheckpointStore } from "./journal.js";
+import { CheckpointFencedError, CheckpointStore } from "./journal.js";
 import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
@@ -46,6 +47,10 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
+  fence?: () => string | undefined;
   /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
   exportHealth?: ExportHealth;
 }
@@ -89,7 +94,6 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
-    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
     this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
@@ -102,6 +106,17 @@ export class LogPipeline {
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
     this.objectives = new SloObjectives(deps.store, deps.config.slos);
+    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
+      failures: deps.volume,
+      fence: deps.fence,
+      now: () => this.clock.now(),
+      floorRepaired: (file, wasMs, nowMs) =>
+        this.reporting.warnings.warn(
+          "floor in the future",
+          { file, floor: new Date(wasMs).toISOString(), now: new Date(nowMs).toISOString() },
+          "a log checkpoint started in the future (logs.startFrom was ahead of the clock); it starts now instead, so its stream ships again",
+        ),
+    });
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -136,7 +151,8 @@ export class LogPipeline {
       pollMs: this.pollMs,
       maxPollMs: this.maxPollMs,
       clock: this.clock,
-      paused: () => this.health.down,
+      // The collector is down, or checkpoints cannot be written: nothing would be shipped.
+      paused: () => this.health.down || (this.deps.volume?.paused ?? false),
       onOutcome: (key, outcome) => {
         if (outcome.kind === "found" || outcome.kind === "more") this.active.add(key);
         else if (outcome.kind === "empty") this.active.delete(key);
@@ -248,6 +264,8 @@ export class LogPipeline {
 
   private readFailed(key: string, err: unknown): void {
     if (this.phase.kind !== "running") return;
+    // Logged once per cause where they happen: the checkpoint directory's volume, the lock.
+    if (err instanceof CheckpointWriteError || err instanceof CheckpointFencedError) return;
     this.phase.streams.get(key)?.reporter.readFailed(key, err);
   }
 
@@ -265,7 +283,8 @@ export class LogPipeline {
     }
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
-    await clearSpool(this.spoolDir);
+    // A process that lost the lock leaves the directory to its new holder.
+    if (this.deps.fence?.() === undefined) await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");
   }
 }

@@ -160,6 +160,15 @@ export class MetricStore<N extends string = MetricName> {
     for (const siteId of [...this.siteCollectors.keys()]) if (!keep.has(siteId)) this.removeSite(siteId);
   }
 
+  /** Drop every series of every collector (the exporter stopped collecting: it stands by). */
+  clear(): void {
+    let changed = false;
+    for (const [collector, entries] of this.collectors) {
+      for (const scope of [...entries.keys()]) changed = this.drop(collector, scope) || changed;
+    }
+    if (changed) this.changed();
+  }
+
   /** Site ids that currently have samples (of any collector). */
   siteIds(): string[] {
     return [...this.siteCollectors.keys()];

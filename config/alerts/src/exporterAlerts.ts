@@ -103,6 +103,15 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       description: (c) =>
         `{{ $value | humanize }} OTLP exports of the {{ $labels.stream }} stream failed on {{ $labels.instance }} in the last 10 minutes, continuously for ${c.for}; log tailing is paused (backpressure).`,
     }),
+    alert({
+      alert: "SitehostExporterCheckpointWritesFailing",
+      severity: "warning",
+      for: "5m",
+      expr: (c) => `max by (job, instance) (sitehost_exporter_log_shipping_paused{${c.sel}}) == 1`,
+      summary: "sitehost-exporter cannot write its checkpoint directory; log shipping is paused.",
+      description: (c) =>
+        `Writes under logs.checkpointDir on {{ $labels.instance }} have failed for ${c.for} (no space left, a read-only or refused volume): no log stream is read or shipped and webhook events are answered 503. Nothing is lost yet; it resumes by itself once the volume takes writes.`,
+    }),
     alert<"reads">({
       alert: "SitehostExporterLogPagingBroken",
       severity: "warning",

@@ -46,6 +46,8 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_shard_info",
   "sitehost_exporter_checkpoint_lock_held",
   "sitehost_exporter_checkpoint_lock_holder_info",
+  "sitehost_exporter_checkpoint_write_errors_total",
+  "sitehost_exporter_log_shipping_paused",
   "sitehost_exporter_webhook_rejected_total",
   "sitehost_exporter_webhook_queued_records",
 ];
