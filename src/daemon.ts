@@ -102,18 +102,21 @@ export async function runDaemon({
     })());
   // Like a lost leader election, a lost lock ends the process; it comes back as a standby.
   const stopAndExit = (): void => void stop().finally(() => exit(1));
-  const lock = config.logs.enabled
-    ? new CheckpointLock({
-        dir: config.logs.checkpointDir,
-        timeoutMs: durationMs(config.logs.lockTimeout),
-        logger,
-        registry: core.registry,
-        onLost: stopAndExit,
-      })
-    : undefined;
+  // With logs off, the directory holds only the traffic counters (src/daemon/activation.ts).
+  const lock =
+    config.logs.enabled || config.collectors.traffic.enabled
+      ? new CheckpointLock({
+          dir: config.logs.checkpointDir,
+          timeoutMs: durationMs(config.logs.lockTimeout),
+          logger,
+          registry: core.registry,
+          onLost: stopAndExit,
+        })
+      : undefined;
   const activation = new Activation({
     lock,
-    activate: () => activate(config, logger, core),
+    standBy: config.logs.enabled,
+    activate: (holdsLock) => activate(config, logger, core, holdsLock),
     onFailed: stopAndExit,
     logger,
   });

@@ -43,6 +43,7 @@ interface PanelLike<T> extends cog.Builder<Panel> {
   thresholds(thresholds: cog.Builder<ThresholdsConfig>): T;
   mappings(mappings: ValueMapping[]): T;
   dataLinks(links: cog.Builder<DashboardLink>[]): T;
+  interval(interval: string): T;
 }
 
 export interface PanelOpts {
@@ -63,6 +64,11 @@ export interface PanelOpts {
   words?: Record<string, readonly [string, string?]>;
   /** A data link from each value to the site detail dashboard, where the panel exposes the site name. */
   siteLink?: "label" | "column";
+  /**
+   * The panel's minimum interval: `$__rate_interval` is at least this, for counters that move less
+   * often than every scrape (the traffic counters move when a site is polled).
+   */
+  minInterval?: string;
 }
 
 /** Fills in what every panel must have, then the options of `o` the panel kind takes. */
@@ -76,6 +82,7 @@ function build<T extends PanelLike<T>>(b: T, o: PanelOpts): T {
   if (o.max !== undefined) b.max(o.max);
   if (o.decimals !== undefined) b.decimals(o.decimals);
   if (o.thresholds) b.thresholds(o.thresholds);
+  if (o.minInterval) b.interval(o.minInterval);
   return b;
 }
 

@@ -1,8 +1,9 @@
 /**
- * Standing by or active. One writer per checkpoint directory: while another exporter holds the lock
- * (src/ha/lock.ts) this one stands by and runs nothing but its HTTP server; holding it (or with logs
- * off, where there is no lock) it is active. The first attempt at the lock fails the start when the
- * directory cannot be written; standing by does not.
+ * Standing by or active. One writer per checkpoint directory (src/ha/lock.ts). With logs on, while
+ * another exporter holds the lock this one stands by and runs nothing but its HTTP server; holding it,
+ * it is active; the first attempt at the lock fails the start when the directory cannot be written,
+ * standing by does not. With logs off the directory holds only the traffic counters: the exporter
+ * tries the lock once and is active either way, keeping the counters there only when it holds it.
  */
 import type { Logger } from "pino";
 import type { CheckpointLock } from "../ha/lock.js";
@@ -12,7 +13,10 @@ import type { ActiveExporter } from "./active.js";
 
 export interface ActivationOptions {
   lock: CheckpointLock | undefined;
-  activate(): Promise<ActiveExporter>;
+  /** Wait for the lock before anything runs (logs on), or run either way (logs off). */
+  standBy: boolean;
+  /** `holdsLock`: whether this exporter writes the checkpoint directory. */
+  activate(holdsLock: boolean): Promise<ActiveExporter>;
   /** Called when taking over the lock could not start the exporter. */
   onFailed(): void;
   logger: Logger;
@@ -32,17 +36,38 @@ export class Activation implements Component {
 
   async start(): Promise<void> {
     const { lock } = this.opts;
+    if (!this.opts.standBy) {
+      this.active = await this.opts.activate(lock !== undefined && (await this.tryOnce(lock)));
+      return;
+    }
     if (!lock || (await lock.tryAcquire())) {
-      this.active = await this.opts.activate();
+      this.active = await this.opts.activate(lock !== undefined);
       return;
     }
     this.activating = lock.acquire(this.standby.signal).then(async (acquired) => {
-      if (acquired) this.active = await this.opts.activate();
+      if (acquired) this.active = await this.opts.activate(true);
     });
     this.activating.catch((err: unknown) => {
       this.opts.logger.error({ err }, "could not start after taking over the checkpoint lock");
       this.opts.onFailed();
     });
+  }
+
+  /** One attempt at the lock, when not holding it is no reason to stand by. */
+  private async tryOnce(lock: CheckpointLock): Promise<boolean> {
+    try {
+      if (await lock.tryAcquire()) return true;
+      this.opts.logger.warn(
+        { holder: lock.holder },
+        "another exporter holds the checkpoint lock: traffic counters are not kept across restarts of this one",
+      );
+    } catch (err) {
+      this.opts.logger.warn(
+        { err },
+        "the checkpoint directory cannot be written: traffic counters are not kept across restarts",
+      );
+    }
+    return false;
   }
 
   readiness(): Readiness {
