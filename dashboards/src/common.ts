@@ -25,12 +25,6 @@ export { DS, sel } from "./variables.js";
 /** Seconds in a day (thresholds of ages and times left). */
 export const DAY = 86400;
 
-/**
- * The least window of rate() over the traffic counters: they move when a site is polled (busy live
- * sites every 5 minutes by default, the others up to every 15), so a shorter window would see steps.
- */
-export const TRAFFIC_MIN_INTERVAL = "15m";
-
 export interface QueryOpts {
   legend?: string;
   /** Instant query in table format (tables, bar gauges of "now"). */

@@ -1,17 +1,19 @@
 /** Fleet overview: every site of the account at a glance. */
 import { GraphDrawStyle } from "@grafana/grafana-foundation-sdk/common";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
+import { DAY, downThresholds, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
 import {
-  DAY,
-  downThresholds,
-  finalize,
-  q,
-  sel,
-  upThresholds,
-  sitehostDashboard,
-  TRAFFIC_MIN_INTERVAL,
-} from "./common.js";
-import { barGauge, problemCount, section, siteRanking, stat, table, timeSeries } from "./panels.js";
+  barGauge,
+  problemCount,
+  section,
+  siteRanking,
+  stat,
+  table,
+  timeSeries,
+  trafficRanking,
+  trafficRate,
+  trafficSeries,
+} from "./panels.js";
 
 export const FLEET_UID = "sitehost-fleet";
 
@@ -73,57 +75,52 @@ export function fleetDashboard(): Dashboard {
     }),
   ]);
 
-  const trafficRate = (metric: string, extra?: string) => `rate(${metric}${sel(extra)}[$__rate_interval])`;
   section(d, "Traffic", [
-    timeSeries({
+    trafficSeries({
       title: "Requests per second",
       description:
         "Requests per second across the fleet, served from the edge cache (cached=true) or not: the rate of sitehost_site_requests_total, every traffic period counted once, over at least 15 minutes (the counters move as sites are polled).",
       unit: "reqps",
       w: 8,
-      minInterval: TRAFFIC_MIN_INTERVAL,
       targets: [
-        q(`sum by (cached) (${trafficRate("sitehost_site_requests_total")})`, {
+        q(`sum by (cached) (${trafficRate("sitehost_site_requests_total", S)})`, {
           legend: "cached={{cached}}",
         }),
       ],
     }),
-    timeSeries({
+    trafficSeries({
       title: "Bandwidth",
       description:
         "Response bytes per second across the fleet, by cache status: the rate of sitehost_site_response_bytes_total over at least 15 minutes.",
       unit: "Bps",
       w: 8,
-      minInterval: TRAFFIC_MIN_INTERVAL,
       targets: [
-        q(`sum by (cached) (${trafficRate("sitehost_site_response_bytes_total")})`, {
+        q(`sum by (cached) (${trafficRate("sitehost_site_response_bytes_total", S)})`, {
           legend: "cached={{cached}}",
         }),
       ],
     }),
-    timeSeries({
+    trafficSeries({
       title: "Edge cache hit ratio",
       description: "Share of requests across the fleet that the edge cache served, over at least 15 minutes.",
       unit: "percentunit",
       w: 8,
-      minInterval: TRAFFIC_MIN_INTERVAL,
       targets: [
         q(
-          `sum(${trafficRate("sitehost_site_requests_total", 'cached="true"')}) / sum(${trafficRate("sitehost_site_requests_total")})`,
+          `sum(${trafficRate("sitehost_site_requests_total", sel('cached="true"'))}) / sum(${trafficRate("sitehost_site_requests_total", S)})`,
           { legend: "hit ratio" },
         ),
       ],
       min: 0,
       max: 1,
     }),
-    siteRanking({
+    trafficRanking({
       title: "Top sites by traffic",
       description:
         "The ten sites with the most requests per second (cached and uncached) over the last 15 minutes or more.",
       unit: "reqps",
-      minInterval: TRAFFIC_MIN_INTERVAL,
       targets: [
-        q(`topk(10, sum by (site) (${trafficRate("sitehost_site_requests_total")}))`, {
+        q(`topk(10, sum by (site) (${trafficRate("sitehost_site_requests_total", S)}))`, {
           legend: "{{site}}",
           instant: true,
         }),

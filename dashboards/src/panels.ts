@@ -160,3 +160,24 @@ export function section(d: DashboardBuilder, title: string, panels: cog.Builder<
   d.withRow(new RowBuilder(title));
   for (const p of panels) d.withPanel(p);
 }
+
+/**
+ * The least window of rate() over the traffic counters: they move when a site is polled (busy live
+ * sites every 5 minutes by default, the others up to every 15), so a shorter window would see steps.
+ */
+const TRAFFIC_MIN_INTERVAL = "15m";
+
+/** The rate of a traffic counter, over the panel's interval (at least TRAFFIC_MIN_INTERVAL). */
+export function trafficRate(metric: string, selector: string): string {
+  return `rate(${metric}${selector}[$__rate_interval])`;
+}
+
+/** A time series of traffic counters' rates. */
+export function trafficSeries(o: PanelOpts): TimeSeriesBuilder {
+  return timeSeries({ minInterval: TRAFFIC_MIN_INTERVAL, ...o });
+}
+
+/** A ranking of sites by a traffic counter's rate. */
+export function trafficRanking(o: PanelOpts): BarGaugeBuilder {
+  return siteRanking({ minInterval: TRAFFIC_MIN_INTERVAL, ...o });
+}
