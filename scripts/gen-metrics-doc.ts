@@ -24,6 +24,7 @@ import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
 import { discoveryMetrics } from "../src/discovery/metrics.js";
 import { BudgetPlanner } from "../src/scheduling/budgetPlanner.js";
+import { MeasuredRates } from "../src/scheduling/measuredRates.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
 import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 
@@ -118,6 +119,21 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
       rows: await read((r) => {
         collectorSelfMetrics(r);
         discoveryMetrics(r);
+      }),
+    },
+    {
+      title: "Request plan",
+      rows: await read((registry) => {
+        const logger = pino({ level: "silent" });
+        const settings = { budgetRequestsPerSecond: 20, shardCount: 1, logsMaxPollInterval: "5m" };
+        void new BudgetPlanner(
+          settings,
+          registry,
+          logger,
+          { setWeights: () => undefined },
+          { sources: () => [] },
+        );
+        void new MeasuredRates(registry, { granted: () => new Map(), sites: () => 0 });
       }),
     },
     {

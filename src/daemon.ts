@@ -108,21 +108,23 @@ export async function runDaemon({
     })());
   const stopAndExit = (): void => void stop().finally(() => exit(1));
   // A lost lock stops what it allowed at once (every checkpoint write checks it first), then the
-  // exporter stands by for it again.
-  const lock = config.logs.enabled
-    ? new CheckpointLock({
-        dir: config.logs.checkpointDir,
-        timeoutMs: durationMs(config.logs.lockTimeout),
-        logger,
-        registry: core.registry,
-        failures: core.volume,
-        onLost: () => activation.lost(),
-      })
-    : undefined;
-  if (lock) core.fence = () => lock.verify();
+  // exporter stands by for it again. With logs off, the directory holds only the traffic counters.
+  const lock =
+    config.logs.enabled || config.collectors.traffic.enabled
+      ? new CheckpointLock({
+          dir: config.logs.checkpointDir,
+          timeoutMs: durationMs(config.logs.lockTimeout),
+          logger,
+          registry: core.registry,
+          failures: core.volume,
+          onLost: () => activation.lost(),
+        })
+      : undefined;
+  if (lock && config.logs.enabled) core.fence = () => lock.verify();
   const activation = new Activation({
     lock,
-    activate: () => activate(config, logger, core),
+    standBy: config.logs.enabled,
+    activate: (holdsLock) => activate(config, logger, core, holdsLock),
     // What was collected goes with the collectors: a standby publishes no site series.
     stoodDown: () => core.store.clear(),
     onFailed: stopAndExit,

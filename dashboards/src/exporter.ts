@@ -215,6 +215,20 @@ export function exporterDashboard(): Dashboard {
         { id: "custom.stacking", value: { mode: "none", group: "A" } },
         { id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } },
       ]),
+    timeSeries({
+      title: "API requests per site-hour",
+      description:
+        "What each source of requests cost per selected site and hour over the last 30 minutes (measured), beside the plan per site-hour (dashed): at steady state they agree within a fifth. The budget divided by the total is how many site-hours an hour it allows.",
+      unit: "short",
+      targets: [
+        q(`sum by (source) (sitehost_exporter_api_requests_per_site_hour${S})`, { legend: "{{source}}" }),
+        q(
+          `sum by (source) (sitehost_exporter_api_planned_requests_per_second${S}) * 3600 / on () group_left () clamp_min(sum(sitehost_exporter_sites_discovered${S}), 1)`,
+          { legend: "{{source}} planned" },
+        ),
+      ],
+      min: 0,
+    }).overrideByRegexp(".* planned", [{ id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } }]),
   ]);
 
   exporterWorkSections(d);

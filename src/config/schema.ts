@@ -30,7 +30,7 @@ export { SITE_KINDS, type SiteKind } from "./siteKinds.js";
  */
 export const DEFAULT_SCHEDULES = {
   inventory: "*/5 * * * *", // site list and storage: new sites show up within 5 minutes
-  traffic: "0 * * * * *", // requests/bytes per second: a new period every minute
+  traffic: "30 */5 * * * *", // every period is counted from a later answer (an hour each); this sets freshness
   statistics: "17 */3 * * *", // page views are updated once a day; look a few times so a day's change shows early
   usage: "23 */6 * * *", // usage reports cover billing cycles: daily averages
   performance: "41 */6 * * *", // audits run rarely (on demand or daily)
@@ -150,9 +150,35 @@ const CollectorSchema = (name: CollectorName) =>
     schedule: cronString.default(DEFAULT_SCHEDULES[name]),
   });
 
-const collectorsShape = Object.fromEntries(
-  COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})]),
-) as { [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>> };
+/**
+ * The longest `collectors.traffic.maxInterval`: one traffic answer covers an hour; a site must be asked
+ * again while the periods since its last answer are still in it, with room for a settle delay and
+ * runs that are skipped or slow.
+ */
+export const TRAFFIC_MAX_INTERVAL_LIMIT = "45m";
+
+/** How long an idle, staging, sandbox or kit site may wait between traffic polls. */
+const trafficInterval = positiveDuration.superRefine((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms !== undefined && ms > (parseDuration(TRAFFIC_MAX_INTERVAL_LIMIT) as number)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is longer than ${TRAFFIC_MAX_INTERVAL_LIMIT}: one traffic answer covers an hour, and a site asked less often than that would lose periods`,
+    });
+  }
+});
+
+const collectorsShape = {
+  ...(Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})])) as {
+    [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>>;
+  }),
+  traffic: CollectorSchema("traffic")
+    .extend({
+      /** Adaptive polling's ceiling: idle sites (and staging, sandbox, kit) are asked at most this far apart. */
+      maxInterval: trafficInterval.default("15m"),
+    })
+    .prefault({}),
+};
 
 export const ConfigSchema = z.strictObject({
   api: z

@@ -1,9 +1,11 @@
 /**
- * Standing by or active. One writer per checkpoint directory: while another exporter holds the lock
- * (src/ha/lock.ts) this one stands by and runs nothing but its HTTP server; holding it (or with logs
- * off, where there is no lock) it is active. A directory that cannot take writes now (full,
- * read-only) does not fail the start: the exporter stands by, saying why, until it can take the lock.
- * A lost lock stops the active exporter and stands by again.
+ * Standing by or active. One writer per checkpoint directory (src/ha/lock.ts). With logs on, while
+ * another exporter holds the lock this one stands by and runs nothing but its HTTP server; holding it,
+ * it is active. A directory that cannot take writes now (full, read-only) does not fail the start:
+ * the exporter stands by, saying why, until it can take the lock. A lost lock stops the active
+ * exporter and stands by again. With logs off the directory holds only the traffic counters: the
+ * exporter tries the lock once and is active either way, keeping the counters there only when it
+ * holds it (a lost lock restarts it without them).
  */
 import type { Logger } from "pino";
 import type { CheckpointLock } from "../ha/lock.js";
@@ -14,7 +16,10 @@ import type { ActiveExporter } from "./active.js";
 
 export interface ActivationOptions {
   lock: CheckpointLock | undefined;
-  activate(): Promise<ActiveExporter>;
+  /** Wait for the lock before anything runs (logs on), or run either way (logs off). */
+  standBy: boolean;
+  /** `holdsLock`: whether this exporter writes the checkpoint directory. */
+  activate(holdsLock: boolean): Promise<ActiveExporter>;
   /** After the active exporter stopped because the lock was lost. */
   stoodDown?(): void;
   /** Called when taking over the lock could not start the exporter. */
@@ -36,15 +41,19 @@ export class Activation implements Component {
 
   async start(): Promise<void> {
     const { lock } = this.opts;
+    if (!this.opts.standBy) {
+      this.active = await this.opts.activate(lock !== undefined && (await this.tryOnce(lock)));
+      return;
+    }
     const held = lock ? await lock.tryAcquire().catch(standByIfNotWritable) : true;
     if (held) {
-      this.active = await this.opts.activate();
+      this.active = await this.opts.activate(lock !== undefined);
       return;
     }
     this.activating = this.watched(this.standBy());
   }
 
-  /** The lock was lost: stop what it allowed, then stand by for it again. */
+  /** The lock was lost: stop what it allowed, then stand by for it again (or, with logs off, run without it). */
   lost(): void {
     const previous = this.activating;
     this.activating = this.watched(
@@ -54,7 +63,8 @@ export class Activation implements Component {
         this.active = undefined;
         await was?.stop();
         this.opts.stoodDown?.();
-        await this.standBy();
+        if (this.opts.standBy) await this.standBy();
+        else if (!this.standby.signal.aborted) this.active = await this.opts.activate(false);
       })(),
     );
   }
@@ -63,7 +73,7 @@ export class Activation implements Component {
   private async standBy(): Promise<void> {
     const { lock } = this.opts;
     if (!lock || this.standby.signal.aborted) return;
-    if (await lock.acquire(this.standby.signal)) this.active = await this.opts.activate();
+    if (await lock.acquire(this.standby.signal)) this.active = await this.opts.activate(true);
   }
 
   private watched(work: Promise<void>): Promise<void> {
@@ -72,6 +82,23 @@ export class Activation implements Component {
       this.opts.onFailed();
     });
     return work;
+  }
+
+  /** One attempt at the lock, when not holding it is no reason to stand by. */
+  private async tryOnce(lock: CheckpointLock): Promise<boolean> {
+    try {
+      if (await lock.tryAcquire()) return true;
+      this.opts.logger.warn(
+        { holder: lock.holder },
+        "another exporter holds the checkpoint lock: traffic counters are not kept across restarts of this one",
+      );
+    } catch (err) {
+      this.opts.logger.warn(
+        { err },
+        "the checkpoint directory cannot be written: traffic counters are not kept across restarts",
+      );
+    }
+    return false;
   }
 
   readiness(): Readiness {

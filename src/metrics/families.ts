@@ -178,11 +178,27 @@ export const METRIC_FAMILIES = [
     "performanceReport",
   ),
   f(
+    "sitehost_site_requests_total",
+    "traffic",
+    "counter",
+    ["cached"],
+    "Requests the site served, by cache status: every complete traffic period counted once, two minutes after it ended, kept across restarts in the checkpoint directory.",
+    "trafficMetrics",
+  ),
+  f(
+    "sitehost_site_response_bytes_total",
+    "traffic",
+    "counter",
+    ["cached"],
+    "Response bytes the site sent, by cache status: every complete traffic period counted once, two minutes after it ended, kept across restarts in the checkpoint directory.",
+    "trafficMetrics",
+  ),
+  f(
     "sitehost_site_requests_per_second",
     "traffic",
     "gauge",
     ["cached"],
-    "Requests per second in the latest complete period, by cache status.",
+    "Requests per second in the latest complete period of the site's last traffic answer, by cache status.",
     "trafficMetrics",
   ),
   f(
@@ -190,7 +206,7 @@ export const METRIC_FAMILIES = [
     "traffic",
     "gauge",
     ["cached"],
-    "Response bytes per second in the latest complete period, by cache status.",
+    "Response bytes per second in the latest complete period of the site's last traffic answer, by cache status.",
     "trafficMetrics",
   ),
   f(
@@ -329,6 +345,15 @@ export const METRIC_FAMILIES = [
     [],
     "1 when the site's newest finished git deploy succeeded (deployed), 0 when it failed.",
     "gitHistory",
+  ),
+  f(
+    "sitehost_exporter_traffic_periods_missed_total",
+    "traffic",
+    "counter",
+    [],
+    "Traffic periods that left the window one answer covers (an hour) before a poll could count them: the gap between two answers about a site was longer than the window (an outage, a stopped exporter).",
+    "trafficMetrics",
+    false,
   ),
   f(
     "sitehost_exporter_git_sites_not_enrolled",

@@ -10,10 +10,12 @@ export interface LandingInfo {
   }>;
   /** The API request plan against the budget. */
   plan?: {
-    sources: Array<{ source: string; requestsPerSecond: number }>;
+    sources: Array<{ source: string; requestsPerSecond: number; measuredRequestsPerSecond?: number }>;
     total: number;
     budget: number;
     fits: boolean;
+    /** Selected sites, for the cost per site-hour. */
+    sites?: number;
   };
 }
 
@@ -29,17 +31,23 @@ function esc(text: string): string {
 }
 
 function renderPlan(plan: NonNullable<LandingInfo["plan"]>): string {
+  const sites = Math.max(1, plan.sites ?? 0);
+  const siteHour = (perSecond: number | undefined) =>
+    perSecond === undefined ? "" : ((perSecond * 3600) / sites).toFixed(1);
   const rows = plan.sources
-    .map((s) => `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(2)}</td></tr>`)
+    .map(
+      (s) =>
+        `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(2)}</td><td>${siteHour(s.requestsPerSecond)}</td><td>${siteHour(s.measuredRequestsPerSecond)}</td></tr>`,
+    )
     .join("\n");
   const verdict = plan.fits
     ? `<p>Planned ${plan.total.toFixed(1)} requests/s of a budget of ${plan.budget} (api.maxRequestsPerSecond).</p>`
     : `<p class="warn"><strong>Over budget:</strong> the schedules and log streams plan ${plan.total.toFixed(1)} requests/s, ` +
       `the budget (api.maxRequestsPerSecond) is ${plan.budget}. Collector runs stretch and are skipped, and logs are read late. ` +
-      `Raise the budget, slow the schedules down, split the sites with sites.shard, or lengthen logs.maxPollInterval.</p>`;
+      `Poll traffic less often (collectors.traffic.schedule, collectors.traffic.maxInterval), raise the budget, slow the other schedules down, split the sites with sites.shard, or lengthen logs.maxPollInterval.</p>`;
   return `<h2>API request budget</h2>
 ${verdict}
-<table><thead><tr><th>source</th><th>planned requests/s</th></tr></thead>
+<table><thead><tr><th>source</th><th>planned requests/s</th><th>planned per site-hour</th><th>measured per site-hour (last 30 minutes)</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>`;

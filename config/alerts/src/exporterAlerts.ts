@@ -131,17 +131,17 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       severity: "warning",
       for: "15m",
       comment:
-        "Only web-server logs of sites that serve traffic: a quiet stream has no new records and a growing lag by nature.",
+        "Only web-server logs of sites that serve traffic: a quiet stream has no new records and a growing lag by nature. Traffic is the rate of the request counter over 30 minutes: the counters move when a site is polled (busy live sites every 5 minutes, others up to every 15).",
       params: { seconds: 1800, minRequestsPerSecond: 0.1 },
       paramDocs: {
         seconds: "Age of the newest shipped record.",
-        minRequestsPerSecond: "Sites with less traffic are left out.",
+        minRequestsPerSecond: "Sites with less traffic over the last 30 minutes are left out.",
       },
       expr: (
         c,
       ) => `max by (job, instance, site_id, site, stream) (sitehost_exporter_log_lag_seconds{${c.sel}, stream="server"}) > ${c.p.seconds}
 and on (job, instance, site_id)
-sum by (job, instance, site_id) (sitehost_site_requests_per_second{${c.sel}}) > ${c.p.minRequestsPerSecond}`,
+sum by (job, instance, site_id) (rate(sitehost_site_requests_total{${c.sel}}[30m])) > ${c.p.minRequestsPerSecond}`,
       summary: "Web-server logs of a busy site are shipped late.",
       description: () =>
         "The newest shipped {{ $labels.stream }} log record of {{ $labels.site }} is {{ $value | humanizeDuration }} old although the site serves traffic.",

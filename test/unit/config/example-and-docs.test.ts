@@ -61,8 +61,12 @@ describe("config/example.yaml", () => {
     ]);
     expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["kinds", "shard"]);
     expect(Object.keys(raw.collectors ?? {}).sort()).toEqual([...COLLECTOR_NAMES].sort());
+    // Each collector with every key it has.
+    const defaults = ConfigSchema.parse({}).collectors;
     for (const name of COLLECTOR_NAMES) {
-      expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort()).toEqual(["enabled", "schedule"]);
+      expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort(), name).toEqual(
+        Object.keys(defaults[name]).sort(),
+      );
     }
     expect(raw.metrics?.exclude).toBeInstanceOf(Array);
   });
@@ -202,12 +206,16 @@ describe("docs/configuration.md", () => {
       const row = rows.find((cells) => code(cells[0]) === name && code(cells[1]) !== undefined);
       expect(code(row?.[1]), name).toBe(at(`collectors.${name}.schedule`));
     }
-    // Every scalar default outside `collectors` (documented per collector above) was found and compared.
+    // Every scalar default (a collector's enabled and schedule are documented per collector above; its
+    // own settings, like collectors.traffic.maxInterval, in a table of keys) was found and compared.
     const scalars: string[] = [];
     const walk = (node: unknown, path: string[]) => {
       if (node !== null && typeof node === "object" && !Array.isArray(node)) {
         for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
-      } else if (["string", "number", "boolean"].includes(typeof node) && path[0] !== "collectors") {
+      } else if (
+        ["string", "number", "boolean"].includes(typeof node) &&
+        !(path[0] === "collectors" && ["enabled", "schedule"].includes(path[2] ?? ""))
+      ) {
         scalars.push(path.join("."));
       }
     };
