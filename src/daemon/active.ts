@@ -22,7 +22,12 @@ import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
-import { collectorSources, firstRunWithinSeconds, type PlannedSource } from "../scheduling/plan.js";
+import {
+  collectorSources,
+  firstRunWithinSeconds,
+  schedulePeriodMs,
+  type PlannedSource,
+} from "../scheduling/plan.js";
 import { MeasuredRates } from "../scheduling/measuredRates.js";
 import { ReadinessPolicy, type Readiness } from "../scheduling/readiness.js";
 import type { SiteCollectedListener } from "../scheduling/runs.js";
@@ -123,6 +128,7 @@ export async function activate(
   const measured = new MeasuredRates(registry, {
     granted: () => api.budget.grantedBySource(),
     sites: () => discovery.sites.length,
+    periodMs: (source) => schedulePeriodMs(config.collectors, source),
   });
   const planner = new BudgetPlanner(
     {

@@ -1,7 +1,9 @@
 /**
  * What each source of requests actually costs: the places it took in the request budget over the last
  * half hour (long enough to hold several runs of every frequent schedule and of the slow traffic
- * polls), per second and per site-hour, beside the plan. Published as
+ * polls), or over one period of a slower schedule (an hourly collector's run is in every hour-long
+ * window once, but in a half hour only every other time), up to six hours; per second and per
+ * site-hour, beside the plan. Published as
  * `sitehost_exporter_api_requests_per_site_hour{source}`; the landing page and the budget warning use
  * it too, so a user can tell how many more sites fit in the budget.
  */
@@ -9,8 +11,10 @@ import type { Gauge, Registry } from "prom-client";
 import type { BudgetSource } from "../api/budget.js";
 import { gauge } from "../metrics/selfMetric.js";
 
-/** Rates are measured over this long (or since the start, when shorter). */
+/** Rates are measured over this long at least (or since the start, when shorter). */
 export const MEASURE_WINDOW_MS = 30 * 60_000;
+/** The longest window: a source whose schedule runs less often is measured over six hours. */
+export const MAX_MEASURE_WINDOW_MS = 6 * 3_600_000;
 /** How often the counts are sampled. */
 const SAMPLE_EVERY_MS = 60_000;
 
@@ -24,6 +28,8 @@ export interface MeasuredRatesInputs {
   granted(): ReadonlyMap<BudgetSource, number>;
   /** The selected sites now. */
   sites(): number;
+  /** How long one period of the source's schedule is, ms (none: it has no schedule). */
+  periodMs?(source: BudgetSource): number | undefined;
   now?: () => number;
 }
 
@@ -40,7 +46,7 @@ export class MeasuredRates {
     this.now = inputs.now ?? Date.now;
     this.perSiteHour = gauge(registry, {
       name: "sitehost_exporter_api_requests_per_site_hour",
-      help: "API requests made per selected site and hour over the last 30 minutes, by source (a collector, logs, webhooks, auth), retries included: the measured cost beside sitehost_exporter_api_planned_requests_per_second.",
+      help: "API requests made per selected site and hour over the last 30 minutes (a collector that runs less often: over one period of its schedule, up to 6 hours), by source (a collector, logs, webhooks, auth), retries included: the measured cost beside sitehost_exporter_api_planned_requests_per_second.",
       labelNames: ["source"],
     });
   }
@@ -59,7 +65,11 @@ export class MeasuredRates {
   sample(): void {
     const at = this.now();
     this.snapshots.push({ at, granted: new Map(this.inputs.granted()) });
-    while (this.snapshots.length > 2 && at - (this.snapshots[1] as Snapshot).at >= MEASURE_WINDOW_MS) {
+    const longest = Math.max(
+      MEASURE_WINDOW_MS,
+      ...[...this.inputs.granted().keys()].map((s) => this.windowMs(s)),
+    );
+    while (this.snapshots.length > 2 && at - (this.snapshots[1] as Snapshot).at >= longest) {
       this.snapshots.shift();
     }
     const sites = Math.max(1, this.inputs.sites());
@@ -69,16 +79,31 @@ export class MeasuredRates {
     }
   }
 
-  /** Requests per second by source over the window sampled so far (empty before two samples). */
+  /** Requests per second by source, each over its window as sampled so far (empty before two samples). */
   perSecond(): Map<BudgetSource, number> {
     const rates = new Map<BudgetSource, number>();
-    const first = this.snapshots[0];
     const last = this.snapshots[this.snapshots.length - 1];
-    if (!first || !last || last.at <= first.at) return rates;
-    const seconds = (last.at - first.at) / 1000;
+    if (!last) return rates;
     for (const [source, count] of last.granted) {
-      rates.set(source, (count - (first.granted.get(source) ?? 0)) / seconds);
+      const first = this.windowStart(last.at - this.windowMs(source));
+      if (!first || last.at <= first.at) continue;
+      rates.set(source, (count - (first.granted.get(source) ?? 0)) / ((last.at - first.at) / 1000));
     }
     return rates;
+  }
+
+  private windowMs(source: BudgetSource): number {
+    const period = this.inputs.periodMs?.(source) ?? 0;
+    return Math.min(MAX_MEASURE_WINDOW_MS, Math.max(MEASURE_WINDOW_MS, period));
+  }
+
+  /** The newest snapshot taken by `from`, or the oldest one kept when none was. */
+  private windowStart(from: number): Snapshot | undefined {
+    let start = this.snapshots[0];
+    for (const s of this.snapshots) {
+      if (s.at > from) break;
+      start = s;
+    }
+    return start;
   }
 }

@@ -19,6 +19,16 @@ export function runsPerSecond(schedule: string): number {
   return (perDay * dayShare * (f.month.length / 12)) / 86_400;
 }
 
+/** How long one period of a collector's schedule is on average, ms; undefined for a source without one. */
+export function schedulePeriodMs(
+  collectors: Readonly<Record<CollectorName, { schedule: string }>>,
+  source: BudgetSource,
+): number | undefined {
+  const schedule = (collectors as Readonly<Record<string, { schedule: string } | undefined>>)[source]
+    ?.schedule;
+  return schedule === undefined ? undefined : 1000 / runsPerSecond(schedule);
+}
+
 /**
  * How soon a collector's first run should be done: 90 s, or a twelfth of its period for collectors
  * that run hourly or less often (5 minutes for an hourly one), which leave the budget to the

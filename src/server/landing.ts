@@ -47,7 +47,7 @@ function renderPlan(plan: NonNullable<LandingInfo["plan"]>): string {
       `Poll traffic less often (collectors.traffic.schedule, collectors.traffic.maxInterval), raise the budget, slow the other schedules down, split the sites with sites.shard, or lengthen logs.maxPollInterval.</p>`;
   return `<h2>API request budget</h2>
 ${verdict}
-<table><thead><tr><th>source</th><th>planned requests/s</th><th>planned per site-hour</th><th>measured per site-hour (last 30 minutes)</th></tr></thead>
+<table><thead><tr><th>source</th><th>planned requests/s</th><th>planned per site-hour</th><th>measured per site-hour (last 30 minutes; a slower schedule: one period of it)</th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table>`;

@@ -240,6 +240,40 @@ describe("measured rates", () => {
     expect(text).toContain('sitehost_exporter_api_requests_per_site_hour{source="traffic"} 36');
     expect(text).toContain('sitehost_exporter_api_requests_per_site_hour{source="logs"} 18');
   });
+
+  it("measure a collector that runs less often than every half hour over one period of its schedule", async () => {
+    const { MeasuredRates } = await import("../../../src/scheduling/measuredRates.js");
+    const { schedulePeriodMs } = await import("../../../src/scheduling/plan.js");
+    const schedules = { backups: { schedule: "7 * * * *" }, statistics: { schedule: "17 */3 * * *" } };
+    let now = Date.UTC(2026, 10, 24, 0, 0, 30);
+    const granted = new Map<BudgetSource, number>([
+      ["backups", 0],
+      ["statistics", 0],
+    ]);
+    const rates = new MeasuredRates(new Registry(), {
+      granted: () => granted,
+      sites: () => 100,
+      periodMs: (source) => schedulePeriodMs(schedules as never, source),
+      now: () => now,
+    });
+    // Five hours, one sample a minute; each run asks once per site at its minute (300 requests for
+    // backups' three per site).
+    const perHour: number[] = [];
+    for (let minute = 0; minute < 300; minute++) {
+      now += 60_000;
+      const m = new Date(now).getUTCMinutes();
+      if (m === 7) granted.set("backups", (granted.get("backups") ?? 0) + 300);
+      if (m === 17 && new Date(now).getUTCHours() % 3 === 0)
+        granted.set("statistics", (granted.get("statistics") ?? 0) + 100);
+      rates.sample();
+      if (minute >= 120) perHour.push(((rates.perSecond().get("backups") ?? 0) * 3600) / 100);
+    }
+    // Planned: 3 per site-hour. A half-hour window would say 6 or 0 by turns; an hour's says 3.
+    expect(Math.min(...perHour)).toBeCloseTo(3, 9);
+    expect(Math.max(...perHour)).toBeCloseTo(3, 9);
+    // Every three hours, one request per site: a third per site-hour, over the last three hours.
+    expect(((rates.perSecond().get("statistics") ?? 0) * 3600) / 100).toBeCloseTo(1 / 3, 9);
+  });
 });
 
 describe("webhook refreshes in the plan", () => {
