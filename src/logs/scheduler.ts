@@ -47,12 +47,20 @@ export interface LogPolling {
   readsPerSecond: number;
 }
 
+/** Each wait is shortened to a random share of its interval from this much, so reads spread out. */
+const SPREAD_FROM = 0.9;
+const MEAN_SPREAD = (1 + SPREAD_FROM) / 2;
+/** How much the latest read moves a stream's overhead (an exponentially weighted average). */
+const OVERHEAD_WEIGHT = 0.3;
+
 interface Slot {
   stream: ScheduledStream;
   dueAt: number;
   intervalMs: number;
   /** A hint may bring the stream forward (none did since a read of it last found entries). */
   hintable: boolean;
+  /** How long after their due time the stream's reads end lately (waiting for a worker, reading), ms. */
+  overheadMs: number;
   failures: number;
   reading: Promise<void> | undefined;
   removed: boolean;
@@ -149,6 +157,7 @@ export class LogScheduler {
       dueAt,
       intervalMs: this.opts.pollMs,
       hintable: true,
+      overheadMs: 0,
       failures: 0,
       reading: undefined,
       removed: false,
@@ -181,13 +190,17 @@ export class LogScheduler {
     this.reschedule(slot, Math.min(slot.dueAt, slot.dueAt - slot.intervalMs + this.opts.pollMs));
   }
 
-  /** How the streams are polled now (for the request plan). */
+  /**
+   * How the streams are polled now (for the request plan): each stream once per its interval, as
+   * spread, plus the time its reads lately ended after they were due (on a busy machine or with a
+   * slow API, that is what spaces the reads as much as the interval).
+   */
   polling(): LogPolling {
     let atPollInterval = 0;
     let readsPerSecond = 0;
     for (const slot of this.slots.values()) {
       if (slot.intervalMs <= this.opts.pollMs) atPollInterval += 1;
-      readsPerSecond += 1000 / Math.max(slot.intervalMs, 1);
+      readsPerSecond += 1000 / Math.max(slot.intervalMs * MEAN_SPREAD + slot.overheadMs, 1);
     }
     return { streams: this.slots.size, atPollInterval, readsPerSecond };
   }
@@ -238,8 +251,9 @@ export class LogScheduler {
     if (slot.removed || this.stopped) return;
     const now = this.opts.clock.now();
     const { pollMs, maxPollMs } = this.opts;
-    const spread = () => 0.9 + 0.1 * this.random();
+    const spread = () => SPREAD_FROM + (1 - SPREAD_FROM) * this.random();
     slot.version += 1;
+    slot.overheadMs += OVERHEAD_WEIGHT * (Math.max(0, now - slot.dueAt) - slot.overheadMs);
     if (!outcome) {
       this.opts.onError?.(slot.stream.key, err);
       slot.failures += 1;

@@ -31,6 +31,11 @@ const DEADLINE_HEADROOM = 1.25;
 
 /** While start-up work remains, the weights are refreshed this often. */
 const STARTUP_REFRESH_MS = 5_000;
+/**
+ * The plan is made again this often, besides after each discovery: how the log streams and the
+ * traffic polls are spaced follows what the sites do, and the plan follows them.
+ */
+const PLAN_REFRESH_MS = 60_000;
 
 export interface PlannerSettings {
   /** `api.maxRequestsPerSecond`. */
@@ -56,6 +61,7 @@ export class BudgetPlanner {
   private warnedTotal: number | undefined;
   private readonly log: Logger;
   private startupTimer: NodeJS.Timeout | undefined;
+  private planTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly settings: PlannerSettings,
@@ -78,19 +84,28 @@ export class BudgetPlanner {
   }
 
   /**
-   * Plan now, then refresh the weights every few seconds while start-up work remains or `starting()`
-   * says more may come (before a first discovery, the sites and their streams are not known yet).
+   * Plan now and every minute; refresh the weights every few seconds while start-up work remains or
+   * `starting()` says more may come (before a first discovery, the sites and their streams are not
+   * known yet).
    */
   start(starting: () => boolean = () => false): void {
     this.update();
     this.startupTimer = setInterval(() => {
       const pending = this.refreshWeights();
-      if (!pending && !starting()) this.stop();
+      if (!pending && !starting()) this.stopStartup();
     }, STARTUP_REFRESH_MS);
     this.startupTimer.unref();
+    this.planTimer = setInterval(() => this.update(), PLAN_REFRESH_MS);
+    this.planTimer.unref();
   }
 
   stop(): void {
+    this.stopStartup();
+    clearInterval(this.planTimer);
+    this.planTimer = undefined;
+  }
+
+  private stopStartup(): void {
     clearInterval(this.startupTimer);
     this.startupTimer = undefined;
   }

@@ -164,14 +164,41 @@ describe("adaptive polling", () => {
     const idle = stream("2/server", () => ({ kind: "empty" }));
     s.add(busy);
     s.add(idle);
-    await vi.advanceTimersByTimeAsync(2 * MIN);
+    await vi.advanceTimersByTimeAsync(3 * MIN);
     const gaps = busy.starts.slice(1).map((t, i) => t - (busy.starts[i] as number));
     // 4 s (one page of 36 × 5 + 1 entries), shortened by the spread of a tenth (here half of it).
     expect(gaps.every((g) => g >= 3.7 * S && g <= 3.9 * S)).toBe(true);
     const plan = s.polling();
     expect(plan.streams).toBe(2);
     expect(plan.atPollInterval).toBe(1);
-    expect(plan.readsPerSecond).toBeCloseTo(1 / 4 + 1 / 80, 5);
+    // The plan: the busy stream's reads as they came, and the idle one at its next wait (twice its
+    // last gap: it found nothing again), shortened by the spread.
+    const busyGap = gaps.reduce((a, b) => a + b, 0) / gaps.length;
+    const idleGap = (idle.starts.at(-1) as number) - (idle.starts.at(-2) as number);
+    const idlePlanned = plan.readsPerSecond - S / busyGap;
+    expect(idlePlanned).toBeGreaterThan(S / (2 * idleGap));
+    expect(idlePlanned).toBeLessThan(S / (1.8 * idleGap));
+    await s.stop();
+  });
+
+  it("the plan counts the time reads take: a stream whose reads last 3 s is read every 7.75 s, not 5", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = new LogScheduler({
+      workers: 2,
+      pollMs: 5 * S,
+      maxPollMs: 5 * MIN,
+      clock,
+      random: () => 0.5,
+      paused: () => false,
+    });
+    const slow = stream("1/server", () => ({ kind: "found", shipped: 10 }), 3 * S);
+    s.add(slow);
+    await vi.advanceTimersByTimeAsync(2 * MIN);
+    const gaps = slow.starts.slice(1).map((t, i) => t - (slow.starts[i] as number));
+    const observed = (S * gaps.length) / gaps.reduce((a, b) => a + b, 0);
+    expect(observed).toBeCloseTo(1 / 7.75, 3);
+    expect(s.polling().readsPerSecond / observed).toBeGreaterThan(0.95);
+    expect(s.polling().readsPerSecond / observed).toBeLessThan(1.05);
     await s.stop();
   });
 

@@ -1,0 +1,81 @@
+/**
+ * The request plan against what the exporter measures: with logs on, mostly empty streams, one busy
+ * web-server log and every site serving traffic (so the traffic hint fires at every traffic run),
+ * the planned requests of the log streams and of the traffic polls agree with the measured
+ * sitehost_exporter_api_requests_per_site_hour within a fifth, and with the requests the simulator
+ * counted. The schedules are seconds long so that a steady state comes within a minute.
+ */
+import { afterEach, expect, it } from "vitest";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
+import { metricValue, scrape, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
+
+let sim: RunningSimulator | undefined;
+let daemon: DaemonProcess | undefined;
+afterEach(async () => {
+  await daemon?.stop();
+  await sim?.close();
+});
+
+const SITES = 8;
+const OFF = ["statistics", "usage", "performance", "security", "domains", "backups", "certificates", "git"];
+
+/** Requests the simulator answered on these routes so far. */
+function counted(s: RunningSimulator, match: RegExp): number {
+  return Object.entries(s.control.stats().requests)
+    .filter(([key]) => match.test(key))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+it("plans what the log streams and the traffic polls measure, within a fifth", async () => {
+  sim = await startSimulator({ sites: SITES, seed: 23, logRatePerSite: 0 });
+  const busy = sim.control.sites()[0]?.site.id as number;
+  // One site's web-server log is busy: 4 entries a second, read at every poll interval.
+  sim.control.setFaults({ webFaults: [{ siteId: busy, rate: 4 }] });
+  daemon = await startDaemonProcess({
+    sim,
+    config: {
+      logs: { pollInterval: "1s", maxPollInterval: "4s" },
+      collectors: {
+        ...Object.fromEntries(OFF.map((c) => [c, { enabled: false }])),
+        traffic: { schedule: "*/5 * * * * *", maxInterval: "20s" },
+      },
+    },
+  });
+  const d = daemon;
+  const started = {
+    logs: counted(sim, /\/logs\//),
+    traffic: counted(sim, /\/metrics /),
+    at: performance.now(),
+  };
+
+  // The measured rates are sampled each minute since the start: wait for the second value (two
+  // minutes of measurement), when start-up is a small part of the window.
+  const seen: Array<number | undefined> = [];
+  let text = "";
+  await waitFor(
+    "two minutes of measured rates",
+    async () => {
+      text = await scrape(d);
+      const logs = metricValue(text, "sitehost_exporter_api_requests_per_site_hour", 'source="logs"');
+      if (logs !== undefined && logs !== seen[seen.length - 1]) seen.push(logs);
+      return seen.length >= 2;
+    },
+    { timeoutMs: 200_000, intervalMs: 1000, last: () => JSON.stringify(seen) },
+  );
+  const seconds = (performance.now() - started.at) / 1000;
+  for (const source of ["logs", "traffic"] as const) {
+    const planned =
+      ((metricValue(text, "sitehost_exporter_api_planned_requests_per_second", `source="${source}"`) ?? NaN) *
+        3600) /
+      SITES;
+    const measured =
+      metricValue(text, "sitehost_exporter_api_requests_per_site_hour", `source="${source}"`) ?? NaN;
+    const atSimulator =
+      (((counted(sim, source === "logs" ? /\/logs\// : /\/metrics /) - started[source]) / seconds) * 3600) /
+      SITES;
+    const detail = `${source}: planned ${planned.toFixed(1)}, measured ${measured.toFixed(1)}, counted at the simulator ${atSimulator.toFixed(1)} per site-hour`;
+    expect(Math.abs(measured - planned) / planned, detail).toBeLessThanOrEqual(0.2);
+    expect(Math.abs(atSimulator - planned) / planned, detail).toBeLessThanOrEqual(0.2);
+  }
+}, 240_000);
