@@ -7,7 +7,7 @@ import type { ApiClient } from "../api/client.js";
 import { ENDPOINTS, type EndpointName, type InputOf } from "../api/endpoints.js";
 import { apiBaseHint } from "../api/failure.js";
 import type { ProbeAnswer } from "../api/probe.js";
-import { ROUTES } from "../api/routes.js";
+import { ROUTES } from "../routes.js";
 import type { DnsRecord, Site, Zone } from "../api/schemas.js";
 import { TRAFFIC_QUERY } from "../collectors/traffic.js";
 import type { Config } from "../config/schema.js";
