@@ -8,26 +8,11 @@
  *   node dist/bench/fleet.js rss [sites=5000] [minutes=4]
  *     the daemon's resident memory with logs on (and a generous budget, so everything runs)
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { stringify } from "yaml";
+import { readFile } from "node:fs/promises";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
-
-const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
-
-async function freePort(): Promise<number> {
-  const { createServer: net } = await import("node:net");
-  return new Promise((res) => {
-    const s = net().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
+import { scrape, startBenchDaemon, values, type BenchDaemon } from "./daemon.js";
 
 async function ackingReceiver(): Promise<{ url: string; server: Server; requests: () => number }> {
   let n = 0;
@@ -52,66 +37,20 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
-interface Daemon {
-  child: ChildProcess;
-  url: string;
-  started: number;
-  dir: string;
-}
-
 async function startDaemon(
   sim: RunningSimulator,
   otlp: string,
   api: Record<string, unknown>,
-): Promise<Daemon> {
-  const dir = await mkdtemp(join(tmpdir(), "sitehost-fleet-"));
-  const port = await freePort();
-  const file = join(dir, "config.yaml");
-  await writeFile(
-    file,
-    stringify({
-      api: { url: sim.apiUrl, authUrl: sim.authUrl, clientId: sim.clientId, ...api },
-      logs: { checkpointDir: join(dir, "checkpoints") },
-    }),
-  );
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "error"],
-    {
-      env: {
-        ...process.env,
-        SITEHOST_CLIENT_SECRET: sim.clientSecret,
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
-  return { child, url: `http://127.0.0.1:${port}`, started, dir };
-}
-
-async function scrape(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text();
-}
-
-function values(text: string, name: string): Array<{ labels: string; value: number }> {
-  const out: Array<{ labels: string; value: number }> = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const space = line.lastIndexOf(" ");
-    out.push({ labels: line.slice(name.length, space), value: Number(line.slice(space + 1)) });
-  }
-  return out;
+): Promise<BenchDaemon> {
+  return startBenchDaemon(sim, { api, env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp } });
 }
 
 const sum = (rows: Array<{ value: number }>) => rows.reduce((a, r) => a + r.value, 0);
 
-async function stop(d: Daemon, sim: RunningSimulator, receiver: Server): Promise<void> {
-  d.child.kill("SIGTERM");
-  await new Promise((r) => d.child.once("exit", r));
+async function stop(d: BenchDaemon, sim: RunningSimulator, receiver: Server): Promise<void> {
+  await d.stop();
   await sim.close();
   receiver.close();
-  await rm(d.dir, { recursive: true, force: true });
 }
 
 /** 1,000 sites (by default) at a budget of 100 requests/s. */

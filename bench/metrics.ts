@@ -2,7 +2,7 @@
  * Metrics benchmark: at N simulated sites, the series count,
  * /metrics latency beside serving the same bytes from memory, request for request in the same run
  * (the ratio is the figure), the daemon's RSS and time to ready. (API requests per site-hour: the
- * `requests` benchmark, over simulated hours.)
+ * `requests` benchmark, bench/requests.ts.)
  *
  *   npm run bench -- metrics            (or: node dist/bench/metrics.js 1000 5000)
  */
@@ -15,6 +15,7 @@ import { gzipSync } from "node:zlib";
 import { stringify } from "yaml";
 import { startSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
+import { freePort } from "./daemon.js";
 
 const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
 
@@ -26,16 +27,6 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import("node:net");
-  return new Promise((res) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
 }
 
 /**

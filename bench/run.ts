@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 45 minutes)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, busy, idle, fleet, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, busy, idle, requests, fleet, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -20,6 +20,12 @@ const BENCHES: Record<string, string[][]> = {
     ["logs.js", "busy", "30", "120", "0.05", "3"],
   ],
   idle: [["logs.js", "idle", "200", "20"]],
+  requests: [
+    ["requests.js", "200", "45", "20", "default"],
+    ["requests.js", "200", "45", "20", "30 */10 * * * *"],
+    ["requests.js", "200", "30", "15", "default", "0.001"],
+    ["requests.js", "200", "30", "15", "default", "0.5"],
+  ],
   fleet: [
     ["fleet.js", "budget", "1000", "100", "5", "0.01"],
     ["fleet.js", "rss", "5000", "4"],

@@ -6,6 +6,7 @@
  * counted. The schedules are seconds long so that a steady state comes within a minute.
  */
 import { afterEach, expect, it } from "vitest";
+import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { metricValue, scrape, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
 import { waitFor } from "../helpers/wait.js";
@@ -18,7 +19,7 @@ afterEach(async () => {
 });
 
 const SITES = 8;
-const OFF = ["statistics", "usage", "performance", "security", "domains", "backups", "certificates", "git"];
+const OFF = COLLECTOR_NAMES.filter((c) => c !== "inventory" && c !== "traffic");
 
 /** Requests the simulator answered on these routes so far. */
 function counted(s: RunningSimulator, match: RegExp): number {

@@ -11,6 +11,7 @@
  * periods counted are known exactly.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator } from "../../src/simulator/index.js";
 import { trafficTruth } from "../../src/simulator/responses.js";
 import { metricValue, scrape, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
@@ -22,6 +23,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
 });
 
+/** The collectors turned off: only discovery and traffic run. */
+const NOT_TRAFFIC = COLLECTOR_NAMES.filter((c) => c !== "inventory" && c !== "traffic");
 /** Simulated ms per real ms while the clock runs. */
 const SPEED = 60;
 const SETTLE_S = 120;
@@ -115,18 +118,7 @@ describe("traffic counters against the ground truth", () => {
         config: {
           logs: { enabled: false },
           collectors: {
-            ...Object.fromEntries(
-              [
-                "statistics",
-                "usage",
-                "performance",
-                "security",
-                "domains",
-                "backups",
-                "certificates",
-                "git",
-              ].map((c) => [c, { enabled: false }]),
-            ),
+            ...Object.fromEntries(NOT_TRAFFIC.map((c) => [c, { enabled: false }])),
             // Every (real) second; the slowest sites at most every 4 s, four simulated minutes.
             traffic: { schedule: "* * * * * *", maxInterval: "4s" },
           },

@@ -39,9 +39,12 @@ function stream(
   };
 }
 
-function scheduler(workers = 4, paused = () => false) {
-  return new LogScheduler({ workers, pollMs: 30 * S, maxPollMs: 5 * MIN, clock, random: () => 0.5, paused });
+function scheduler(workers = 4, paused = () => false, pollMs = 30 * S) {
+  return new LogScheduler({ workers, pollMs, maxPollMs: 5 * MIN, clock, random: () => 0.5, paused });
 }
+
+/** The times between a stream's read starts. */
+const gapsOf = (starts: readonly number[]) => starts.slice(1).map((t, i) => t - (starts[i] as number));
 
 describe("adaptive polling", () => {
   it("an idle stream doubles its wait up to maxPollInterval: at most 15 reads an hour", async () => {
@@ -71,7 +74,7 @@ describe("adaptive polling", () => {
     s.add(busy);
     s.add(backlog);
     await vi.advanceTimersByTimeAsync(5 * MIN);
-    const gaps = busy.starts.slice(1).map((t, i) => t - (busy.starts[i] as number));
+    const gaps = gapsOf(busy.starts);
     expect(gaps.every((g) => g >= 27 * S && g <= 30 * S + 100)).toBe(true);
     // The backlog's first four reads follow each other directly.
     expect((backlog.starts[3] as number) - (backlog.starts[0] as number)).toBeLessThanOrEqual(400);
@@ -148,14 +151,7 @@ describe("adaptive polling", () => {
 
   it("a busy stream is read at the interval that fills its pages; the plan sees it", async () => {
     vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
-    const s = new LogScheduler({
-      workers: 2,
-      pollMs: 5 * S,
-      maxPollMs: 5 * MIN,
-      clock,
-      random: () => 0.5,
-      paused: () => false,
-    });
+    const s = scheduler(2, undefined, 5 * S);
     const busy = stream("1/server", () => ({
       kind: "found",
       shipped: 144,
@@ -165,7 +161,7 @@ describe("adaptive polling", () => {
     s.add(busy);
     s.add(idle);
     await vi.advanceTimersByTimeAsync(3 * MIN);
-    const gaps = busy.starts.slice(1).map((t, i) => t - (busy.starts[i] as number));
+    const gaps = gapsOf(busy.starts);
     // 4 s (one page of 36 × 5 + 1 entries), shortened by the spread of a tenth (here half of it).
     expect(gaps.every((g) => g >= 3.7 * S && g <= 3.9 * S)).toBe(true);
     const plan = s.polling();
@@ -183,18 +179,11 @@ describe("adaptive polling", () => {
 
   it("the plan counts the time reads take: a stream whose reads last 3 s is read every 7.75 s, not 5", async () => {
     vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
-    const s = new LogScheduler({
-      workers: 2,
-      pollMs: 5 * S,
-      maxPollMs: 5 * MIN,
-      clock,
-      random: () => 0.5,
-      paused: () => false,
-    });
+    const s = scheduler(2, undefined, 5 * S);
     const slow = stream("1/server", () => ({ kind: "found", shipped: 10 }), 3 * S);
     s.add(slow);
     await vi.advanceTimersByTimeAsync(2 * MIN);
-    const gaps = slow.starts.slice(1).map((t, i) => t - (slow.starts[i] as number));
+    const gaps = gapsOf(slow.starts);
     const observed = (S * gaps.length) / gaps.reduce((a, b) => a + b, 0);
     expect(observed).toBeCloseTo(1 / 7.75, 3);
     expect(s.polling().readsPerSecond / observed).toBeGreaterThan(0.95);

@@ -1,0 +1,169 @@
+/**
+ * What a site costs in API requests: the daemon (a child process, default schedules unless told) runs
+ * against the simulator for `minutes`; requests are counted at the simulator by route and charged to
+ * the collector (or the log streams) that makes them. Traffic and logs, whose polling adapts, are
+ * measured over the last `window` minutes (after adaptive polling has settled); every other collector
+ * costs what its runs cost at the simulator (requests per run) times its schedule's runs per hour.
+ * Beside each figure: what the daemon plans and what it measures itself
+ * (sitehost_exporter_api_requests_per_site_hour).
+ *
+ *   node dist/bench/requests.js [sites=200] [minutes=40] [window=15] [trafficSchedule] [logRate]
+ *     logRate given: logs on, each stream written at that many entries per second
+ */
+import type { BudgetSource } from "../src/api/budget.js";
+import { ROUTES, type RouteName } from "../src/routes.js";
+import { DEFAULT_SCHEDULES, type CollectorName } from "../src/config/schema.js";
+import { siteKind } from "../src/discovery/kind.js";
+import { runsPerSecond } from "../src/scheduling/plan.js";
+import { startSimulator } from "../src/simulator/index.js";
+import { sleep } from "../src/util/time.js";
+import { label, scrape, startBenchDaemon, values } from "./daemon.js";
+
+/** Who makes each request. */
+const SOURCE_OF: Record<RouteName, BudgetSource | "auth"> = {
+  token: "auth",
+  revoke: "auth",
+  account: "inventory",
+  sites: "inventory",
+  site: "inventory",
+  statistics: "statistics",
+  usageReport: "usage",
+  performanceReport: "performance",
+  trafficMetrics: "traffic",
+  pluginAlerts: "security",
+  themeAlerts: "security",
+  domains: "domains",
+  backups: "backups",
+  ondemandBackups: "backups",
+  restores: "backups",
+  gitHistory: "git",
+  zones: "certificates",
+  zoneRecords: "certificates",
+  recordSsl: "certificates",
+  phpLogs: "logs",
+  serverLogs: "logs",
+  siteActivity: "logs",
+  accountActivity: "logs",
+};
+/** Measured over the window: their cost per run moves with what the sites do. */
+const ADAPTIVE = new Set<string>(["traffic", "logs", "auth"]);
+
+type Counts = Map<string, number>;
+
+function bySource(requests: Record<string, number>): Counts {
+  const out: Counts = new Map();
+  for (const [key, n] of Object.entries(requests)) {
+    const [method = "", template = ""] = key.split(" ");
+    const name = (Object.keys(ROUTES) as RouteName[]).find(
+      (r) => ROUTES[r].method === method && ROUTES[r].template === template,
+    );
+    const source = name ? SOURCE_OF[name] : "other";
+    out.set(source, (out.get(source) ?? 0) + n);
+  }
+  return out;
+}
+
+function runsOf(text: string): Counts {
+  const out: Counts = new Map();
+  for (const r of values(text, "sitehost_exporter_collector_runs_total")) {
+    const c = label(r.labels, "collector") ?? "";
+    out.set(c, (out.get(c) ?? 0) + r.value);
+  }
+  return out;
+}
+
+const minus = (a: Counts, b: Counts): Counts =>
+  new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as const));
+const round = (n: number) => Math.round(n * 100) / 100;
+
+async function main(): Promise<void> {
+  const [sitesArg, minutesArg, windowArg, trafficSchedule, logRateArg] = process.argv.slice(2);
+  const sites = Number(sitesArg ?? 200);
+  const minutes = Number(minutesArg ?? 40);
+  const windowMin = Math.min(minutes, Number(windowArg ?? 15));
+  const logRate = logRateArg === undefined ? undefined : Number(logRateArg);
+  const sim = await startSimulator({
+    sites,
+    seed: 7,
+    ...(logRate === undefined ? {} : { logRatePerSite: logRate }),
+  });
+  const schedules: Record<CollectorName, string> = {
+    ...DEFAULT_SCHEDULES,
+    ...(trafficSchedule && trafficSchedule !== "default" ? { traffic: trafficSchedule } : {}),
+  };
+  const d = await startBenchDaemon(sim, {
+    api: { maxRequestsPerSecond: 1000, maxConcurrency: 16 },
+    config: {
+      logs: { enabled: logRate !== undefined, ship: false },
+      collectors: { traffic: { schedule: schedules.traffic } },
+    },
+  });
+  const at = (min: number) => d.started + min * 60_000;
+  while (performance.now() < at(minutes - windowMin)) await sleep(5_000);
+  const windowStart = { requests: bySource(sim.control.stats().requests), runs: runsOf(await scrape(d.url)) };
+  const windowStartedAt = performance.now();
+  while (performance.now() < at(minutes)) await sleep(5_000);
+  const text = await scrape(d.url);
+  const end = { requests: bySource(sim.control.stats().requests), runs: runsOf(text) };
+  const windowHours = (performance.now() - windowStartedAt) / 3_600_000;
+  const inWindow = {
+    requests: minus(end.requests, windowStart.requests),
+    runs: minus(end.runs, windowStart.runs),
+  };
+  const kinds = new Map<string, number>();
+  for (const s of sim.control.sites()) {
+    const kind = siteKind(s.site);
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  await d.stop();
+  await sim.close();
+
+  const gauge = (name: string) =>
+    new Map(values(text, name).map((r) => [label(r.labels, "source") ?? "", r.value] as const));
+  const planned = gauge("sitehost_exporter_api_planned_requests_per_second");
+  const measuredByDaemon = gauge("sitehost_exporter_api_requests_per_site_hour");
+  const rows: Record<string, Record<string, number | string>> = {};
+  let total = 0;
+  for (const [source, requests] of end.requests) {
+    let perSiteHour: number;
+    let how: string;
+    const c = source as CollectorName;
+    if (ADAPTIVE.has(source) || !(c in schedules)) {
+      perSiteHour = inWindow.requests.get(source) ?? 0;
+      perSiteHour /= windowHours * sites;
+      how = `over the last ${windowMin} min`;
+    } else {
+      // Runs in the window when there were two or more; else every run since the start.
+      const windowRuns = inWindow.runs.get(source) ?? 0;
+      const [n, runs] =
+        windowRuns >= 2
+          ? [inWindow.requests.get(source) ?? 0, windowRuns]
+          : [requests, end.runs.get(source) ?? 0];
+      perSiteHour = runs > 0 ? ((n / runs) * runsPerSecond(schedules[c]) * 3600) / sites : NaN;
+      how = `${round(n / Math.max(runs, 1))} per run × ${round(runsPerSecond(schedules[c]) * 3600)} runs/h`;
+    }
+    if (Number.isFinite(perSiteHour)) total += perSiteHour;
+    rows[source] = {
+      perSiteHour: round(perSiteHour),
+      how,
+      planned: round(((planned.get(source) ?? 0) * 3600) / sites),
+      measuredByDaemon: measuredByDaemon.get(source) ?? "-",
+    };
+  }
+  console.log(
+    JSON.stringify({
+      phase: "requests",
+      sites,
+      kinds: Object.fromEntries(kinds),
+      minutes,
+      windowMinutes: windowMin,
+      trafficSchedule: schedules.traffic,
+      logs: logRate === undefined ? "off" : `${logRate} entries/s per stream`,
+      requestsPerSiteHour: round(total),
+      bySource: rows,
+    }),
+  );
+}
+
+await main();
+process.exit(0);
