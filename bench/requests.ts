@@ -2,7 +2,8 @@
  * What a site costs in API requests: the daemon (a child process, default schedules unless told) runs
  * against the simulator for `minutes`; requests are counted at the simulator by route and charged to
  * the collector (or the log streams) that makes them. Traffic and logs, whose polling adapts, are
- * measured over the last `window` minutes (after adaptive polling has settled); every other collector
+ * measured over the last `window` minutes (after adaptive polling has settled), git too (it rests sites
+ * without a history); every other collector
  * costs what its runs cost at the simulator (requests per run) times its schedule's runs per hour.
  * Beside each figure: what the daemon plans and what it measures itself
  * (sitehost_exporter_api_requests_per_site_hour).
@@ -45,8 +46,11 @@ const SOURCE_OF: Record<RouteName, BudgetSource | "auth"> = {
   siteActivity: "logs",
   accountActivity: "logs",
 };
-/** Measured over the window: their cost per run moves with what the sites do. */
-const ADAPTIVE = new Set<string>(["traffic", "logs", "auth"]);
+/**
+ * Measured over the window: their cost per run moves with what the sites do (git rests the sites
+ * that have no git history: its first run asks every site, later ones fewer).
+ */
+const ADAPTIVE = new Set<string>(["traffic", "logs", "auth", "git"]);
 
 type Counts = Map<string, number>;
 
