@@ -94,7 +94,10 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
-    this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
+    this.counts = new LogCounts(deps.store, {
+      cacheHits: deps.config.metrics.requestDurationCacheHits,
+      exemplars: deps.config.metrics.exemplars,
+    });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {

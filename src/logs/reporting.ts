@@ -10,6 +10,7 @@ import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import type { LogMetrics } from "./metrics.js";
+import type { PreparedPage } from "./prepared.js";
 import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
@@ -162,14 +163,14 @@ export class StreamReporter {
   }
 
   /** `delivered`: what else to do after a commit (the log-derived counters). */
-  shipperHooks(delivered: (checkpoint: Checkpoint) => void): ShipperHooks {
+  shipperHooks(delivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void): ShipperHooks {
     const { metrics: m, warnings } = this.r;
     const stream = this.stream;
     return {
-      delivered: (count, cp) => {
+      delivered: (count, cp, pages) => {
         this.r.exportHealth.succeeded();
         m.shipped.inc({ stream }, count);
-        delivered(cp);
+        delivered(cp, pages);
         this.checkpointMoved(cp);
       },
       rejected: (count, reason) => {

@@ -15,6 +15,7 @@
  */
 import type { ServerLogEntry } from "../api/schemas.js";
 import { counterKey } from "./mapper.js";
+import type { PreparedPage } from "./prepared.js";
 
 /** Upper bounds of the duration buckets, seconds: web pages, from a cached hit (5 ms) to a timeout (30 s). */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
@@ -94,6 +95,47 @@ export function serverCounts(
     keys[at + 3] = BYTES_KEYS[cached] as string;
     values[at + 3] = bytes;
   } else keys[at + 3] = "";
+}
+
+/** The record an exemplar names: its `log.record.uid`, its value (seconds, or 1 for a count) and time. */
+export interface RecentRecord {
+  uid: string;
+  value: number;
+  timeMs: number;
+}
+
+/** The counter keys that get an exemplar: every duration bucket, and 5xx responses. */
+const EXEMPLAR_KEYS = new Set([...BUCKET_KEYS, ...keysOf("5xx")]);
+
+/**
+ * The newest record behind each duration bucket and each 5xx count in these pages (oldest first, as
+ * shipped), into `recent`. Read from the newest record back, and only until every key has one.
+ */
+export function recentRecords(
+  pages: readonly PreparedPage[],
+  uid: (fingerprint: string, occurrence: number) => string,
+  recent: Map<string, RecentRecord>,
+): void {
+  const found = new Set<string>();
+  for (let p = pages.length - 1; p >= 0 && found.size < EXEMPLAR_KEYS.size; p--) {
+    const page = pages[p] as PreparedPage;
+    const c = page.counts;
+    if (c?.slots !== SERVER_COUNT_SLOTS) continue;
+    for (let i = page.count - 1; i >= 0 && found.size < EXEMPLAR_KEYS.size; i--) {
+      const at = i * SERVER_COUNT_SLOTS;
+      for (let slot = at; slot <= at + 1; slot++) {
+        const key = c.keys[slot] as string;
+        if (found.has(key) || !EXEMPLAR_KEYS.has(key)) continue;
+        found.add(key);
+        recent.set(key, {
+          uid: uid(page.fingerprints[i] as string, page.occurrences[i] as number),
+          // The bucket's: the duration (the sum's increment); the status count's: 1.
+          value: slot === at ? 1 : (c.values[at + 2] as number),
+          timeMs: page.times[i] as number,
+        });
+      }
+    }
+  }
 }
 
 /** The server stream's cumulative counts by family, as published. */

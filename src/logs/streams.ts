@@ -187,11 +187,17 @@ function addAttributes(out: AttributeWriter, site: SiteIdentity, stream: LogStre
     out.add("sitehost.site.name", site.name);
   }
   out.add("sitehost.log.stream", stream);
-  // Unique per site and stream: the same line in two sites is two records.
-  out.add(
-    "log.record.uid",
-    `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`,
-  );
+  out.add("log.record.uid", recordUid(site.id, stream, r.fingerprint, r.occurrence));
+}
+
+/** A record's `log.record.uid`: unique per site and stream (the same line in two sites is two records). */
+export function recordUid(
+  siteId: number,
+  stream: LogStream,
+  fingerprint: string,
+  occurrence: number,
+): string {
+  return `${siteId === 0 ? "account" : siteId}-${stream}-${fingerprint}-${occurrence}`;
 }
 
 /** The record shipped for a new entry: the mapped entry plus its site, stream and unique id. */

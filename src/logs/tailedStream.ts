@@ -15,6 +15,7 @@ import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
+import type { PreparedPage } from "./prepared.js";
 import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
@@ -46,7 +47,7 @@ export interface StreamContext {
     cp: StreamCheckpoint,
     sink: LogSink,
     reporter: StreamReporter,
-    delivered: (cp: Checkpoint) => void,
+    delivered: (cp: Checkpoint, pages: readonly PreparedPage[]) => void,
   ) => StreamShipper;
   /** The stream is no longer wanted: stop scheduling it, then `closed`. */
   unschedule: (key: string) => Promise<void>;
@@ -93,7 +94,7 @@ export class TailedStream implements ManagedStream {
       kind.stream,
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
-      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp) => this.countsMoved(cp)),
+      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages)),
       this.reporter.tailerEvents(),
       {
         overlapMs: ctx.overlapMs,
@@ -137,9 +138,9 @@ export class TailedStream implements ManagedStream {
     return outcome;
   }
 
-  private countsMoved(cp: Checkpoint): void {
+  private countsMoved(cp: Checkpoint, shipped?: readonly PreparedPage[]): void {
     const { kind, site } = this.current;
-    if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts);
+    if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts, shipped);
   }
 
   close(): void {
