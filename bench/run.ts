@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 45 minutes)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, busy, idle, fleet, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, fleet, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +14,7 @@ const BENCHES: Record<string, string[][]> = {
   simulator: [["simulator.js"]],
   metrics: [["metrics.js", "1000", "5000"]],
   logs: [["logs.js"], ["logs.js", "newest-first", "1000000", "10800", "no-steady", "16"]],
+  histogram: [["histogram.js", "2", "1000000", "16"]],
   busy: [
     ["logs.js", "busy", "30", "120"],
     ["logs.js", "busy", "36", "120"],
@@ -29,6 +30,7 @@ const BENCHES: Record<string, string[][]> = {
 const lean = process.env.SITEHOST_NODE_FLAGS !== "off";
 const DAEMON_FLAGS: Record<string, readonly string[]> = {
   logs: lean ? V8_FLAGS.logs : [],
+  histogram: lean ? V8_FLAGS.logs : [],
   busy: lean ? V8_FLAGS.logs : [],
   idle: lean ? V8_FLAGS.logs : [],
 };

@@ -7,7 +7,7 @@ import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Exemplar, Sample } from "../metrics/sample.js";
 import type { PreparedPage } from "./prepared.js";
-import { recentRecords, serverSeries, type RecentRecord } from "./requestCounts.js";
+import { RecentRecords, serverSeries } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
 import { recordUid } from "./streams.js";
 
@@ -18,7 +18,7 @@ export interface SiteCounts {
   /** `status_class|cached` → count. */
   server?: Readonly<Record<string, number>>;
   /** Counter key → the newest shipped record it counted (duration buckets, 5xx), for exemplars. */
-  recent?: Map<string, RecentRecord>;
+  recent?: RecentRecords;
 }
 
 export interface CountOptions {
@@ -31,7 +31,9 @@ export interface CountOptions {
 /** The exemplar of the record behind a counter key, if one is known. */
 function exemplarOf(counts: SiteCounts, key: string): { exemplar?: Exemplar } {
   const r = counts.recent?.get(key);
-  return r ? { exemplar: { labels: { log_record_uid: r.uid }, value: r.value, timestampMs: r.timeMs } } : {};
+  if (!r) return {};
+  const uid = recordUid(counts.site.id, "server", r.fingerprint, r.occurrence);
+  return { exemplar: { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs } };
 }
 
 /** Replace the site's log-derived samples (collector "logs"). */
@@ -102,10 +104,8 @@ export class LogCounts {
     let entry = this.sites.get(site.id);
     if (!entry) this.sites.set(site.id, (entry = { site }));
     entry[stream] = { ...counts };
-    if (shipped && stream === "server" && this.opts.exemplars) {
-      const uid = (fp: string, occurrence: number) => recordUid(site.id, stream, fp, occurrence);
-      recentRecords(shipped, uid, (entry.recent ??= new Map()));
-    }
+    if (shipped && stream === "server" && this.opts.exemplars)
+      (entry.recent ??= new RecentRecords()).take(shipped);
     publishCounts(this.store, entry, this.opts);
   }
 

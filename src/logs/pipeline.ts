@@ -53,6 +53,11 @@ export interface LogPipelineDeps {
   fence?: () => string | undefined;
   /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
   exportHealth?: ExportHealth;
+  /**
+   * false: web-server records count their status alone, no duration, bytes or exemplars (the
+   * benchmark's baseline for what the histogram costs per record). Default true.
+   */
+  requestDurations?: boolean;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -190,6 +195,7 @@ export class LogPipeline {
       sink,
       counts: this.counts,
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
+      requestDurations: this.deps.requestDurations ?? true,
       clock: this.clock,
       overlapMs: durationMs(this.deps.config.logs.overlap),
       startFromMs: () => startFromMs,

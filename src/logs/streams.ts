@@ -225,7 +225,7 @@ export function encoderFor(
   site: SiteIdentity,
   stream: LogStream,
   now: () => number,
-  requestTime: RequestTimeSetting = "auto",
+  counting: ServerCounting = { requestTime: "auto", durations: true },
 ): StreamEncoder {
   const mapping = MAPPINGS[stream];
   const encodeFrom = sink.encodeFrom?.bind(sink);
@@ -246,15 +246,22 @@ export function encoderFor(
   const rename = (renamed: SiteIdentity) => {
     named = renamed;
   };
-  const counter = counterFor(stream, requestTime);
+  const counter = counterFor(stream, counting);
   return counter ? { encode, rename, counter } : { encode, rename };
 }
 
+/** How web-server records are counted: `request_time`'s unit, and whether durations are counted at all. */
+export interface ServerCounting {
+  requestTime: RequestTimeSetting;
+  /** false: the status alone, as for the other counted kinds. */
+  durations: boolean;
+}
+
 /** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
-function counterFor(stream: LogStream, requestTime: RequestTimeSetting): RecordCounter | undefined {
+function counterFor(stream: LogStream, counting: ServerCounting): RecordCounter | undefined {
   if (!STREAM_KINDS[stream].counted) return undefined;
-  if (stream === "server") {
-    const unit = new RequestTimeUnit(requestTime);
+  if (stream === "server" && counting.durations) {
+    const unit = new RequestTimeUnit(counting.requestTime);
     return {
       slots: SERVER_COUNT_SLOTS,
       write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),

@@ -31,6 +31,8 @@ export interface StreamContext {
   sink: LogSink;
   counts: LogCounts;
   requestTimeUnit: RequestTimeSetting;
+  /** false: web-server records count their status alone (see LogPipelineDeps). */
+  requestDurations: boolean;
   clock: Clock;
   overlapMs: number;
   startFromMs: () => number;
@@ -88,7 +90,10 @@ export class TailedStream implements ManagedStream {
     this.current = spec;
     this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), ctx.requestTimeUnit);
+    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), {
+      requestTime: ctx.requestTimeUnit,
+      durations: ctx.requestDurations,
+    });
     this.tailer = new Tailer(
       site,
       kind.stream,

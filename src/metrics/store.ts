@@ -50,7 +50,10 @@ interface Entry {
   sitePart: string;
   families: number[];
   texts: string[];
-  /** Per family, its lines with their exemplars appended, when any has one. */
+  /**
+   * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
+   * line of `texts`, joined by newlines (one string, not a copy of the lines).
+   */
   exemplarTexts?: Array<string | undefined>;
 }
 
@@ -99,6 +102,19 @@ function expand(text: string, name: string, sitePart: string): string {
 /** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
 function exemplarAllowed(family: MetricFamily, sample: Sample<string>): boolean {
   return family.type === "counter" || (family.type === "histogram" && sample.suffix === "_bucket");
+}
+
+/** Stored lines with each line's exemplar (newline-joined `marks`, one per line) before its newline. */
+function withExemplars(text: string, marks: string): string {
+  const each = marks.split("\n");
+  let out = "";
+  let from = 0;
+  for (let i = 0; from < text.length; i++) {
+    const end = text.indexOf("\n", from);
+    out += text.slice(from, end) + (each[i] ?? "") + "\n";
+    from = end + 1;
+  }
+  return out;
 }
 
 /** The family's rendered lines are out of date. */
@@ -236,8 +252,9 @@ export class MetricStore<N extends string = MetricName> {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
         const at = entry.families.indexOf(state.index);
         if (at < 0) continue;
-        const text = (format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined) ?? entry.texts[at];
-        parts.push(expand(text as string, state.family.name, entry.sitePart));
+        const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
+        const text = entry.texts[at] as string;
+        parts.push(expand(marks ? withExemplars(text, marks) : text, state.family.name, entry.sitePart));
       }
     }
     return parts.join("");
@@ -293,12 +310,9 @@ export class MetricStore<N extends string = MetricName> {
       next.exemplarTexts = states.map((state) => {
         const marks = exemplars.get(state);
         if (!marks?.size) return undefined;
-        let text = "";
-        for (const [series, stored] of byFamily.get(state) as Map<string, string>) {
-          const mark = marks.get(series);
-          text += mark === undefined ? stored : stored.slice(0, -1) + mark + "\n";
-        }
-        return text;
+        return [...(byFamily.get(state) as Map<string, string>).keys()]
+          .map((series) => marks.get(series) ?? "")
+          .join("\n");
       });
     }
 
