@@ -15,7 +15,7 @@ import {
   serverCounts,
   serverSeries,
 } from "../../../src/logs/requestCounts.js";
-import type { PreparedPage } from "../../../src/logs/prepared.js";
+import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 
@@ -222,5 +222,23 @@ describe("exemplars", () => {
       `${bucket("0.5")} 4 # {log_record_uid="3-server-fp9-0"} 0.45 9.000\n`,
     );
     expect(published(false).render("openmetrics")).not.toContain("log_record_uid");
+  });
+});
+
+describe("a spooled page", () => {
+  it("reads back as the same page: records, fingerprints, occurrences, times, counter keys and increments", () => {
+    const page = shippedPage([entry(0.3, 200, "MISS", 512), entry("x", 503), entry(31, 200, "HIT")], 4);
+    page.occurrences[1] = 2;
+    page.bytes = Buffer.from("abcdef");
+    page.ends = Uint32Array.from([2, 3, 6]);
+    const frame = Buffer.concat([Buffer.from("pad"), ...serializePage(page)]).subarray(3);
+    const back = deserializePage(frame);
+    expect({ ...back, bytes: back.bytes.toString() }).toEqual({ ...page, bytes: "abcdef" });
+    expect(addCounts([back])).toEqual(addCounts([page]));
+    const plain = deserializePage(
+      Buffer.concat(serializePage({ ...page, counts: undefined } as PreparedPage)),
+    );
+    expect(plain.counts).toBeUndefined();
+    expect([...plain.times]).toEqual([4000, 5000, 6000]);
   });
 });
