@@ -91,7 +91,12 @@ function renderMs(
 
 const fed = Array.from({ length: sites }, (_, i) => page(i + 1));
 const rows: Array<Record<string, unknown>> = [];
-const VARIANTS = ["status only", "histogram", "histogram + exemplars"] as const;
+const VARIANTS = [
+  "status only",
+  "histogram",
+  'histogram, cached="false" only',
+  "histogram + exemplars",
+] as const;
 // One variant per process (argv[3]: its index), so none inherits another's heap; all three by default.
 if (process.argv[3] === undefined) {
   const { spawnSync } = await import("node:child_process");
@@ -113,7 +118,10 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
           ]
         : [],
   });
-  const counts = new LogCounts(store, { cacheHits: true, exemplars: variant === "histogram + exemplars" });
+  const counts = new LogCounts(store, {
+    cacheHits: variant !== 'histogram, cached="false" only',
+    exemplars: variant === "histogram + exemplars",
+  });
   for (let i = 0; i < sites; i++) {
     const { counts: c, page: p } = fed[i] as ReturnType<typeof page>;
     counts.update({ id: i + 1, name: `site-${i + 1}` }, "server", c, [p]);
