@@ -10,12 +10,8 @@
 import type { ServerLogEntry } from "../src/api/schemas.js";
 import { LogCounts } from "../src/logs/counts.js";
 import type { PreparedPage } from "../src/logs/prepared.js";
-import {
-  DURATION_BUCKETS,
-  RequestTimeUnit,
-  SERVER_COUNT_SLOTS,
-  serverCounts,
-} from "../src/logs/requestCounts.js";
+import { DURATION_BUCKETS } from "../src/config/slos.js";
+import { RequestTimeUnit, SERVER_COUNT_SLOTS, serverCounts } from "../src/logs/requestCounts.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { ExpositionFormat } from "../src/metrics/openMetrics.js";
 import { MetricStore } from "../src/metrics/store.js";

@@ -14,7 +14,10 @@ const BENCHES: Record<string, string[][]> = {
   simulator: [["simulator.js"]],
   metrics: [["metrics.js", "1000", "5000"]],
   logs: [["logs.js"], ["logs.js", "newest-first", "1000000", "10800", "no-steady", "16"]],
-  histogram: [["histogramParts.js", "400000", "5"], ["histogram.js", "2", "1000000", "16"]],
+  histogram: [
+    ["histogramParts.js", "400000", "5"],
+    ["histogram.js", "2", "1000000", "16"],
+  ],
   busy: [
     ["logs.js", "busy", "30", "120"],
     ["logs.js", "busy", "36", "120"],
