@@ -10,7 +10,6 @@ import {
   ServerLogEntrySchema,
   type LogEntry,
   type LogStream,
-  type ScrollStream,
   type ServerLogEntry,
   type Site,
 } from "../api/schemas.js";
@@ -221,27 +220,43 @@ export function encoderFor(
   now: () => number,
   requestTime: RequestTimeSetting = "auto",
 ): StreamEncoder {
-  const mapping = MAPPINGS[stream];
-  const encodeFrom = sink.encodeFrom?.bind(sink);
-  let named = site;
+  return new SinkEncoder(sink, site, stream, now, counterFor(stream, requestTime));
+}
+
+/** One per stream, so its parts are methods and fields rather than closures (thousands of streams). */
+class SinkEncoder implements StreamEncoder {
+  /** The record being encoded, for `writeAttributes`. */
+  private current: PendingRecord | undefined;
   // One function for every record of the stream (no closure per record): it reads `current`.
-  let current: PendingRecord | undefined;
-  const writeAttributes = (out: AttributeWriter) =>
-    addAttributes(out, named, stream, current as PendingRecord);
-  const encode = encodeFrom
-    ? (w: ProtoWriter, r: PendingRecord) => {
-        const head = mapping.head(r.entry, r.timeMs) as RecordHead;
-        head.observedMs = now();
-        current = r;
-        encodeFrom(w, head, writeAttributes);
-        current = undefined;
-      }
-    : (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(named, stream, r, now()));
-  const rename = (renamed: SiteIdentity) => {
-    named = renamed;
-  };
-  const counter = counterFor(stream, requestTime);
-  return counter ? { encode, rename, counter } : { encode, rename };
+  private readonly writeAttributes = (out: AttributeWriter): void =>
+    addAttributes(out, this.named, this.stream, this.current as PendingRecord);
+  private readonly mapping: EntryMapping<StreamEntry>;
+
+  constructor(
+    private readonly sink: LogSink,
+    private named: SiteIdentity,
+    private readonly stream: LogStream,
+    private readonly now: () => number,
+    readonly counter: RecordCounter | undefined,
+  ) {
+    this.mapping = MAPPINGS[stream];
+  }
+
+  encode(w: ProtoWriter, r: PendingRecord): void {
+    if (!this.sink.encodeFrom) {
+      this.sink.encode(w, outgoingRecord(this.named, this.stream, r, this.now()));
+      return;
+    }
+    const head = this.mapping.head(r.entry, r.timeMs) as RecordHead;
+    head.observedMs = this.now();
+    this.current = r;
+    this.sink.encodeFrom(w, head, this.writeAttributes);
+    this.current = undefined;
+  }
+
+  rename(site: SiteIdentity): void {
+    this.named = site;
+  }
 }
 
 /** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
@@ -254,11 +269,14 @@ function counterFor(stream: LogStream, requestTime: RequestTimeSetting): RecordC
       write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),
     };
   }
-  return {
-    slots: 1,
-    write: (r, keys, values, at) => {
-      keys[at] = counterKey(stream as ScrollStream, r.entry as LogEntry);
-      values[at] = 1;
-    },
-  };
+  return PHP_COUNTER;
 }
+
+/** A PHP log entry counts once, by its key; stateless, so one for every PHP stream. */
+const PHP_COUNTER: RecordCounter = {
+  slots: 1,
+  write: (r, keys, values, at) => {
+    keys[at] = counterKey("php", r.entry as LogEntry);
+    values[at] = 1;
+  },
+};
