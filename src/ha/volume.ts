@@ -8,16 +8,14 @@
  * answered 503. While paused, a probe write every few seconds finds out when the volume takes writes
  * again (space freed, remounted read-write), and shipping resumes by itself.
  */
-import { randomBytes } from "node:crypto";
-import { open, unlink } from "node:fs/promises";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
-import { TMP_MARK } from "../util/atomicFile.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
+import { writeProbe } from "../util/writeProbe.js";
 
-export type WriteFailureReason = "no_space" | "read_only" | "permission" | "other";
+const WRITE_FAILURE_REASONS = ["no_space", "read_only", "permission", "other"] as const;
+export type WriteFailureReason = (typeof WRITE_FAILURE_REASONS)[number];
 
 /** What was being written. */
 export type CheckpointFileKind =
@@ -108,28 +106,6 @@ export interface CheckpointVolumeOptions {
   probeIntervalMs?: number;
 }
 
-/** Bytes the probe writes: enough to fail on a volume that cannot take a journal append. */
-const PROBE_BYTES = 64 * 1024;
-
-/**
- * Prove that `dir` takes writes now: a new file of PROBE_BYTES written, synced and removed (its name
- * carries the temporary mark, so one a killed process left is removed at the next start).
- */
-export async function writeProbe(dir: string): Promise<void> {
-  const file = join(
-    dir,
-    `.sitehost-exporter-probe${TMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`,
-  );
-  const handle = await open(file, "wx");
-  try {
-    await handle.writeFile(Buffer.alloc(PROBE_BYTES));
-    await handle.sync();
-  } finally {
-    await handle.close();
-    await unlink(file).catch(() => undefined);
-  }
-}
-
 function volumeMetrics(registry: Registry) {
   return {
     errors: counter(registry, {
@@ -158,6 +134,10 @@ export class CheckpointVolume implements WriteFailures {
     this.warnings = new ThrottledWarnings(this.log, 60_000, { now: () => Date.now() });
     this.metrics = opts.registry ? volumeMetrics(opts.registry) : undefined;
     this.metrics?.paused.set(0);
+    // Every reason and file at 0 from the start: rate() and increase() see the first failure.
+    for (const reason of WRITE_FAILURE_REASONS) {
+      for (const file of Object.keys(KIND_WORDS)) this.metrics?.errors.inc({ reason, file }, 0);
+    }
   }
 
   /** True while writes fail: no log stream is read, nothing new is sent. */
