@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 45 minutes)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, fleet, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, fleet, streams, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -28,6 +28,7 @@ const BENCHES: Record<string, string[][]> = {
     ["fleet.js", "budget", "1000", "100", "5", "0.01"],
     ["fleet.js", "rss", "5000", "4"],
   ],
+  streams: [["streams.js", "2000"]],
 };
 /** The log pipeline runs in the benchmark's own process: give it the V8 flags the daemon gives itself. */
 const lean = process.env.SITEHOST_NODE_FLAGS !== "off";
@@ -36,6 +37,8 @@ const DAEMON_FLAGS: Record<string, readonly string[]> = {
   histogram: lean ? V8_FLAGS.logs : [],
   busy: lean ? V8_FLAGS.logs : [],
   idle: lean ? V8_FLAGS.logs : [],
+  // Heap after a full collection: the benchmark collects itself.
+  streams: ["--expose-gc"],
 };
 
 const wanted = process.argv.slice(2);

@@ -27,7 +27,7 @@ import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
-import { streamResource } from "./resource.js";
+import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -190,6 +190,7 @@ export class LogPipeline {
     const { logs } = this.deps.config;
     const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
     const env = this.deps.env ?? process.env;
+    const sinks = new WeakMap<ResourceIdentity, LogSink>();
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
@@ -206,7 +207,15 @@ export class LogPipeline {
       collectorDown: () => this.health.down,
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
-      sinkFor: (who) => sink.forResource?.(streamResource(who, resources, env)) ?? sink,
+      sinkFor: (who) => {
+        // The streams of one site share their spec's resource, and so one sink (its encoded frame).
+        let forWho = sinks.get(who);
+        if (!forWho) {
+          forWho = sink.forResource?.(streamResource(who, resources, env)) ?? sink;
+          sinks.set(who, forWho);
+        }
+        return forWho;
+      },
       shipper: (stored, streamSink, reporter, delivered) =>
         new StreamShipper(
           streamSink,

@@ -100,7 +100,7 @@ export class TailedStream implements ManagedStream {
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
       (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages)),
-      this.reporter.tailerEvents(),
+      this.reporter,
       {
         overlapMs: ctx.overlapMs,
         startFromMs: ctx.startFromMs,
