@@ -19,6 +19,7 @@ import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
+import { scrape, values } from "./daemon.js";
 
 const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
 
@@ -94,20 +95,6 @@ async function startDaemon(
     },
   );
   return { child, url: `http://127.0.0.1:${port}`, started, dir };
-}
-
-async function scrape(url: string): Promise<string> {
-  return (await fetch(`${url}/metrics`)).text();
-}
-
-function values(text: string, name: string): Array<{ labels: string; value: number }> {
-  const out: Array<{ labels: string; value: number }> = [];
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const space = line.lastIndexOf(" ");
-    out.push({ labels: line.slice(name.length, space), value: Number(line.slice(space + 1)) });
-  }
-  return out;
 }
 
 const sum = (rows: Array<{ value: number }>) => rows.reduce((a, r) => a + r.value, 0);
