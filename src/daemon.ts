@@ -20,6 +20,7 @@ import { gauge } from "./metrics/selfMetric.js";
 import { MetricStore } from "./metrics/store.js";
 import { createCollection } from "./scheduling/collection.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./server/http.js";
+import { buildStatus } from "./server/status.js";
 import { ComponentGroup, type Component } from "./util/components.js";
 import { REVISION, VERSION } from "./version.js";
 import { exportHealthFor, type ExportHealth } from "./logs/otlp/exportHealth.js";
@@ -125,7 +126,21 @@ export async function runDaemon({
     webConfigFile: config.web.configFile,
     exposition: new Exposition(core.store, core.registry),
     readiness: () => activation.readiness(),
-    landing: () => ({ version: VERSION, telemetryPath: config.web.telemetryPath, ...activation.landing() }),
+    status: () =>
+      buildStatus({
+        version: VERSION,
+        telemetryPath: config.web.telemetryPath,
+        apiUrl: config.api.url,
+        ready: activation.readiness(),
+        auth: core.api.authStatus(),
+        active: activation.status(),
+        logs: { enabled: config.logs.enabled, shipping: config.logs.ship, streams: config.logs.streams },
+        export: core.exportHealth?.status(),
+        lock: lock && { held: lock.held, reason: lock.standbyReason(), dir: config.logs.checkpointDir },
+        shard: config.sites.shard,
+        webhooks: core.webhooks?.status(),
+        now: Date.now(),
+      }),
     logger,
     webhook: core.webhooks,
   });

@@ -213,6 +213,11 @@ class ApiCore {
     return { where, status, latencyMs: performance.now() - started, headers, json: jsonOrUndefined(body) };
   }
 
+  /** Whether the platform gives this client tokens (the status page). */
+  authStatus(): { ok: boolean; lastError?: string; at?: number } {
+    return this.tokens.status();
+  }
+
   /** A token (the manager's), and what its answer said; a refusal throws its ApiAuthError. */
   async tokenReport(): Promise<TokenReport> {
     await this.tokens.get();
@@ -273,6 +278,8 @@ export interface ApiClient extends SitehostApi {
   probe<N extends EndpointName>(name: N, input: InputOf<N>, opts?: RequestOptions): Promise<ProbeAnswer>;
   /** A token, and what the token endpoint said (doctor). */
   tokenReport(): Promise<TokenReport>;
+  /** Whether the last token request worked, and if not why and when. */
+  authStatus(): { ok: boolean; lastError?: string; at?: number };
 }
 
 /** The API client: one method per endpoint of the endpoint table, plus allSites and close. */
@@ -291,6 +298,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     allSites: (o) => core.allSites(o),
     probe: (name, input, o) => core.probe(ENDPOINTS[name] as Endpoint<unknown, unknown>, input, o),
     tokenReport: () => core.tokenReport(),
+    authStatus: () => core.authStatus(),
     close: () => core.close(),
   };
 }

@@ -14,11 +14,16 @@ import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
-import { collectorSources, firstRunWithinSeconds, type PlannedSource } from "../scheduling/plan.js";
+import {
+  adviceFor,
+  collectorSources,
+  firstRunWithinSeconds,
+  type PlannedSource,
+} from "../scheduling/plan.js";
 import { ReadinessPolicy, type Readiness } from "../scheduling/readiness.js";
 import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
-import type { LandingInfo } from "../server/landing.js";
+import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
@@ -35,7 +40,8 @@ export interface Core {
 
 export interface ActiveExporter {
   readiness(): Readiness;
-  landing(): Pick<LandingInfo, "sitesDiscovered" | "collectors" | "plan">;
+  /** What the status page says of the active parts. */
+  status(): ActiveStatus;
   stop(): Promise<void>;
 }
 
@@ -64,6 +70,7 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
   const readiness = new ReadinessPolicy({
     discoveredAt: () => discovery.discoveredAt,
     withoutFirstRun: () => runner.withoutFirstRun(),
+    discoveryError: () => runner.status().find((s) => s.name === discovery.name)?.lastError?.message,
     readyTimeout: config.web.readyTimeout,
     logger,
   });
@@ -139,11 +146,22 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
   ]);
   return {
     readiness: () => readiness.check(),
-    landing: () => ({
-      sitesDiscovered: discovery.sites.length,
-      collectors: runner.status(),
-      plan: planner.current(),
-    }),
+    status: () => {
+      const plan = planner.current();
+      const advice =
+        plan && !plan.fits
+          ? adviceFor(plan, {
+              shardCount: config.sites.shard.count,
+              maxPollInterval: config.logs.maxPollInterval,
+            })
+          : undefined;
+      return {
+        sitesDiscovered: discovery.sites.length,
+        collectors: runner.status(),
+        ...(plan ? { plan } : {}),
+        ...(advice ? { budgetAdvice: advice } : {}),
+      };
+    },
     stop: () => parts.stop(),
   };
 }

@@ -167,7 +167,7 @@ export class StreamReporter {
     const stream = this.stream;
     return {
       delivered: (count, cp) => {
-        this.r.exportHealth.succeeded();
+        this.r.exportHealth.succeeded(stream);
         m.shipped.inc({ stream }, count);
         delivered(cp);
         this.checkpointMoved(cp);

@@ -19,6 +19,8 @@ export interface ReadinessInputs {
   discoveredAt(): number | undefined;
   /** The enabled collectors that have not finished a first run yet. */
   withoutFirstRun(): CollectorName[];
+  /** Why the last discovery failed, if it did: /-/ready says it while discovery has not succeeded. */
+  discoveryError?(): string | undefined;
   /** `web.readyTimeout`; 0 waits for every first run however long it takes. */
   readyTimeout: string;
   logger: Logger;
@@ -37,7 +39,13 @@ export class ReadinessPolicy {
 
   check(): Readiness {
     const discoveredAt = this.inputs.discoveredAt();
-    if (discoveredAt === undefined) return { ready: false, reason: "site discovery has not succeeded yet" };
+    if (discoveredAt === undefined) {
+      const error = this.inputs.discoveryError?.();
+      return {
+        ready: false,
+        reason: `site discovery has not succeeded yet${error ? `: ${error}` : ""}`,
+      };
+    }
     const waiting = this.inputs.withoutFirstRun();
     if (waiting.length === 0) return { ready: true };
     const timeoutMs = durationMs(this.inputs.readyTimeout);
