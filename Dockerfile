@@ -22,7 +22,8 @@
 # with `cafile=/run/secrets/npm_ca` in that npmrc when the registry needs its own CA.
 
 # Same Node release as the pinned "node" devDependency. Any image with node and npm on
-# PATH and a shell works (scripts/ci/image.sh passes its own).
+# PATH and a shell works (scripts/ci/image.sh passes its own). The package also runs on Node.js 26
+# (node:26-bookworm-slim); docs/benchmarks.md says why the image stays on 24.
 ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 # ---- build: every dependency, compile TypeScript -------------------------------

@@ -1,8 +1,8 @@
 /**
  * Metrics benchmark: at N simulated sites, the series count,
  * /metrics latency beside serving the same bytes from memory, request for request in the same run
- * (the ratio is the figure), the daemon's RSS, time to ready, and API requests
- * per site per hour against the minimum the schedules imply.
+ * (the ratio is the figure), the daemon's RSS and time to ready. (API requests per site-hour: the
+ * `requests` benchmark, over simulated hours.)
  *
  *   npm run bench -- metrics            (or: node dist/bench/metrics.js 1000 5000)
  */
@@ -10,13 +10,9 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import cron from "node-cron";
 import { Agent, request } from "undici";
 import { gzipSync } from "node:zlib";
 import { stringify } from "yaml";
-import { ROUTES, type RouteSpec } from "../src/api/routes.js";
-import { createCollectors } from "../src/collectors/index.js";
-import { COLLECTOR_NAMES, DEFAULT_SCHEDULES } from "../src/config/schema.js";
 import { startSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
 
@@ -64,14 +60,6 @@ async function measure(urls: string[], n: number): Promise<number[][]> {
   return times.map((t) => t.sort((a, b) => a - b));
 }
 
-/** Scheduled runs per hour of a cron expression, counted over a day. */
-function runsPerHour(expr: string): number {
-  const task = cron.createTask(expr, () => undefined);
-  const runs = task.getNextRuns(100_000).filter((d) => d.getTime() - Date.now() <= 86_400_000);
-  void task.destroy();
-  return runs.length / 24;
-}
-
 export async function benchMetrics(sites: number): Promise<Record<string, string | number>> {
   const sim = await startSimulator({ sites, seed: 3 });
   const dir = await mkdtemp(join(tmpdir(), "sitehost-bench-"));
@@ -114,7 +102,6 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     if (performance.now() - started > 600_000) throw new Error("daemon not ready after 10 minutes");
     await sleep(100);
   }
-  const startupStats = sim.control.stats();
 
   const body = Buffer.from(await (await fetch(`${url}/metrics`)).arrayBuffer());
   const zipped = gzipSync(body, { level: 1 });
@@ -147,42 +134,6 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
   const gauge = (name: string) =>
     Number(new RegExp(`^${name} (\\S+)$`, "m").exec(selfText)?.[1] ?? NaN) / 1048576;
 
-  // Requests per site per run, from the start-up runs, times runs per hour of the default schedules.
-  const perRoute = (route: RouteSpec) =>
-    Object.entries(startupStats.requests)
-      .filter(([k]) => k.split(" ")[1] === route.template)
-      .reduce((a, [, v]) => a + v, 0);
-  // The routes each collector calls (collectors not yet in COLLECTOR_NAMES are simply not counted).
-  const routes: Record<string, RouteSpec[]> = {
-    traffic: [ROUTES.trafficMetrics],
-    statistics: [ROUTES.statistics],
-    usage: [ROUTES.usageReport],
-    performance: [ROUTES.performanceReport],
-    security: [ROUTES.pluginAlerts, ROUTES.themeAlerts],
-    domains: [ROUTES.domains],
-    backups: [ROUTES.backups, ROUTES.ondemandBackups, ROUTES.restores],
-    certificates: [ROUTES.zones, ROUTES.zoneRecords, ROUTES.recordSsl],
-    git: [ROUTES.gitHistory],
-    inventory: [ROUTES.sites, ROUTES.account],
-  };
-  let measuredPerHour = 0;
-  let minimumPerHour = 0;
-  const collectors = createCollectors({ now: Date.now, concurrency: 1 });
-  for (const name of COLLECTOR_NAMES) {
-    const perRun = (routes[name] ?? []).reduce((a, t) => a + perRoute(t), 0) / sites;
-    const collector = name === "inventory" ? undefined : collectors[name];
-    // Account-level collectors' requests follow their own resources: their measured count is the minimum.
-    const minPerRun =
-      name === "inventory"
-        ? (Math.ceil(sites / 100) + 1) / sites
-        : collector?.scope === "site"
-          ? collector.requestsPerSite
-          : perRun;
-    const rph = runsPerHour(DEFAULT_SCHEDULES[name]);
-    measuredPerHour += perRun * rph;
-    minimumPerHour += minPerRun * rph;
-  }
-
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
   await sim.close();
@@ -204,8 +155,6 @@ export async function benchMetrics(sites: number): Promise<Record<string, string
     "heap total MB": gauge("nodejs_heap_size_total_bytes").toFixed(0),
     "external MB": gauge("nodejs_external_memory_bytes").toFixed(0),
     "ready s": (readyMs / 1000).toFixed(1),
-    "API req/site/h": measuredPerHour.toFixed(2),
-    "minimum req/site/h": minimumPerHour.toFixed(2),
   };
 }
 

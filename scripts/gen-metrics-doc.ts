@@ -18,11 +18,13 @@ import type { SitehostApi } from "../src/api/types.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { CheckpointLock } from "../src/ha/lock.js";
 import { publishShardInfo } from "../src/ha/shardLayout.js";
+import { CheckpointVolume } from "../src/ha/volume.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { MetricFamily } from "../src/metrics/sample.js";
 import { discoveryMetrics } from "../src/discovery/metrics.js";
 import { BudgetPlanner } from "../src/scheduling/budgetPlanner.js";
+import { MeasuredRates } from "../src/scheduling/measuredRates.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
 import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 
@@ -120,6 +122,21 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
       }),
     },
     {
+      title: "Request plan",
+      rows: await read((registry) => {
+        const logger = pino({ level: "silent" });
+        const settings = { budgetRequestsPerSecond: 20, shardCount: 1, logsMaxPollInterval: "5m" };
+        void new BudgetPlanner(
+          settings,
+          registry,
+          logger,
+          { setWeights: () => undefined },
+          { sources: () => [] },
+        );
+        void new MeasuredRates(registry, { granted: () => new Map(), sites: () => 0 });
+      }),
+    },
+    {
       title: "Log pipeline",
       rows: await read(
         (registry) =>
@@ -132,9 +149,10 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
       ),
     },
     {
-      title: "Checkpoint lock and shard",
+      title: "Checkpoint directory, lock and shard",
       rows: await read((registry) => {
-        // The constructor only registers the metrics; nothing is written to the directory.
+        // The constructors only register the metrics; nothing is written to the directory.
+        new CheckpointVolume({ dir: "checkpoints", logger: pino({ level: "silent" }), registry }).close();
         void new CheckpointLock({
           dir: "checkpoints",
           timeoutMs: 60_000,

@@ -14,6 +14,7 @@ import { COLLECTOR_NAMES, type CollectorName, type Config } from "./config/schem
 import { activate, type Core } from "./daemon/active.js";
 import { Activation } from "./daemon/activation.js";
 import { CheckpointLock } from "./ha/lock.js";
+import { CheckpointVolume } from "./ha/volume.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
 import { gauge } from "./metrics/selfMetric.js";
@@ -34,7 +35,7 @@ export interface DaemonHandle {
 export interface DaemonOptions {
   config: Config;
   logger: Logger;
-  /** Ends the process after the checkpoint lock was lost; tests replace it. */
+  /** Ends the process when it cannot start after taking the checkpoint lock; tests replace it. */
   exit?: (code: number) => void;
 }
 
@@ -62,10 +63,13 @@ function createCore(config: Config, logger: Logger, exportHealth?: ExportHealth)
   const registry = createRegistry();
   const api = createApiClient(apiClientOptionsFromConfig(config.api, registry, logger));
   const store = new MetricStore(METRIC_FAMILIES, { exclude: config.metrics.exclude });
-  const webhooks = config.webhooks.enabled
-    ? new WebhookReceiver({ config, store, registry, logger, exportHealth })
+  const volume = config.logs.enabled
+    ? new CheckpointVolume({ dir: config.logs.checkpointDir, logger, registry })
     : undefined;
-  return { registry, api, store, webhooks, exportHealth };
+  const webhooks = config.webhooks.enabled
+    ? new WebhookReceiver({ config, store, registry, logger, exportHealth, volume })
+    : undefined;
+  return { registry, api, store, webhooks, exportHealth, volume };
 }
 
 /** The HTTP server as a component: it starts first, so /-/healthy answers at once and /-/ready says why it is not ready yet. */
@@ -103,20 +107,27 @@ export async function runDaemon({
       await parts.stop();
       logger.info("stopped");
     })());
-  // Like a lost leader election, a lost lock ends the process; it comes back as a standby.
   const stopAndExit = (): void => void stop().finally(() => exit(1));
-  const lock = config.logs.enabled
-    ? new CheckpointLock({
-        dir: config.logs.checkpointDir,
-        timeoutMs: durationMs(config.logs.lockTimeout),
-        logger,
-        registry: core.registry,
-        onLost: stopAndExit,
-      })
-    : undefined;
+  // A lost lock stops what it allowed at once (every checkpoint write checks it first), then the
+  // exporter stands by for it again. With logs off, the directory holds only the traffic counters.
+  const lock =
+    config.logs.enabled || config.collectors.traffic.enabled
+      ? new CheckpointLock({
+          dir: config.logs.checkpointDir,
+          timeoutMs: durationMs(config.logs.lockTimeout),
+          logger,
+          registry: core.registry,
+          failures: core.volume,
+          onLost: () => activation.lost(),
+        })
+      : undefined;
+  if (lock && config.logs.enabled) core.fence = () => lock.verify();
   const activation = new Activation({
     lock,
-    activate: () => activate(config, logger, core),
+    standBy: config.logs.enabled,
+    activate: (holdsLock) => activate(config, logger, core, holdsLock),
+    // What was collected goes with the collectors: a standby publishes no site series.
+    stoodDown: () => core.store.clear(),
     onFailed: stopAndExit,
     logger,
   });
@@ -146,6 +157,7 @@ export async function runDaemon({
   });
   await parts.start([
     { name: "API client", stop: () => core.api.close() },
+    core.volume && { name: "checkpoint volume", stop: () => core.volume?.close() },
     server,
     lock && { name: "checkpoint lock", stop: () => lock.release() },
     activation,

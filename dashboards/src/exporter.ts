@@ -68,7 +68,7 @@ export function exporterDashboard(): Dashboard {
     }),
   ]);
 
-  section(d, "Shards and checkpoint lock", [
+  section(d, "Shards, checkpoint lock and directory", [
     stat({
       title: "Exporters per shard",
       description:
@@ -100,6 +100,30 @@ export function exporterDashboard(): Dashboard {
       h: 5,
       targets: [q(`sitehost_exporter_checkpoint_lock_holder_info${S}`, { table: true })],
       transformations: infoColumns,
+    }),
+    stat({
+      title: "Checkpoint directory",
+      description:
+        "Per instance: Writable, or Paused while writes under logs.checkpointDir fail (full, read-only): no log stream is read or shipped and webhook events are answered 503 until a probe write succeeds. SitehostExporterCheckpointWritesFailing.",
+      unit: "none",
+      w: 8,
+      h: 6,
+      targets: [q(`sitehost_exporter_log_shipping_paused${S}`, { legend: "{{instance}}" })],
+      words: { "0": ["Writable", "green"], "1": ["Paused", "red"] },
+      show: "both",
+    }),
+    timeSeries({
+      title: "Failed checkpoint writes",
+      description:
+        "Writes under logs.checkpointDir that failed per second, by reason (no_space, read_only, permission, other) and file (journal, snapshot, spool, lock, webhook_queue, shard_layout, probe).",
+      unit: "ops",
+      w: 16,
+      h: 6,
+      targets: [
+        q(`sum by (reason, file) (${rate("sitehost_exporter_checkpoint_write_errors_total")})`, {
+          legend: "{{reason}} {{file}}",
+        }),
+      ],
     }),
   ]);
 
@@ -191,6 +215,20 @@ export function exporterDashboard(): Dashboard {
         { id: "custom.stacking", value: { mode: "none", group: "A" } },
         { id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } },
       ]),
+    timeSeries({
+      title: "API requests per site-hour",
+      description:
+        "What each source of requests cost per selected site and hour over the last 30 minutes (measured), beside the plan per site-hour (dashed): at steady state they agree within a fifth. The budget divided by the total is how many site-hours an hour it allows.",
+      unit: "short",
+      targets: [
+        q(`sum by (source) (sitehost_exporter_api_requests_per_site_hour${S})`, { legend: "{{source}}" }),
+        q(
+          `sum by (source) (sitehost_exporter_api_planned_requests_per_second${S}) * 3600 / on () group_left () clamp_min(sum(sitehost_exporter_sites_discovered${S}), 1)`,
+          { legend: "{{source}} planned" },
+        ),
+      ],
+      min: 0,
+    }).overrideByRegexp(".* planned", [{ id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } }]),
   ]);
 
   exporterWorkSections(d);

@@ -1,7 +1,7 @@
 /** The exporter health dashboard's rows about its work: collectors, log shipping, webhooks, the process. */
 import type { DashboardBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
 import { q, sel } from "./common.js";
-import { section, siteRanking, stat, timeSeries } from "./panels.js";
+import { problemCount, section, siteRanking, stat, timeSeries } from "./panels.js";
 
 export function exporterWorkSections(d: DashboardBuilder): void {
   const S = sel();
@@ -65,6 +65,20 @@ export function exporterWorkSections(d: DashboardBuilder): void {
         "Selected sites whose git deploy history answers 422: not enrolled in the platform's git integration (support enrolls them). Each is asked again once a day.",
       unit: "none",
       targets: [q(`sum(sitehost_exporter_git_sites_not_enrolled${S})`, { legend: "not enrolled" })],
+    }),
+    problemCount({
+      title: "Traffic periods missed",
+      description:
+        "Traffic periods that left the hour one answer covers before a poll could count them (an outage or a stopped exporter longer than the window); zero when all is well.",
+      unit: "none",
+      targets: [
+        q(
+          `sum(increase(sitehost_exporter_traffic_periods_missed_total${S}[$__rate_interval])) or vector(0)`,
+          {
+            legend: "missed",
+          },
+        ),
+      ],
     }),
   ]);
 

@@ -2,7 +2,19 @@
 import { GraphDrawStyle } from "@grafana/grafana-foundation-sdk/common";
 import type { Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { DAY, downThresholds, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
-import { barGauge, problemCount, section, siteRanking, stat, table, timeSeries } from "./panels.js";
+import {
+  barGauge,
+  problemCount,
+  section,
+  siteRanking,
+  stat,
+  table,
+  timeSeries,
+  trafficRanking,
+  trafficRate,
+  trafficSeries,
+} from "./panels.js";
+import { fleetSloSection, lokiVariable } from "./slo.js";
 
 export const FLEET_UID = "sitehost-fleet";
 
@@ -15,8 +27,9 @@ export function fleetDashboard(): Dashboard {
       "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys, restores and the platform's webhook events.",
     from: "now-6h",
     refresh: "1m",
-  });
+  }).withVariable(lokiVariable());
 
+  fleetSloSection(d);
   section(d, "Sites and account", [
     stat({
       title: "Sites",
@@ -65,45 +78,51 @@ export function fleetDashboard(): Dashboard {
   ]);
 
   section(d, "Traffic", [
-    timeSeries({
+    trafficSeries({
       title: "Requests per second",
-      description: "Requests per second across the fleet, served from the edge cache (cached=true) or not.",
+      description:
+        "Requests per second across the fleet, served from the edge cache (cached=true) or not: the rate of sitehost_site_requests_total, every traffic period counted once, over at least 15 minutes (the counters move as sites are polled).",
       unit: "reqps",
       w: 8,
       targets: [
-        q(`sum by (cached) (sitehost_site_requests_per_second${S})`, { legend: "cached={{cached}}" }),
+        q(`sum by (cached) (${trafficRate("sitehost_site_requests_total", S)})`, {
+          legend: "cached={{cached}}",
+        }),
       ],
     }),
-    timeSeries({
+    trafficSeries({
       title: "Bandwidth",
-      description: "Response bytes per second across the fleet, by cache status.",
+      description:
+        "Response bytes per second across the fleet, by cache status: the rate of sitehost_site_response_bytes_total over at least 15 minutes.",
       unit: "Bps",
       w: 8,
       targets: [
-        q(`sum by (cached) (sitehost_site_response_bytes_per_second${S})`, { legend: "cached={{cached}}" }),
+        q(`sum by (cached) (${trafficRate("sitehost_site_response_bytes_total", S)})`, {
+          legend: "cached={{cached}}",
+        }),
       ],
     }),
-    timeSeries({
+    trafficSeries({
       title: "Edge cache hit ratio",
-      description: "Share of requests across the fleet that the edge cache served.",
+      description: "Share of requests across the fleet that the edge cache served, over at least 15 minutes.",
       unit: "percentunit",
       w: 8,
       targets: [
         q(
-          `sum(sitehost_site_requests_per_second${sel('cached="true"')}) / sum(sitehost_site_requests_per_second${S})`,
+          `sum(${trafficRate("sitehost_site_requests_total", sel('cached="true"'))}) / sum(${trafficRate("sitehost_site_requests_total", S)})`,
           { legend: "hit ratio" },
         ),
       ],
       min: 0,
       max: 1,
     }),
-    siteRanking({
+    trafficRanking({
       title: "Top sites by traffic",
       description:
-        "The ten sites with the most requests per second (cached and uncached) in the latest period.",
+        "The ten sites with the most requests per second (cached and uncached) over the last 15 minutes or more.",
       unit: "reqps",
       targets: [
-        q(`topk(10, sum by (site) (sitehost_site_requests_per_second${S}))`, {
+        q(`topk(10, sum by (site) (${trafficRate("sitehost_site_requests_total", S)}))`, {
           legend: "{{site}}",
           instant: true,
         }),

@@ -43,6 +43,7 @@ interface PanelLike<T> extends cog.Builder<Panel> {
   thresholds(thresholds: cog.Builder<ThresholdsConfig>): T;
   mappings(mappings: ValueMapping[]): T;
   dataLinks(links: cog.Builder<DashboardLink>[]): T;
+  interval(interval: string): T;
 }
 
 export interface PanelOpts {
@@ -63,6 +64,11 @@ export interface PanelOpts {
   words?: Record<string, readonly [string, string?]>;
   /** A data link from each value to the site detail dashboard, where the panel exposes the site name. */
   siteLink?: "label" | "column";
+  /**
+   * The panel's minimum interval: `$__rate_interval` is at least this, for counters that move less
+   * often than every scrape (the traffic counters move when a site is polled).
+   */
+  minInterval?: string;
 }
 
 /** Fills in what every panel must have, then the options of `o` the panel kind takes. */
@@ -76,6 +82,7 @@ function build<T extends PanelLike<T>>(b: T, o: PanelOpts): T {
   if (o.max !== undefined) b.max(o.max);
   if (o.decimals !== undefined) b.decimals(o.decimals);
   if (o.thresholds) b.thresholds(o.thresholds);
+  if (o.minInterval) b.interval(o.minInterval);
   return b;
 }
 
@@ -152,4 +159,25 @@ export function table(o: TableOpts): TableBuilder {
 export function section(d: DashboardBuilder, title: string, panels: cog.Builder<Panel>[]): void {
   d.withRow(new RowBuilder(title));
   for (const p of panels) d.withPanel(p);
+}
+
+/**
+ * The least window of rate() over the traffic counters: they move when a site is polled (busy live
+ * sites every 5 minutes by default, the others up to every 15), so a shorter window would see steps.
+ */
+const TRAFFIC_MIN_INTERVAL = "15m";
+
+/** The rate of a traffic counter, over the panel's interval (at least TRAFFIC_MIN_INTERVAL). */
+export function trafficRate(metric: string, selector: string): string {
+  return `rate(${metric}${selector}[$__rate_interval])`;
+}
+
+/** A time series of traffic counters' rates. */
+export function trafficSeries(o: PanelOpts): TimeSeriesBuilder {
+  return timeSeries({ minInterval: TRAFFIC_MIN_INTERVAL, ...o });
+}
+
+/** A ranking of sites by a traffic counter's rate. */
+export function trafficRanking(o: PanelOpts): BarGaugeBuilder {
+  return siteRanking({ minInterval: TRAFFIC_MIN_INTERVAL, ...o });
 }

@@ -1,8 +1,9 @@
 /** Site detail: everything the exporter knows about one site. */
 import { AnnotationQueryBuilder, type Dashboard } from "@grafana/grafana-foundation-sdk/dashboard";
 import { downThresholds, DS, finalize, q, sel, upThresholds, sitehostDashboard } from "./common.js";
-import { barGauge, gauge, section, stat, table, timeSeries } from "./panels.js";
+import { barGauge, gauge, section, stat, table, timeSeries, trafficRate, trafficSeries } from "./panels.js";
 import { siteCareSections } from "./siteCare.js";
+import { lokiVariable, siteSloSection } from "./slo.js";
 import { siteVariable } from "./variables.js";
 
 export const SITE_UID = "sitehost-site";
@@ -38,6 +39,7 @@ export function siteDashboard(): Dashboard {
     refresh: "1m",
   })
     .withVariable(siteVariable())
+    .withVariable(lokiVariable())
     .annotation(deployAnnotation("Git deploy", 1, "green"))
     .annotation(deployAnnotation("Failed git deploy", 0, "red"));
 
@@ -84,21 +86,30 @@ export function siteDashboard(): Dashboard {
       targets: [q(`${metric}${S}`, { legend: "{{period}}", instant: true })],
     });
   section(d, "Traffic", [
-    timeSeries({
+    trafficSeries({
       title: "Requests per second",
       description:
-        "Requests per second in the latest complete period, served from the edge cache (cached=true) or not.",
+        "Requests per second, served from the edge cache (cached=true) or not: the rate of sitehost_site_requests_total over at least 15 minutes (every traffic period counted once; the counter moves when the site is polled), and the newest period of the site's last traffic answer (latest).",
       unit: "reqps",
       targets: [
-        q(`sum by (cached) (sitehost_site_requests_per_second${S})`, { legend: "cached={{cached}}" }),
+        q(`sum by (cached) (${trafficRate("sitehost_site_requests_total", S)})`, {
+          legend: "cached={{cached}}",
+        }),
+        q(`sum by (cached) (sitehost_site_requests_per_second${S})`, { legend: "cached={{cached}} latest" }),
       ],
     }),
-    timeSeries({
+    trafficSeries({
       title: "Bandwidth",
-      description: "Response bytes per second in the latest complete period, by cache status.",
+      description:
+        "Response bytes per second by cache status: the rate of sitehost_site_response_bytes_total over at least 15 minutes, and the newest period of the site's last traffic answer (latest).",
       unit: "Bps",
       targets: [
-        q(`sum by (cached) (sitehost_site_response_bytes_per_second${S})`, { legend: "cached={{cached}}" }),
+        q(`sum by (cached) (${trafficRate("sitehost_site_response_bytes_total", S)})`, {
+          legend: "cached={{cached}}",
+        }),
+        q(`sum by (cached) (sitehost_site_response_bytes_per_second${S})`, {
+          legend: "cached={{cached}} latest",
+        }),
       ],
     }),
     perPeriod("Page views", "sitehost_site_page_views", "Page views"),
@@ -188,6 +199,7 @@ export function siteDashboard(): Dashboard {
     }),
   ]);
 
+  siteSloSection(d);
   siteCareSections(d);
   return finalize(d.build());
 }

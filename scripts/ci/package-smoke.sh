@@ -5,6 +5,7 @@
 # and /metrics, the image's HEALTHCHECK command, and a clean exit 0 on SIGTERM.
 #
 #   bash scripts/ci/package-smoke.sh     (SMOKE_SKIP_BUILD=1 to use dist/ as is)
+#   SMOKE_NODE=26 bash scripts/ci/package-smoke.sh   the same under Node.js 26 (scripts/ci/node26.sh)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -25,13 +26,18 @@ fail() {
   exit 1
 }
 
-# The project's pinned Node 24 (the `node` devDependency), first on PATH so the
-# installed bin's `#!/usr/bin/env node` uses it too. Only node itself comes from
+# The project's pinned Node 24 (the `node` devDependency), or Node 26 with SMOKE_NODE=26, first on
+# PATH so npm and the installed bin's `#!/usr/bin/env node` use it too. Only node itself comes from
 # the repository: the installed package must not reach the repo's node_modules.
-NODE_BIN="$(cd "$ROOT" && npx --no-install node -p process.execPath 2>/dev/null)" || fail "cannot find the pinned node (npm ci first)"
+want="${SMOKE_NODE:-24}"
+case "$want" in
+  24) NODE_BIN="$(cd "$ROOT" && npx --no-install node -p process.execPath 2>/dev/null)" || fail "cannot find the pinned node (npm ci first)" ;;
+  26) NODE_BIN="$(bash "$ROOT/scripts/ci/node26.sh")" || fail "cannot fetch Node.js 26" ;;
+  *) fail "SMOKE_NODE=$want: 24 or 26" ;;
+esac
 export PATH="$(dirname "$NODE_BIN"):$PATH"
 major="$(node -p 'process.versions.node.split(".")[0]')"
-[ "$major" = "24" ] || fail "expected Node 24, got $(node --version)"
+[ "$major" = "$want" ] || fail "expected Node $want, got $(node --version)"
 echo "--- node $(node --version)"
 
 if [ "${SMOKE_SKIP_BUILD:-0}" != "1" ]; then
@@ -59,7 +65,9 @@ echo "    $(wc -l <<<"$listing" | tr -d ' ') files, $(du -k "$tarball" | cut -f1
 
 echo "--- npm install --omit=dev into an empty folder"
 (cd "$WORK/app" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline \
-  --loglevel=error "$tarball" >"$WORK/install.log" 2>&1) || { cat "$WORK/install.log" >&2; fail "npm install --omit=dev"; }
+  --loglevel=warn "$tarball" >"$WORK/install.log" 2>&1) || { cat "$WORK/install.log" >&2; fail "npm install --omit=dev"; }
+# Every engines range of the package and its dependencies admits this Node.js.
+! grep -q EBADENGINE "$WORK/install.log" || { grep EBADENGINE "$WORK/install.log" >&2; fail "npm install warns EBADENGINE under Node $want"; }
 for dev in typescript vitest eslint nock node; do
   [ ! -e "$WORK/app/node_modules/$dev" ] || fail "development dependency $dev was installed"
 done

@@ -44,6 +44,7 @@ interface Waiter {
 }
 
 interface SourceState {
+  name: BudgetSource;
   queue: Waiter[];
   weight: number;
   pass: number;
@@ -61,6 +62,7 @@ export class RequestBudget {
   private closedWith: Error | undefined;
   private readonly burst: number;
   private configuredWeights = new Map<BudgetSource, number>();
+  private readonly granted = new Map<BudgetSource, number>();
 
   constructor(
     private readonly maxConcurrency: number,
@@ -99,6 +101,11 @@ export class RequestBudget {
     if (total === 0) return 1;
     const floor = total * MIN_SHARE;
     return Math.max(this.configuredWeights.get(source) ?? 0, floor);
+  }
+
+  /** Places granted since the start, by source: every request made (and every retry) took one. */
+  grantedBySource(): ReadonlyMap<BudgetSource, number> {
+    return this.granted;
   }
 
   /** Nothing is granted before `until` (epoch ms). Extends, never shortens, the gate. */
@@ -140,7 +147,7 @@ export class RequestBudget {
   private sourceState(source: BudgetSource): SourceState {
     let state = this.sources.get(source);
     if (!state) {
-      state = { queue: [], weight: this.weightOf(source), pass: this.virtualTime };
+      state = { name: source, queue: [], weight: this.weightOf(source), pass: this.virtualTime };
       this.sources.set(source, state);
     }
     return state;
@@ -179,6 +186,7 @@ export class RequestBudget {
       source.pass += 1 / source.weight;
       this.tokens -= 1;
       this.inFlight += 1;
+      this.granted.set(source.name, (this.granted.get(source.name) ?? 0) + 1);
       if (waiter.signal && waiter.onAbort) waiter.signal.removeEventListener("abort", waiter.onAbort);
       let released = false;
       waiter.grant(() => {

@@ -62,7 +62,12 @@ function fail(reason: string, code = 1): never {
   exitWith(code);
 }
 
-async function load(opts: CommonOptions, requireCredentials: boolean, checkRuntime?: "create" | "probe") {
+async function load(
+  opts: CommonOptions,
+  requireCredentials: boolean,
+  checkRuntime?: "create" | "probe",
+  warn?: (warning: string) => void,
+) {
   try {
     return await loadConfig({
       configFile: opts.config,
@@ -70,6 +75,7 @@ async function load(opts: CommonOptions, requireCredentials: boolean, checkRunti
       flags: flagsOf(opts as unknown as Record<string, unknown>),
       requireCredentials,
       checkRuntime,
+      warn,
     });
   } catch (err) {
     if (err instanceof ConfigError) configError(err);
@@ -121,9 +127,11 @@ addCommonOptions(
     .command("run", { isDefault: true })
     .description("run the daemon (SIGTERM, SIGINT or SIGHUP stop it gracefully)")
     .action(async (opts: CommonOptions) => {
-      const config = await load(opts, true, "create");
+      const warnings: string[] = [];
+      const config = await load(opts, true, "create", (w) => warnings.push(w));
       await checkWebConfig(config);
       const logger = createLogger({ level: opts["log.level"], format: opts["log.format"] });
+      for (const warning of warnings) logger.warn(warning);
       const { runDaemon } = await import("../daemon.js");
       // From here a signal waits for the start to finish, then stops what started.
       signals?.starting();
@@ -176,7 +184,9 @@ addCommonOptions(
     .description("validate the configuration; print the effective config with secrets redacted")
     .action(async (opts: CommonOptions) => {
       // Everything `run` checks before it starts, without creating the checkpoint directory.
-      const config = await load(opts, false, "probe");
+      const config = await load(opts, false, "probe", (w) =>
+        process.stderr.write(`sitehost-exporter: warning: ${w}\n`),
+      );
       await checkWebConfig(config);
       process.stdout.write(stringify(redactConfig(config)));
       const otlp = otlpSummary(config, process.env);
@@ -211,6 +221,17 @@ addCommonOptions(
         opts.output === "json" ? renderJson(report) : renderText(report, displayUrl(config.api.url)),
       );
       exitWith(report.exitCode);
+    }),
+);
+
+addCommonOptions(
+  program
+    .command("slo-rules")
+    .description("print the Prometheus rules (SLIs and burn-rate alerts) of the configuration's slos section")
+    .action(async (opts: CommonOptions) => {
+      const config = await load(opts, false);
+      const { sloRuleFile } = await import("../slo/ruleFile.js");
+      process.stdout.write(sloRuleFile(config.slos));
     }),
 );
 

@@ -13,13 +13,13 @@ import { GitCollector } from "./gitCollector.js";
 import { performanceCollector } from "./performance.js";
 import { securityCollector } from "./security.js";
 import { statisticsCollector } from "./statistics.js";
-import { trafficCollector } from "./traffic.js";
+import { TrafficCollector } from "./traffic.js";
 import type { CollectorEnv, CollectorSet } from "./types.js";
 import { usageCollector } from "./usage.js";
 
 export function createCollectors(env: CollectorEnv): CollectorSet {
   return {
-    traffic: trafficCollector,
+    traffic: new TrafficCollector({ ...env.traffic, now: env.now }),
     statistics: statisticsCollector,
     usage: usageCollector,
     performance: performanceCollector,

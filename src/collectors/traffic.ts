@@ -1,9 +1,19 @@
-import type { MetricsResult } from "../api/schemas.js";
-import { isEpochMs } from "../api/times.js";
+import type { MetricsResult, Site } from "../api/schemas.js";
+import type { SourcedApi } from "../api/sourced.js";
 import type { MetricName } from "../metrics/families.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
-import { perSite } from "./perSite.js";
+import {
+  readTrafficAnswer,
+  TRAFFIC_METRICS,
+  type TrafficAnswer,
+  type TrafficMetric,
+} from "./trafficPeriods.js";
+import { countPeriods, type SiteTrafficCounts } from "./trafficCounts.js";
+import { TrafficPolling } from "./trafficPolling.js";
+import type { SiteCollector, TrafficEnv } from "./types.js";
+
+export const TRAFFIC_PERIODS_MISSED = "sitehost_exporter_traffic_periods_missed_total";
 
 export const TRAFFIC_QUERY = {
   startAt: "1 hour ago",
@@ -11,91 +21,136 @@ export const TRAFFIC_QUERY = {
   dimensions: ["page_is_cached"],
 };
 
-const METRIC_NAMES: Readonly<Record<string, MetricName>> = {
+const GAUGES: Readonly<Record<TrafficMetric, MetricName>> = {
   requests_persec: "sitehost_site_requests_per_second",
   response_bytes_persec: "sitehost_site_response_bytes_per_second",
 };
 
-type Period = Record<string, unknown> & { timestamp: number };
-
-/** Epoch seconds, from seconds or milliseconds. */
-function seconds(value: number): number {
-  return isEpochMs(value) ? value / 1000 : value;
-}
-
-function periods(result: MetricsResult): Period[] {
-  return result.periods
-    .filter(
-      (p): p is Period => typeof p === "object" && p !== null && typeof (p as Period).timestamp === "number",
-    )
-    .map((p) => ({ ...p, timestamp: seconds(p.timestamp) }));
-}
-
-/**
- * A period's length in seconds: `search.resolution`, unless the spacing of the periods shows it is in
- * another unit (minutes, milliseconds); then the spacing.
- */
-function periodLength(sorted: readonly Period[], resolution: number | undefined): number | undefined {
-  let step: number | undefined;
-  for (let i = 1; i < sorted.length; i++) {
-    const d = (sorted[i] as Period).timestamp - (sorted[i - 1] as Period).timestamp;
-    if (d > 0 && (step === undefined || d < step)) step = d;
-  }
-  const valid = typeof resolution === "number" && resolution > 0 ? resolution : undefined;
-  if (valid === undefined || step === undefined) return valid ?? step;
-  return valid >= step / 2 && valid <= step * 2 ? valid : step;
-}
-
-/**
- * The latest complete period: its end (timestamp + period length) is not after the search's end.
- * Without endAt, every period but the newest counts as complete. Periods are not assumed sorted.
- */
-export function latestCompletePeriod(result: MetricsResult): Period | undefined {
-  const list = periods(result).sort((a, b) => a.timestamp - b.timestamp);
-  if (list.length === 0) return undefined;
-  const { endAt, resolution } = result.search ?? {};
-  const length = periodLength(list, resolution);
-  if (typeof endAt === "number" && length !== undefined) {
-    const end = seconds(endAt);
-    const complete = list.filter((p) => p.timestamp + length <= end);
-    return complete[complete.length - 1];
-  }
-  return list.length >= 2 ? list[list.length - 2] : undefined;
-}
-
-/** The `page_is_cached` dimension value as the contract's `cached` label; undefined when unreadable. */
-function cachedLabel(value: string): "true" | "false" | undefined {
-  const v = value.trim().toLowerCase();
-  if (v === "true" || v === "1" || v === "yes") return "true";
-  if (v === "false" || v === "0" || v === "no") return "false";
-  return undefined;
-}
-
+/** The per-second gauges: the rates of the newest complete period. */
 export function collectTraffic(site: SiteRef, result: MetricsResult): Sample[] {
-  const period = latestCompletePeriod(result);
+  return trafficGauges(site, readTrafficAnswer(result));
+}
+
+export function trafficGauges(site: SiteRef, answer: TrafficAnswer | undefined): Sample[] {
+  const period = answer?.complete[answer.complete.length - 1];
   if (!period) return [];
   const out: Sample[] = [];
-  const byDimension = period.page_is_cached;
-  if (typeof byDimension !== "object" || byDimension === null) return out;
-  for (const [metric, values] of Object.entries(byDimension as Record<string, unknown>)) {
-    const name = METRIC_NAMES[metric];
-    if (!name || typeof values !== "object" || values === null) continue;
-    const sums = new Map<string, number>();
-    for (const [dimensionValue, value] of Object.entries(values as Record<string, unknown>)) {
-      const cached = cachedLabel(dimensionValue);
-      if (cached && typeof value === "number" && Number.isFinite(value)) {
-        sums.set(cached, (sums.get(cached) ?? 0) + value);
-      }
+  for (const metric of TRAFFIC_METRICS) {
+    for (const [cached, value] of period.rates[metric]) {
+      out.push(sampleFor(site, GAUGES[metric], { cached }, value));
     }
-    for (const [cached, value] of sums) out.push(sampleFor(site, name, { cached }, value));
   }
   return out;
 }
 
-/** The `traffic` collector: the site's traffic periods over the last hour, one request. */
-export const trafficCollector = perSite<MetricsResult, "traffic">({
-  name: "traffic",
-  requestsPerSite: 1,
-  fetch: (api, site, signal) => api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal }),
-  collect: (site, input) => collectTraffic(site, input),
-});
+const COUNTERS: Readonly<Record<"requests" | "bytes", MetricName>> = {
+  requests: "sitehost_site_requests_total",
+  bytes: "sitehost_site_response_bytes_total",
+};
+
+/** The counters of one site: both cache statuses, from zero, once counting has begun. */
+export function trafficCounters(site: SiteRef, counts: SiteTrafficCounts | undefined): Sample[] {
+  if (!counts) return [];
+  const out: Sample[] = [];
+  for (const total of ["requests", "bytes"] as const) {
+    for (const cached of ["true", "false"] as const) {
+      out.push(sampleFor(site, COUNTERS[total], { cached }, counts[total][cached]));
+    }
+  }
+  return out;
+}
+
+export interface TrafficInput {
+  answer: TrafficAnswer | undefined;
+  counts: SiteTrafficCounts | undefined;
+}
+
+/**
+ * The `traffic` collector: one request per site asked (adaptive polling decides which), the
+ * per-second gauges of the newest complete period, and the counters of every settled period once
+ * (trafficCounts.ts), kept across restarts (trafficState.ts): the runner publishes a run's samples
+ * only after `commit` saved what it counted.
+ */
+export class TrafficCollector implements SiteCollector<TrafficInput> {
+  readonly scope = "site";
+  readonly name = "traffic";
+  readonly requestsPerSite = 1;
+  private readonly polling: TrafficPolling;
+  private sites = new Map<number, SiteTrafficCounts>();
+  private missedPeriods = 0;
+  private changed = false;
+
+  constructor(private readonly env: TrafficEnv) {
+    this.polling = new TrafficPolling(env.polling);
+  }
+
+  /** Resume from the saved counters. */
+  async resume(): Promise<void> {
+    const saved = await this.env.state.load();
+    if (!saved) return;
+    this.sites = saved.sites;
+    this.missedPeriods = saved.missedPeriods;
+  }
+
+  due(site: Site, nowMs: number): boolean {
+    return this.polling.due(site.id, nowMs);
+  }
+
+  /** The sites due at the next run. */
+  requestsPerRun(sites: readonly Site[]): number {
+    const now = this.env.now();
+    return sites.filter((s) => this.polling.due(s.id, now)).length;
+  }
+
+  /** At steady state: busy live sites at every run, the others as adaptive polling spaces them. */
+  plannedRequestsPerRun(sites: readonly Site[]): number {
+    return this.polling.requestsPerRun(sites);
+  }
+
+  async fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<TrafficInput> {
+    const result = await api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal });
+    const answer = readTrafficAnswer(result);
+    if (!answer) return { answer, counts: this.sites.get(site.id) };
+    const outcome = countPeriods(this.sites.get(site.id), answer);
+    if (outcome.counts && (outcome.counted > 0 || !this.sites.has(site.id))) {
+      this.sites.set(site.id, outcome.counts);
+      this.changed = true;
+    }
+    if (outcome.missed > 0) {
+      this.missedPeriods += outcome.missed;
+      this.changed = true;
+    }
+    const window = answer.windowStart === undefined ? undefined : answer.end - answer.windowStart;
+    this.polling.answered(site, this.env.now(), outcome.busy, window);
+    return { answer, counts: outcome.counts };
+  }
+
+  collect(site: Site, input: TrafficInput): Sample[] {
+    return [...trafficGauges(site, input.answer), ...trafficCounters(site, input.counts)];
+  }
+
+  /** Save what the run counted (before its samples are published). */
+  async commit(): Promise<void> {
+    if (!this.changed) return;
+    this.changed = false;
+    try {
+      await this.env.state.save({ sites: this.sites, missedPeriods: this.missedPeriods });
+    } catch (err) {
+      this.changed = true;
+      throw err;
+    }
+  }
+
+  /** Forget sites no longer selected; the periods missed since counting began. */
+  summary(sites: readonly Site[]): Sample[] {
+    const selected = new Set(sites.map((s) => s.id));
+    this.polling.retain(selected);
+    for (const id of this.sites.keys()) {
+      if (!selected.has(id)) {
+        this.sites.delete(id);
+        this.changed = true;
+      }
+    }
+    return [{ name: TRAFFIC_PERIODS_MISSED, labels: {}, value: this.missedPeriods }];
+  }
+}

@@ -10,6 +10,8 @@ import type { Site } from "../api/schemas.js";
 import type { SourcedApi } from "../api/sourced.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
+import type { TrafficPollingSettings } from "./trafficPolling.js";
+import type { TrafficStateStore } from "./trafficState.js";
 
 export type RunResult = "success" | "partial" | "failure";
 
@@ -17,6 +19,8 @@ export interface CollectorCost {
   readonly name: CollectorName;
   /** API requests the next run is expected to make over these selected sites. */
   requestsPerRun(sites: readonly Site[]): number;
+  /** What a run makes on average at steady state, when that differs from the next run (adaptive polling). */
+  plannedRequestsPerRun?(sites: readonly Site[]): number;
 }
 
 /** Asks about each selected site; the runner handles concurrency, per-site failures and 404s. */
@@ -28,6 +32,15 @@ export interface SiteCollector<Input = unknown> extends CollectorCost {
   fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<Input>;
   /** Pure: the fetched input to the site's samples. */
   collect(site: Site, input: Input, nowMs: number): Sample[];
+  /** Whether a run at `nowMs` asks about the site (absent: every run asks about every site). */
+  due?(site: Site, nowMs: number): boolean;
+  /**
+   * Makes what the run fetched durable (counters kept across restarts). When present, the run's
+   * samples are published only after it succeeded, never before.
+   */
+  commit?(): Promise<void>;
+  /** Loads what `commit` saved; called once before the first run. Throws when it cannot be trusted. */
+  resume?(): Promise<void>;
   /** Samples without site labels after each run, from what the collector remembers (optional). */
   summary?(sites: readonly Site[], nowMs: number): Sample[];
 }
@@ -59,9 +72,18 @@ export type CollectorSet = {
   readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N };
 };
 
+/** What the traffic collector is given: its clock, its polling, where it keeps its counters. */
+export interface TrafficEnv {
+  now: () => number;
+  polling: TrafficPollingSettings;
+  state: TrafficStateStore;
+}
+
 /** What collectors get from the runner when they are created (one set per runner). */
 export interface CollectorEnv {
   now: () => number;
   /** Requests an account-level collector keeps in flight at once (the API budget paces them). */
   concurrency: number;
+  /** The traffic collector's polling and where it keeps its counters. */
+  traffic: Omit<TrafficEnv, "now">;
 }

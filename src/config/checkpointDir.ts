@@ -1,11 +1,14 @@
 /**
  * Whether the checkpoint directory can be used, checked when the configuration is loaded: the
  * log tailers would otherwise find out only after the daemon started (and Node's recursive mkdir
- * never returns for a path under /proc).
+ * never returns for a path under /proc). A directory that exists but cannot take writes right now
+ * (a full or read-only volume) is a warning, not a problem: the daemon starts, serves its metrics,
+ * stands by and reports it, and starts shipping by itself once the volume takes writes.
  */
 import { randomBytes } from "node:crypto";
-import { mkdir, rmdir, stat, unlink, writeFile } from "node:fs/promises";
+import { mkdir, rmdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
+import { writeProbe } from "../ha/volume.js";
 
 const REASONS: Record<string, string> = {
   EACCES: "permission denied",
@@ -52,51 +55,66 @@ async function mkdirRace(err: unknown, path: string): Promise<void> {
   if ((err as NodeJS.ErrnoException).code !== "EEXIST" || !(await isDirectory(path))) throw err;
 }
 
-/** Creates and removes a file (or, with `dir`, a directory) to prove that `parent` takes new entries. */
-async function probe(parent: string, kind: "file" | "dir"): Promise<void> {
+/** Creates and removes a directory to prove that `parent` takes new entries. */
+async function probeDir(parent: string): Promise<void> {
   const name = join(parent, `.sitehost-exporter-probe-${process.pid}-${randomBytes(4).toString("hex")}`);
-  if (kind === "dir") {
-    await mkdir(name);
-    await rmdir(name);
-  } else {
-    await writeFile(name, "", { flag: "wx" });
-    await unlink(name);
-  }
+  await mkdir(name);
+  await rmdir(name);
+}
+
+/** Codes of a volume that cannot take writes for now, but may again (space freed, remounted). */
+const PASSING = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
+
+export interface CheckpointDirCheck {
+  /** The directory cannot be used: the daemon does not start. */
+  problem?: string;
+  /** The directory cannot take writes now: the daemon starts and stands by until it can. */
+  warning?: string;
 }
 
 /**
- * Why the checkpoint directory is unusable, or undefined. `create` (the daemon) creates the
- * directory and its missing parents; `probe` (check-config) leaves the file system as it found it,
- * proving with a short-lived probe entry that the directory, or its nearest existing parent, is writable.
+ * Whether the checkpoint directory is usable. `create` (the daemon) creates the directory and its
+ * missing parents; `probe` (check-config) leaves the file system as it found it, proving with a
+ * short-lived probe entry that the directory, or its nearest existing parent, is writable.
  */
-export async function checkpointDirProblem(
+export async function checkCheckpointDir(
   dir: string,
   mode: "create" | "probe",
   key = "logs.checkpointDir",
-): Promise<string | undefined> {
+): Promise<CheckpointDirCheck> {
+  const problem = (text: string): CheckpointDirCheck => ({ problem: text });
   const full = resolve(dir);
   const expected = "a writable directory (it holds the log checkpoints and must survive restarts)";
   let where: { existing: string; missing: string[] };
   try {
     where = await nearestExisting(full);
   } catch (err) {
-    return `${key}: cannot inspect ${full} (${reason(err)}); expected ${expected}`;
+    return problem(`${key}: cannot inspect ${full} (${reason(err)}); expected ${expected}`);
   }
   if (!(await isDirectory(where.existing).catch(() => false)))
-    return `${key}: ${where.existing} is not a directory; expected ${expected}`;
+    return problem(`${key}: ${where.existing} is not a directory; expected ${expected}`);
+  const existed = where.missing.length === 0;
   try {
-    if (where.missing.length === 0) {
-      await probe(full, "file");
+    if (existed) {
+      await writeProbe(full);
     } else if (mode === "probe") {
-      await probe(where.existing, "dir");
+      await probeDir(where.existing);
     } else {
       // One level at a time: mkdir({ recursive: true }) loops forever where the kernel answers ENOENT.
       for (const path of where.missing) await mkdir(path).catch((err: unknown) => mkdirRace(err, path));
-      await probe(full, "file");
+      await writeProbe(full);
     }
   } catch (err) {
-    const what = where.missing.length === 0 ? `cannot write in ${full}` : `cannot create ${full}`;
-    return `${key}: ${what} (${reason(err)}); expected ${expected}`;
+    const code = (err as NodeJS.ErrnoException).code ?? "";
+    if (existed && PASSING.has(code)) {
+      return {
+        warning:
+          `${key}: ${full} cannot take writes now (${reason(err)}); the exporter starts, serves its ` +
+          "metrics and stands by (no log shipping) until it can",
+      };
+    }
+    const what = existed ? `cannot write in ${full}` : `cannot create ${full}`;
+    return problem(`${key}: ${what} (${reason(err)}); expected ${expected}`);
   }
-  return undefined;
+  return {};
 }

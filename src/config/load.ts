@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
-import { checkpointDirProblem } from "./checkpointDir.js";
+import { checkCheckpointDir } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
 import { logExportDisabledBy, otlpEnvProblems } from "./otelEnv.js";
 import { valueAt } from "./path.js";
@@ -32,6 +32,8 @@ export interface LoadOptions {
    * proves it could. Absent (once): not checked.
    */
   checkRuntime?: "create" | "probe";
+  /** Told what is not a problem yet deserves saying (a checkpoint directory that is full right now). */
+  warn?: (warning: string) => void;
 }
 
 type Json = Record<string, unknown>;
@@ -189,21 +191,25 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
     const dirKey = nonEmpty(env.SITEHOST_CHECKPOINT_DIR)
       ? "logs.checkpointDir (SITEHOST_CHECKPOINT_DIR)"
       : "logs.checkpointDir";
-    const dir = await checkpointDirProblem(config.logs.checkpointDir, opts.checkRuntime, dirKey);
-    if (dir) problems.push(dir);
+    const dir = await checkCheckpointDir(config.logs.checkpointDir, opts.checkRuntime, dirKey);
+    if (dir.problem) problems.push(dir.problem);
+    if (dir.warning) opts.warn?.(dir.warning);
     if (problems.length > 0) throw new ConfigError(problems);
   }
   return config;
 }
 
-/** Client ids that examples and templates use, never a real one: `<CLIENT_ID>`, `my-client-id`, `changeme`. */
+/**
+ * Client ids that examples and templates use, never a real one: `<CLIENT_ID>`, `${CLIENT_ID}`,
+ * `my-client-id`, `changeme`. Kept narrow on purpose: a short real or test id (`my-id`) is accepted.
+ */
 export function isPlaceholderClientId(value: string): boolean {
   const v = value.trim().toLowerCase();
   return (
     /^<.*>$/.test(v) ||
     /^\$\{.*\}$/.test(v) ||
-    /^(my|your)[-_ ]?(client[-_ ]?)?id$/.test(v) ||
-    /^(client[-_ ]?id|changeme|change[-_ ]me|placeholder|todo|example|xxx+|\.\.\.)$/.test(v)
+    /^(my|your)[-_ ]client[-_ ]id$/.test(v) ||
+    /^(changeme|change[-_ ]me|placeholder)$/.test(v)
   );
 }
 

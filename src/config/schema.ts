@@ -10,6 +10,8 @@ import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
+import { SITE_KINDS } from "./siteKinds.js";
+import { SlosSchema } from "../slo/config.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
@@ -17,8 +19,7 @@ import { parseByteSize } from "./size.js";
  */
 export const DEFAULT_PORT = 10987;
 
-export const SITE_KINDS = ["live", "staging", "sandbox", "kit"] as const;
-export type SiteKind = (typeof SITE_KINDS)[number];
+export { SITE_KINDS, type SiteKind } from "./siteKinds.js";
 
 /**
  * Every collector, one entry each: its name and default schedule, chosen from how often the platform's
@@ -29,7 +30,7 @@ export type SiteKind = (typeof SITE_KINDS)[number];
  */
 export const DEFAULT_SCHEDULES = {
   inventory: "*/5 * * * *", // site list and storage: new sites show up within 5 minutes
-  traffic: "0 * * * * *", // requests/bytes per second: a new period every minute
+  traffic: "30 */5 * * * *", // every period is counted from a later answer (an hour each); this sets freshness
   statistics: "17 */3 * * *", // page views are updated once a day; look a few times so a day's change shows early
   usage: "23 */6 * * *", // usage reports cover billing cycles: daily averages
   performance: "41 */6 * * *", // audits run rarely (on demand or daily)
@@ -113,11 +114,21 @@ const listenAddress = z.string().superRefine((value, ctx) => {
   }
 });
 
-/** `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp. */
+/**
+ * `now`, a negative duration such as `-15m`, or an ISO 8601 timestamp in the past: a start in the
+ * future would ship nothing until then, and be written into every new checkpoint.
+ */
 const startFrom = z.string().superRefine((value, ctx) => {
   if (value === "now") return;
   if (value.startsWith("-") && parseDuration(value.slice(1)) !== undefined) return;
-  if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) return;
+  if (/^\d{4}-\d{2}-\d{2}/.test(value) && !Number.isNaN(Date.parse(value))) {
+    if (Date.parse(value) <= Date.now()) return;
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is in the future (it is ${new Date().toISOString()} now): nothing would be shipped until then; use "now", a negative duration such as -15m, or a past timestamp`,
+    });
+    return;
+  }
   ctx.addIssue({
     code: "custom",
     message: `${JSON.stringify(value)} is not "now", a negative duration such as -15m, or a timestamp such as 2026-01-31T00:00:00Z`,
@@ -139,9 +150,35 @@ const CollectorSchema = (name: CollectorName) =>
     schedule: cronString.default(DEFAULT_SCHEDULES[name]),
   });
 
-const collectorsShape = Object.fromEntries(
-  COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})]),
-) as { [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>> };
+/**
+ * The longest `collectors.traffic.maxInterval`: one traffic answer covers an hour; a site must be asked
+ * again while the periods since its last answer are still in it, with room for a settle delay and
+ * runs that are skipped or slow.
+ */
+export const TRAFFIC_MAX_INTERVAL_LIMIT = "45m";
+
+/** How long an idle, staging, sandbox or kit site may wait between traffic polls. */
+const trafficInterval = positiveDuration.superRefine((value, ctx) => {
+  const ms = parseDuration(value);
+  if (ms !== undefined && ms > (parseDuration(TRAFFIC_MAX_INTERVAL_LIMIT) as number)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `${JSON.stringify(value)} is longer than ${TRAFFIC_MAX_INTERVAL_LIMIT}: one traffic answer covers an hour, and a site asked less often than that would lose periods`,
+    });
+  }
+});
+
+const collectorsShape = {
+  ...(Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})])) as {
+    [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>>;
+  }),
+  traffic: CollectorSchema("traffic")
+    .extend({
+      /** Adaptive polling's ceiling: idle sites (and staging, sandbox, kit) are asked at most this far apart. */
+      maxInterval: trafficInterval.default("15m"),
+    })
+    .prefault({}),
+};
 
 export const ConfigSchema = z.strictObject({
   api: z
@@ -187,6 +224,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Metric-name patterns (`*` wildcards) neither published nor, when they cover a whole collector, fetched. */
       exclude: z.array(z.string().min(1)).default([]),
+      /** false: publish only the cached="false" half of the duration histogram (what the origin served). */
+      requestDurationCacheHits: z.boolean().default(true),
     })
     .prefault({}),
   collectors: z.strictObject(collectorsShape).prefault({}),
@@ -210,6 +249,12 @@ export const ConfigSchema = z.strictObject({
       maxConcurrentTailers: z.number().int().min(1).max(1000).default(16),
       /** Deadline for the in-flight export at shutdown. */
       shutdownTimeout: positiveDuration.default("10s"),
+      /** Each site's records under a resource of its own (service.name = the site); false: the exporter's. */
+      resourcePerSite: z.boolean().default(true),
+      /** service.namespace of the sites' resources. */
+      serviceNamespace: z.string().min(1).default("sitehost"),
+      /** Unit of the web-server log's request_time: auto tells seconds from milliseconds per stream. */
+      requestTimeUnit: z.enum(["auto", "seconds", "milliseconds"]).default("auto"),
       /** Cap on the export retry backoff while the collector is down. */
       maxExportBackoff: positiveDuration.default("30s"),
       /** OTLP export failures lasting longer than this are warned about again every few minutes (and flagged on the status page). */
@@ -228,6 +273,7 @@ export const ConfigSchema = z.strictObject({
       readyTimeout: duration.default("90s"),
     })
     .prefault({}),
+  slos: SlosSchema.prefault({}),
   webhooks: z
     .strictObject({
       /** Receive the platform's webhook events on the exporter's own listener. */

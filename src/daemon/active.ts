@@ -7,19 +7,23 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { ApiClient } from "../api/client.js";
+import type { CollectorSet } from "../collectors/types.js";
+import {
+  trafficStateFile,
+  UNKEPT_TRAFFIC_STATE,
+  type TrafficStateStore,
+} from "../collectors/trafficState.js";
+import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
-import { publishShardInfo, reconcileShardLayout } from "../ha/shardLayout.js";
+import { publishShardInfo, reconcileShardLayout, withdrawShardInfo } from "../ha/shardLayout.js";
+import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { ExportHealth } from "../logs/otlp/exportHealth.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
-import {
-  adviceFor,
-  collectorSources,
-  firstRunWithinSeconds,
-  type PlannedSource,
-} from "../scheduling/plan.js";
+import { collectorSources, firstRunWithinSeconds, type PlannedSource } from "../scheduling/plan.js";
+import { MeasuredRates } from "../scheduling/measuredRates.js";
 import { ReadinessPolicy, type Readiness } from "../scheduling/readiness.js";
 import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
@@ -36,6 +40,10 @@ export interface Core {
   webhooks?: WebhookReceiver;
   /** The OTLP endpoint's health, shared by the log streams and the webhook queue (not for `once`). */
   exportHealth?: ExportHealth;
+  /** With logs enabled: whether logs.checkpointDir takes writes (shipping pauses while it does not). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write under logs.checkpointDir now (it does not hold the lock). */
+  fence?: () => string | undefined;
 }
 
 export interface ActiveExporter {
@@ -57,14 +65,54 @@ function trafficHint(logs: LogPipeline): SiteCollectedListener {
   };
 }
 
-export async function activate(config: Config, logger: Logger, core: Core): Promise<ActiveExporter> {
-  const { registry, api, store, webhooks, exportHealth } = core;
+/** What collectors saved (the traffic counters), or a fresh start, said once, when it cannot be read. */
+async function resumeCollectors(
+  collectors: CollectorSet,
+  state: TrafficStateStore,
+  logger: Logger,
+): Promise<void> {
+  for (const collector of Object.values(collectors)) {
+    if (collector.scope !== "site" || !collector.resume) continue;
+    try {
+      await collector.resume();
+    } catch (err) {
+      logger.error(
+        { err, collector: collector.name, file: state.location },
+        "saved collector state cannot be read: its counters start again from zero (a counter reset to Prometheus), and the file is replaced at its next run",
+      );
+    }
+  }
+}
+
+/**
+ * The log streams' requests per second: each stream at its current interval (which is short only for
+ * streams whose reads find entries); a stream not read yet counts as idle (its first reads, sooner,
+ * are start-up work).
+ */
+function logsPlan(logs: LogPipeline, settings: Config["logs"]): number {
+  const polling = logs.polling();
+  if (!polling) return logs.plannedRequestsPerSecond();
+  const unread = logs.unreadStreams();
+  const pollMs = durationMs(settings.pollInterval);
+  const maxPollMs = Math.max(pollMs, durationMs(settings.maxPollInterval));
+  return Math.max(0, polling.readsPerSecond - unread * (1000 / pollMs - 1000 / maxPollMs));
+}
+
+/** `holdsLock`: this exporter holds the checkpoint lock and writes the directory. */
+export async function activate(
+  config: Config,
+  logger: Logger,
+  core: Core,
+  holdsLock: boolean,
+): Promise<ActiveExporter> {
+  const { registry, api, store, webhooks, exportHealth, volume, fence } = core;
   const logs = config.logs.enabled
-    ? new LogPipeline({ config, api, registry, logger, store, exportHealth })
+    ? new LogPipeline({ config, api, registry, logger, store, exportHealth, volume, fence })
     : undefined;
-  const { discovery, runner } = createCollection(
+  const trafficState = holdsLock ? trafficStateFile(config.logs.checkpointDir) : UNKEPT_TRAFFIC_STATE;
+  const { discovery, runner, collectors } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
-    { api, store, registry, logger, onSiteCollected: logs && trafficHint(logs) },
+    { api, store, registry, logger, trafficState, onSiteCollected: logs && trafficHint(logs) },
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
   const readiness = new ReadinessPolicy({
@@ -74,19 +122,26 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
     readyTimeout: config.web.readyTimeout,
     logger,
   });
+  const measured = new MeasuredRates(registry, {
+    granted: () => api.budget.grantedBySource(),
+    sites: () => discovery.sites.length,
+  });
   const planner = new BudgetPlanner(
     {
       budgetRequestsPerSecond: config.api.maxRequestsPerSecond,
       shardCount: config.sites.shard.count,
       logsMaxPollInterval: config.logs.maxPollInterval,
+      traffic: config.collectors.traffic,
     },
     registry,
     logger,
     api.budget,
     {
+      sites: () => discovery.sites.length,
+      measured: () => measured.perSecond(),
       sources: (): PlannedSource[] => [
         ...collectorSources(runner.costs().filter((c) => c.enabled)),
-        ...(logs ? [{ source: "logs", requestsPerSecond: logs.plannedRequestsPerSecond() } as const] : []),
+        ...(logs ? [{ source: "logs", requestsPerSecond: logsPlan(logs, config.logs) } as const] : []),
         ...(webhooks
           ? [{ source: "webhooks", requestsPerSecond: webhooks.requestsPerSecond() } as const]
           : []),
@@ -112,8 +167,17 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
   await parts.start([
     logs && {
       name: "shard layout",
-      start: () => reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger),
+      // Not recorded on a full or read-only volume: done at the next start (moved sites are not tailed).
+      start: () =>
+        reconcileShardLayout(config.logs.checkpointDir, config.sites.shard, logger).then(
+          () => undefined,
+          (err: unknown) => {
+            if (!(err instanceof CheckpointWriteError)) throw err;
+            volume?.report(err);
+          },
+        ),
     },
+    { name: "measured rates", start: () => measured.start(), stop: () => measured.stop() },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {
       name: "request plan",
@@ -141,20 +205,19 @@ export async function activate(config: Config, logger: Logger, core: Core): Prom
         }),
       stop: () => webhooks.stop(),
     },
+    { name: "saved counters", start: () => resumeCollectors(collectors, trafficState, logger) },
     { name: "collector schedules", start: () => scheduler.start(), stop: () => scheduler.stop() },
-    { name: "shard info", start: () => publishShardInfo(registry, config.sites.shard) },
+    {
+      name: "shard info",
+      start: () => publishShardInfo(registry, config.sites.shard),
+      stop: () => withdrawShardInfo(registry),
+    },
   ]);
   return {
     readiness: () => readiness.check(),
     status: () => {
       const plan = planner.current();
-      const advice =
-        plan && !plan.fits
-          ? adviceFor(plan, {
-              shardCount: config.sites.shard.count,
-              maxPollInterval: config.logs.maxPollInterval,
-            })
-          : undefined;
+      const advice = plan && !plan.fits ? planner.adviceFor(plan) : undefined;
       return {
         sitesDiscovered: discovery.sites.length,
         collectors: runner.status(),

@@ -6,10 +6,11 @@
 import type { ProbeAnswer } from "../api/probe.js";
 import type { Site } from "../api/schemas.js";
 import { createCollectors } from "../collectors/index.js";
+import { UNKEPT_TRAFFIC_STATE } from "../collectors/trafficState.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
-import { collectorSources, makePlan } from "../scheduling/plan.js";
+import { collectorSources, makePlan, runsPerSecond } from "../scheduling/plan.js";
 import type { Finding } from "./types.js";
 
 const RATE_LIMIT_HEADER = /^(x-)?rate-?limit|^retry-after$/i;
@@ -23,18 +24,27 @@ export function plannedFor(
     { length: sites },
     (_, i) => ({ id: i + 1, name: `site-${i + 1}`, state: "live", tags: [] }) as Site,
   );
-  const collectors = createCollectors({ now: Date.now, concurrency: 1 });
+  const { schedule, maxInterval } = config.collectors.traffic;
+  const collectors = createCollectors({
+    now: Date.now,
+    concurrency: 1,
+    traffic: {
+      polling: { runEveryMs: 1000 / runsPerSecond(schedule), maxIntervalMs: durationMs(maxInterval) },
+      state: UNKEPT_TRAFFIC_STATE,
+    },
+  });
   const costs = [
     {
       name: "inventory" as const,
-      requestsPerRun: SiteDiscovery.requestsPerListing(fake.length),
+      plannedRequestsPerRun: SiteDiscovery.requestsPerListing(fake.length),
       schedule: config.collectors.inventory.schedule,
     },
     ...Object.values(collectors)
       .filter((c) => config.collectors[c.name].enabled)
       .map((c) => ({
         name: c.name,
-        requestsPerRun: c.requestsPerRun(fake),
+        // The steady state: traffic polls idle and non-live sites less often than every run.
+        plannedRequestsPerRun: c.plannedRequestsPerRun?.(fake) ?? c.requestsPerRun(fake),
         schedule: config.collectors[c.name].schedule,
       })),
   ];

@@ -5,7 +5,7 @@
  */
 import { statfs } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { checkpointDirProblem } from "../config/checkpointDir.js";
+import { checkCheckpointDir } from "../config/checkpointDir.js";
 import { ConfigError } from "../config/errors.js";
 import type { Config } from "../config/schema.js";
 import { GenerationFiles } from "../ha/lockFiles.js";
@@ -32,7 +32,7 @@ async function freeBytes(dir: string): Promise<number | undefined> {
 async function lockHolder(dir: string): Promise<string> {
   const files = new GenerationFiles(join(dir, "lock"), "doctor");
   try {
-    const top = await files.highest();
+    const { top } = await files.list();
     if (top === 0) return "no exporter holds its lock";
     const holder = parseHolder((await files.read(top)) ?? "");
     if (!holder) return `its lock (generation ${top}) is unreadable; it is taken over after logs.lockTimeout`;
@@ -57,7 +57,7 @@ async function checkpointFinding(config: Config): Promise<Finding> {
       summary: "not used (logs and webhooks off)",
     };
   }
-  const problem = await checkpointDirProblem(dir, "probe");
+  const { problem, warning } = await checkCheckpointDir(dir, "probe");
   if (problem) {
     return {
       id: "checkpoints",
@@ -72,9 +72,9 @@ async function checkpointFinding(config: Config): Promise<Finding> {
   const layout = await readShardLayout(dir);
   const { index, count } = config.sites.shard;
   const moved = layout !== undefined && (layout.index !== index || layout.count !== count);
-  const low = free !== undefined && free < LOW_SPACE_BYTES;
+  const low = warning !== undefined || (free !== undefined && free < LOW_SPACE_BYTES);
   const parts = [
-    `${resolve(dir)} is writable`,
+    warning ?? `${resolve(dir)} is writable`,
     free === undefined ? "free space unknown" : `${Math.round(free / 1024 / 1024)} MiB free`,
     await lockHolder(dir),
     layout ? `written under shard ${layout.index}/${layout.count}` : "no shard layout recorded yet",

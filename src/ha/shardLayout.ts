@@ -13,6 +13,7 @@ import type { Registry } from "prom-client";
 import { shardOf } from "../discovery/shard.js";
 import { gauge } from "../metrics/selfMetric.js";
 import { writeFileAtomic } from "../util/atomicFile.js";
+import { writeError } from "./volume.js";
 
 export interface Shard {
   index: number;
@@ -40,7 +41,8 @@ export const LAYOUT_FILE = "shard.json";
 export const ARCHIVE_DIR = "archive";
 /** The platform keeps logs for 7 days: an older checkpoint could not be resumed without a gap. */
 export const ARCHIVE_RETENTION_MS = 7 * 24 * 3600 * 1000;
-const CHECKPOINT_FILE = /^site-(\d+)-[a-z]+\.json$/;
+/** A site's checkpoint: its snapshot and, beside it, its journal (they are archived together). */
+const CHECKPOINT_FILE = /^site-(\d+)-[a-z]+\.(?:json|journal)$/;
 
 /** The recorded layout; undefined when none (or unreadable: it is rewritten at the next start). */
 export async function readShardLayout(dir: string): Promise<ShardLayout | undefined> {
@@ -54,7 +56,7 @@ export async function readShardLayout(dir: string): Promise<ShardLayout | undefi
   }
 }
 
-/** Site ids of the checkpoint files in `dir` (one per stream, so ids repeat). */
+/** Site ids of the checkpoint files in `dir` (snapshots and journals, per stream, so ids repeat). */
 async function checkpointFiles(dir: string): Promise<Array<{ name: string; siteId: number }>> {
   const out: Array<{ name: string; siteId: number }> = [];
   for (const name of await readdir(dir).catch(() => [])) {
@@ -81,7 +83,8 @@ export async function shardLayoutChanged(dir: string, shard: Shard): Promise<boo
 /**
  * At start, with the checkpoint lock held: archive the checkpoints of sites this shard no longer
  * owns, drop expired archives, and record the layout. Idempotent: a crash half-way is finished by
- * the next start, because the layout is recorded last.
+ * the next start, because the layout is recorded last. A write the volume refuses throws
+ * CheckpointWriteError; what was done stays done and the rest is done at the next start.
  */
 export async function reconcileShardLayout(
   dir: string,
@@ -89,6 +92,14 @@ export async function reconcileShardLayout(
   logger: Logger,
   now = Date.now(),
 ): Promise<ShardLayoutChange> {
+  try {
+    return await reconcile(dir, shard, logger, now);
+  } catch (err) {
+    throw writeError("shard_layout", join(dir, LAYOUT_FILE), err);
+  }
+}
+
+async function reconcile(dir: string, shard: Shard, logger: Logger, now: number): Promise<ShardLayoutChange> {
   await mkdir(dir, { recursive: true });
   const previous = await readShardLayout(dir);
   const files = await checkpointFiles(dir);
@@ -136,11 +147,20 @@ async function writeLayout(dir: string, shard: Shard, now: number): Promise<void
   await writeFileAtomic(join(dir, LAYOUT_FILE), JSON.stringify(layout, null, 2) + "\n");
 }
 
-/** `sitehost_exporter_shard_info{shard="i/n"} 1`, published by the exporter that serves the shard. */
-export function publishShardInfo(registry: Registry, shard: Shard): void {
-  gauge(registry, {
+function shardInfo(registry: Registry) {
+  return gauge(registry, {
     name: "sitehost_exporter_shard_info",
     help: "The shard this exporter serves (sites.shard as index/count); exported only while it collects and ships (not as a standby); always 1.",
     labelNames: ["shard"],
-  }).set({ shard: `${shard.index}/${shard.count}` }, 1);
+  });
+}
+
+/** `sitehost_exporter_shard_info{shard="i/n"} 1`, published by the exporter that serves the shard. */
+export function publishShardInfo(registry: Registry, shard: Shard): void {
+  shardInfo(registry).set({ shard: `${shard.index}/${shard.count}` }, 1);
+}
+
+/** The exporter stands by again: it no longer serves its shard. */
+export function withdrawShardInfo(registry: Registry): void {
+  shardInfo(registry).reset();
 }

@@ -82,7 +82,7 @@ export interface DeliveredRecord {
   /** 0-based index among identical entries. */
   occurrence: number;
   timeMs: number;
-  /** Log-derived counter key, if the stream has counters. */
+  /** A log-derived counter key this record adds one to (others come as `counts`, see deltaFor). */
   countKey?: string;
 }
 
@@ -97,7 +97,8 @@ export interface CheckpointDelta {
 }
 
 /**
- * The delta that delivering `records` makes. An entry stamped after `highWaterLimitMs` (the read's
+ * The delta that delivering `records` makes, with `counts` (counter increments by key) added to the
+ * counters. An entry stamped after `highWaterLimitMs` (the read's
  * time plus a tolerance: clock skew, a bad record) is shipped and remembered but does not move the
  * high-water mark, or every later entry would fall below the window and be skipped.
  */
@@ -106,10 +107,10 @@ export function deltaFor(
   seq: number,
   records: readonly DeliveredRecord[],
   highWaterLimitMs: number,
+  counts: Record<string, number> = {},
 ): CheckpointDelta {
   let highWater = cp.highWaterMs;
   const add = new Map<string, [string, number, number]>();
-  const counts: Record<string, number> = {};
   for (const r of records) {
     if (r.timeMs > highWater && r.timeMs <= highWaterLimitMs) highWater = r.timeMs;
     const known = Math.max(deliveredCount(cp, r.fingerprint), add.get(r.fingerprint)?.[1] ?? 0);

@@ -6,7 +6,8 @@
 import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
-import type { SiteIdentity } from "./tailer.js";
+import { serverSeries } from "./requestCounts.js";
+import type { SiteIdentity } from "./read/types.js";
 
 export interface SiteCounts {
   site: SiteIdentity;
@@ -16,15 +17,40 @@ export interface SiteCounts {
   server?: Readonly<Record<string, number>>;
 }
 
+export interface CountOptions {
+  /** Whether the duration histogram's cached="true" half is published. */
+  cacheHits: boolean;
+}
+
 /** Replace the site's log-derived samples (collector "logs"). */
-export function publishCounts(store: MetricStore, counts: SiteCounts): void {
+export function publishCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): void {
   const labels = { site_id: String(counts.site.id), site: counts.site.name };
   const samples: Sample[] = [];
-  for (const [key, value] of Object.entries(counts.server ?? {})) {
-    const [status_class, cached] = key.split("|") as [string, string];
+  const server = serverSeries(counts.server ?? {}, opts.cacheHits);
+  for (const { statusClass: status_class, cached, value } of server.responses) {
     samples.push({
       name: "sitehost_site_http_responses_total",
       labels: { ...labels, status_class, cached },
+      value,
+    });
+  }
+  const duration = "sitehost_site_http_request_duration_seconds";
+  for (const { cached, buckets, sum, count } of server.durations) {
+    const of = { ...labels, cached };
+    for (const { le, value } of buckets) {
+      samples.push({ name: duration, suffix: "_bucket", labels: { ...of, le }, value });
+    }
+    samples.push({ name: duration, suffix: "_sum", labels: of, value: sum });
+    samples.push({ name: duration, suffix: "_count", labels: of, value: count });
+  }
+  for (const { cached, value } of server.untimed) {
+    const name = "sitehost_site_http_requests_without_duration_total";
+    samples.push({ name, labels: { ...labels, cached }, value });
+  }
+  for (const { cached, value } of server.bytes) {
+    samples.push({
+      name: "sitehost_site_http_response_size_bytes_total",
+      labels: { ...labels, cached },
       value,
     });
   }
@@ -38,7 +64,10 @@ export function publishCounts(store: MetricStore, counts: SiteCounts): void {
 export class LogCounts {
   private readonly sites = new Map<number, SiteCounts>();
 
-  constructor(private readonly store: MetricStore | undefined) {}
+  constructor(
+    private readonly store: MetricStore | undefined,
+    private readonly opts: CountOptions = { cacheHits: true },
+  ) {}
 
   /** A counted stream's checkpoint moved: its counts as they now stand. */
   update(site: SiteIdentity, stream: LogStream, counts: Readonly<Record<string, number>>): void {
@@ -46,7 +75,7 @@ export class LogCounts {
     let entry = this.sites.get(site.id);
     if (!entry) this.sites.set(site.id, (entry = { site }));
     entry[stream] = { ...counts };
-    publishCounts(this.store, entry);
+    publishCounts(this.store, entry, this.opts);
   }
 
   /** The site was renamed: its series carry the new name. */
@@ -54,7 +83,7 @@ export class LogCounts {
     const entry = this.sites.get(site.id);
     if (!entry || !this.store) return;
     entry.site = site;
-    publishCounts(this.store, entry);
+    publishCounts(this.store, entry, this.opts);
   }
 
   /** The site's streams are gone: so are its series. */

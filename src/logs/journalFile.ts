@@ -1,10 +1,15 @@
 /**
- * The checkpoint journal's format: one JSON object a line, `{"s":<seq>,"h":<high-water ms>,"a":[…],
+ * The checkpoint journal's file: one JSON object a line, `{"s":<seq>,"h":<high-water ms>,"a":[…],
  * "c":{…}}` for a delta appended before its export is sent, `{"k":<seq>}` for its commit marker.
  * Replaying applies, in order, the deltas that have a marker and ignores the rest (an export never
- * acknowledged, a torn last line).
+ * acknowledged, a torn last line). Appends are whole lines or nothing.
  */
+import { closeSync, fdatasync, fsyncSync, ftruncateSync, openSync, write, writeSync } from "node:fs";
+import { promisify } from "node:util";
 import { applyDelta, type Checkpoint, type CheckpointDelta, CorruptCheckpointError } from "./checkpoint.js";
+
+const writeAsync = promisify(write);
+const datasyncAsync = promisify(fdatasync);
 
 export function deltaLine(delta: CheckpointDelta): string {
   return `${JSON.stringify({ s: delta.seq, h: delta.highWaterMs, a: delta.add, c: delta.counts })}\n`;
@@ -51,4 +56,75 @@ export function replayJournal(cp: Checkpoint, text: string, file: string): void 
       throw new CorruptCheckpointError(file, `line ${lineNo} is neither a delta nor a commit`);
     }
   }
+}
+
+/**
+ * The journal file, opened for appending on first use. Every append is whole or not at all: a
+ * failed or short write is cut back, so no partial line is left for the next one to be glued to.
+ */
+export class JournalAppender {
+  private fd: number | undefined;
+  /** Bytes in the file as this process wrote it. */
+  size = 0;
+
+  constructor(readonly file: string) {}
+
+  get isOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  private open(): number {
+    this.fd ??= openSync(this.file, "a");
+    return this.fd;
+  }
+
+  /** Append and fdatasync (a delta: durable before its export is sent). */
+  async append(text: string): Promise<void> {
+    const bytes = Buffer.from(text, "utf8");
+    const fd = this.open();
+    try {
+      const { bytesWritten } = await writeAsync(fd, bytes);
+      if (bytesWritten !== bytes.length) throw shortWrite();
+      await datasyncAsync(fd);
+    } catch (err) {
+      this.cutBack(fd);
+      throw err;
+    }
+    this.size += bytes.length;
+  }
+
+  /** Append with one synchronous write, no sync (commit markers rely on the page cache). */
+  appendSync(text: string): void {
+    const fd = this.open();
+    try {
+      const written = writeSync(fd, text);
+      if (written !== Buffer.byteLength(text)) throw shortWrite();
+      this.size += written;
+    } catch (err) {
+      this.cutBack(fd);
+      throw err;
+    }
+  }
+
+  private cutBack(fd: number): void {
+    try {
+      ftruncateSync(fd, this.size);
+    } catch {
+      // the next open reads the journal afresh and ignores a torn tail
+    }
+  }
+
+  /** fsync what was appended (before a snapshot replaces the journal, or at close). */
+  sync(): void {
+    if (this.fd !== undefined) fsyncSync(this.fd);
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+function shortWrite(): Error {
+  return Object.assign(new Error("short write to the checkpoint journal"), { code: "ENOSPC" });
 }

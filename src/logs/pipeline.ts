@@ -14,17 +14,20 @@ import type { Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
+import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
+import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
-import { CheckpointStore } from "./journal.js";
+import { CheckpointFencedError, CheckpointStore } from "./journal.js";
 import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
+import { streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -44,6 +47,10 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
+  volume?: CheckpointVolume;
+  /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
+  fence?: () => string | undefined;
   /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
   exportHealth?: ExportHealth;
 }
@@ -72,6 +79,8 @@ export class LogPipeline {
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly activityClaims = new ActivityClaims();
   private readonly counts: LogCounts;
+  /** The sites' SLO objectives, for the rules that read the web-server log's SLIs. */
+  private readonly objectives: SloObjectives;
   private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
@@ -85,8 +94,7 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
-    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir);
-    this.counts = new LogCounts(deps.store);
+    this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {
@@ -97,6 +105,18 @@ export class LogPipeline {
       exportHealth:
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
+    this.objectives = new SloObjectives(deps.store, deps.config.slos);
+    this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
+      failures: deps.volume,
+      fence: deps.fence,
+      now: () => this.clock.now(),
+      floorRepaired: (file, wasMs, nowMs) =>
+        this.reporting.warnings.warn(
+          "floor in the future",
+          { file, floor: new Date(wasMs).toISOString(), now: new Date(nowMs).toISOString() },
+          "a log checkpoint started in the future (logs.startFrom was ahead of the clock); it starts now instead, so its stream ships again",
+        ),
+    });
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
   }
@@ -131,7 +151,8 @@ export class LogPipeline {
       pollMs: this.pollMs,
       maxPollMs: this.maxPollMs,
       clock: this.clock,
-      paused: () => this.health.down,
+      // The collector is down, or checkpoints cannot be written: nothing would be shipped.
+      paused: () => this.health.down || (this.deps.volume?.paused ?? false),
       onOutcome: (key, outcome) => {
         if (outcome.kind === "found" || outcome.kind === "more") this.active.add(key);
         else if (outcome.kind === "empty") this.active.delete(key);
@@ -157,11 +178,15 @@ export class LogPipeline {
 
   private streamContext(scheduler: LogScheduler, startFromMs: number): StreamContext {
     const sink = this.sink ?? countingSink;
+    const { logs } = this.deps.config;
+    const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
+    const env = this.deps.env ?? process.env;
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
       sink,
       counts: this.counts,
+      requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       clock: this.clock,
       overlapMs: durationMs(this.deps.config.logs.overlap),
       startFromMs: () => startFromMs,
@@ -171,9 +196,10 @@ export class LogPipeline {
       collectorDown: () => this.health.down,
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
-      shipper: (stored, reporter, delivered) =>
+      sinkFor: (who) => sink.forResource?.(streamResource(who, resources, env)) ?? sink,
+      shipper: (stored, streamSink, reporter, delivered) =>
         new StreamShipper(
-          sink,
+          streamSink,
           stored,
           this.health,
           reporter.shipperHooks(delivered),
@@ -223,6 +249,7 @@ export class LogPipeline {
     if (phase.kind === "stopped") return;
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
+    if (logs.streams.includes("server")) this.objectives.update(sites);
   }
 
   /** How the streams are polled now (for the request plan); undefined before start and after stop. */
@@ -237,6 +264,8 @@ export class LogPipeline {
 
   private readFailed(key: string, err: unknown): void {
     if (this.phase.kind !== "running") return;
+    // Logged once per cause where they happen: the checkpoint directory's volume, the lock.
+    if (err instanceof CheckpointWriteError || err instanceof CheckpointFencedError) return;
     this.phase.streams.get(key)?.reporter.readFailed(key, err);
   }
 
@@ -254,7 +283,8 @@ export class LogPipeline {
     }
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
-    await clearSpool(this.spoolDir);
+    // A process that lost the lock leaves the directory to its new holder.
+    if (this.deps.fence?.() === undefined) await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");
   }
 }

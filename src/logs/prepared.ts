@@ -16,14 +16,44 @@ export interface PreparedPage {
   fingerprints: string[];
   occurrences: Uint32Array;
   times: Float64Array;
-  /** Log-derived counter key of each record, for streams with counters. */
-  countKeys?: string[];
+  /** What each record adds to the log-derived counters, for streams with counters. */
+  counts?: PageCounts;
+}
+
+/**
+ * Counter keys and increments, `slots` per record (record i's are at i × slots …); an empty key is an
+ * unused slot.
+ */
+export interface PageCounts {
+  slots: number;
+  keys: string[];
+  values: Float64Array;
+}
+
+/** What a record adds to its stream's counters: `slots` keys and increments, written at `at`. */
+export interface RecordCounter {
+  slots: number;
+  write(r: PendingRecord, keys: string[], values: Float64Array, at: number): void;
 }
 
 export interface RecordEncoder {
   /** Append record `r`'s encoding to `w`. */
   encode(w: ProtoWriter, r: PendingRecord): void;
-  countKey?: (r: PendingRecord) => string;
+  counter?: RecordCounter;
+}
+
+/** The counter increments of every record of these pages, added up by key. */
+export function addCounts(pages: readonly PreparedPage[]): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const page of pages) {
+    const c = page.counts;
+    if (!c) continue;
+    for (let i = 0; i < c.keys.length; i++) {
+      const key = c.keys[i] as string;
+      if (key !== "") sums[key] = (sums[key] ?? 0) + (c.values[i] as number);
+    }
+  }
+  return sums;
 }
 
 /** Encode the page's new records (in the order given) with `writer` as scratch. */
@@ -37,7 +67,14 @@ export function preparePage(
   const occurrences = new Uint32Array(n);
   const times = new Float64Array(n);
   const fingerprints = new Array<string>(n);
-  const countKeys = encoder.countKey ? new Array<string>(n) : undefined;
+  const counter = encoder.counter;
+  const counts: PageCounts | undefined = counter
+    ? {
+        slots: counter.slots,
+        keys: new Array<string>(n * counter.slots),
+        values: new Float64Array(n * counter.slots),
+      }
+    : undefined;
   writer.reset();
   for (let i = 0; i < n; i++) {
     const r = records[i] as PendingRecord;
@@ -46,7 +83,7 @@ export function preparePage(
     occurrences[i] = r.occurrence;
     times[i] = r.timeMs;
     fingerprints[i] = r.fingerprint;
-    if (countKeys) countKeys[i] = (encoder.countKey as (r: PendingRecord) => string)(r);
+    if (counts) (counter as RecordCounter).write(r, counts.keys, counts.values, i * counts.slots);
   }
   // Copied out of the scratch writer into a buffer of its own (not zero-filled first: every byte is
   // written by the copy).
@@ -61,7 +98,7 @@ export function preparePage(
     occurrences,
     times,
   };
-  if (countKeys) page.countKeys = countKeys;
+  if (counts) page.counts = counts;
   return page;
 }
 
@@ -79,7 +116,14 @@ export function slicePage(page: PreparedPage, from: number, to: number): Prepare
     occurrences: page.occurrences.slice(from, to),
     times: page.times.slice(from, to),
   };
-  if (page.countKeys) slice.countKeys = page.countKeys.slice(from, to);
+  if (page.counts) {
+    const { slots, keys, values } = page.counts;
+    slice.counts = {
+      slots,
+      keys: keys.slice(from * slots, to * slots),
+      values: values.slice(from * slots, to * slots),
+    };
+  }
   return slice;
 }
 
@@ -92,7 +136,7 @@ export function recordBytes(page: PreparedPage, i: number): Buffer {
 
 /**
  * A page as bytes for the spool: [u32 header length][header JSON][u32 ends length][ends][records].
- * The header holds the fingerprints, occurrences, times and counter keys. Given as parts, to be
+ * The header holds the fingerprints, occurrences, times and counter keys and increments. Given as parts, to be
  * written one after the other (no copy of the records into one buffer first).
  */
 export function serializePage(page: PreparedPage): Buffer[] {
@@ -100,7 +144,7 @@ export function serializePage(page: PreparedPage): Buffer[] {
     page.fingerprints,
     Array.from(page.occurrences),
     Array.from(page.times),
-    page.countKeys ?? null,
+    page.counts ? [page.counts.slots, page.counts.keys, Array.from(page.counts.values)] : null,
   ]);
   const head = Buffer.allocUnsafe(4 + Buffer.byteLength(json, "utf8") + 4);
   const headerLength = head.write(json, 4, "utf8");
@@ -112,9 +156,9 @@ export function serializePage(page: PreparedPage): Buffer[] {
 
 export function deserializePage(frame: Buffer): PreparedPage {
   const headerLength = frame.readUInt32LE(0);
-  const [fingerprints, occurrences, times, countKeys] = JSON.parse(
+  const [fingerprints, occurrences, times, counts] = JSON.parse(
     frame.subarray(4, 4 + headerLength).toString("utf8"),
-  ) as [string[], number[], number[], string[] | null];
+  ) as [string[], number[], number[], [number, string[], number[]] | null];
   const endsLength = frame.readUInt32LE(4 + headerLength);
   const endsAt = 8 + headerLength;
   // Copied: the frame's offset need not be 4-byte aligned.
@@ -129,6 +173,6 @@ export function deserializePage(frame: Buffer): PreparedPage {
     occurrences: Uint32Array.from(occurrences),
     times: Float64Array.from(times),
   };
-  if (countKeys) page.countKeys = countKeys;
+  if (counts) page.counts = { slots: counts[0], keys: counts[1], values: Float64Array.from(counts[2]) };
   return page;
 }

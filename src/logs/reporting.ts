@@ -14,7 +14,7 @@ import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
 import type { PagingProblem } from "./read/types.js";
-import type { SiteIdentity, TailerEvents } from "./tailer.js";
+import type { SiteIdentity, TailerEvents } from "./read/types.js";
 
 /** What each paging problem means for the stream, for the warning. */
 export const PAGING_PROBLEMS: Record<PagingProblem, string> = {

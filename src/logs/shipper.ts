@@ -17,7 +17,7 @@ import type { PreparedDelta, StreamCheckpoint } from "./journal.js";
 import { Batch } from "./otlp/batch.js";
 import { deliverBatch, type DeliverHooks } from "./otlp/deliverBatch.js";
 import type { LogSink } from "./otlp/sink.js";
-import { slicePage, type PreparedPage } from "./prepared.js";
+import { addCounts, slicePage, type PreparedPage } from "./prepared.js";
 
 /** Exports currently retrying, for all streams: while any is, the collector is down for everyone. */
 export class CollectorHealth {
@@ -114,13 +114,12 @@ export class StreamShipper {
           fingerprint: page.fingerprints[i] as string,
           occurrence: page.occurrences[i] as number,
           timeMs: page.times[i] as number,
-          countKey: page.countKeys?.[i],
         });
       }
     }
     // Durable before it is sent: the batch goes out as the prepared delta's payload.
     const prepared = await this.checkpoint.prepare(
-      (seq) => deltaFor(this.checkpoint.state, seq, delivered, limit),
+      (seq) => deltaFor(this.checkpoint.state, seq, delivered, limit, addCounts(batch.pages)),
       batch,
     );
     let resolve!: () => void;

@@ -9,6 +9,7 @@ import { closeSync, openSync, read, writev } from "node:fs";
 import { mkdir, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { writeError } from "../ha/volume.js";
 import { deserializePage, serializePage, type PreparedPage } from "./prepared.js";
 
 const writevAsync = promisify(writev);
@@ -28,19 +29,6 @@ export class BufferBudget {
   }
   get inUse(): number {
     return this.used;
-  }
-}
-
-/** A spool write failed (no space left, a read-only volume): the read cannot go on. */
-export class SpoolError extends Error {
-  constructor(file: string, cause: unknown) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    super(
-      `cannot spool log entries to ${file} (${code === "ENOSPC" ? "no space left on the device" : (code ?? String(cause))}); ` +
-        "the read is abandoned and retried; free space under logs.checkpointDir",
-      { cause },
-    );
-    this.name = "SpoolError";
   }
 }
 
@@ -85,7 +73,8 @@ export class ReadBuffer {
       const { bytesWritten } = await writevAsync(this.fd, parts);
       if (bytesWritten !== length) throw Object.assign(new Error("short write"), { code: "ENOSPC" });
     } catch (err) {
-      throw new SpoolError(file, err);
+      // The read is abandoned and retried (the volume reports it and pauses shipping).
+      throw writeError("spool", file, err);
     }
     this.pages.push({ offset: this.size, length });
     this.size += length;
@@ -123,9 +112,12 @@ export class ReadBuffer {
   }
 }
 
-/** Remove every spool file (at start: those of a process that did not end cleanly). */
+/**
+ * Remove every spool file (at start: those of a process that did not end cleanly). One that cannot
+ * be removed (a read-only volume) is left: it was never in force, only its space is lost.
+ */
 export async function clearSpool(spoolDir: string): Promise<void> {
   for (const name of await readdir(spoolDir).catch(() => [] as string[])) {
-    await rm(join(spoolDir, name), { force: true, recursive: true });
+    await rm(join(spoolDir, name), { force: true, recursive: true }).catch(() => undefined);
   }
 }

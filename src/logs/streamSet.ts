@@ -2,14 +2,14 @@
  * The set of streams the pipeline runs, kept in step with the streams wanted: one map, one job (the
  * way fastly-exporter's manager keeps one subscriber per service). A stream wanted and not running is
  * opened; one running and no longer wanted is closed; one whose site's name changed is renamed, by an
- * explicit call to the stream, which passes the new name to each part that carries it.
+ * explicit call to the stream, which passes the new name to each part that carries it (so does a
+ * site whose datacenter, kind or account changed: what its records' resource says).
  */
-import type { StreamSpec } from "./streams.js";
-import type { SiteIdentity } from "./tailer.js";
+import { identityChanged, type StreamSpec } from "./streams.js";
 
 export interface ManagedStream {
-  readonly site: SiteIdentity;
-  rename(site: SiteIdentity): void;
+  readonly spec: StreamSpec;
+  rename(spec: StreamSpec): void;
   close(): void;
 }
 
@@ -46,8 +46,8 @@ export class StreamSet<S extends ManagedStream> {
       if (!running) {
         this.streams.set(spec.key, this.open(spec));
         changes.opened += 1;
-      } else if (running.site.name !== spec.site.name) {
-        running.rename(spec.site);
+      } else if (identityChanged(running.spec, spec)) {
+        running.rename(spec);
         changes.renamed += 1;
       }
     }

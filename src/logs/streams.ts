@@ -11,8 +11,11 @@ import {
   type LogEntry,
   type LogStream,
   type ScrollStream,
+  type ServerLogEntry,
+  type Site,
 } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
+import { siteKind } from "../discovery/kind.js";
 import { parseDuration } from "../config/duration.js";
 import { fingerprinter } from "./entry.js";
 import { knownHttpMethods } from "../config/otelEnv.js";
@@ -26,9 +29,16 @@ import {
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
-import type { RecordEncoder } from "./prepared.js";
+import type { RecordCounter, RecordEncoder } from "./prepared.js";
 import { NumberedSource, ScrollSource } from "./read/sources.js";
 import type { PageSource, SiteIdentity } from "./read/types.js";
+import {
+  RequestTimeUnit,
+  SERVER_COUNT_SLOTS,
+  serverCounts,
+  type RequestTimeSetting,
+} from "./requestCounts.js";
+import type { ResourceIdentity } from "./resource.js";
 
 /** The account's own activity log is tailed as a stream of "site" 0. */
 export const ACCOUNT: SiteIdentity = { id: 0, name: "" };
@@ -58,6 +68,32 @@ export interface StreamSpec {
   key: string;
   site: SiteIdentity;
   kind: StreamKind;
+  /** What its records' resource says of the site (or the account). */
+  resource: ResourceIdentity;
+}
+
+/** A site as discovery gives it; only the id and name are required. */
+export type SiteOfStreams = SiteIdentity &
+  Partial<Pick<Site, "datacenterCode" | "accountId" | "staging" | "sandbox" | "kit">>;
+
+function resourceOf(site: SiteOfStreams): ResourceIdentity {
+  const flags = { staging: site.staging === true, sandbox: site.sandbox === true, kit: site.kit === true };
+  const who: ResourceIdentity = { siteId: site.id, siteName: site.name, kind: siteKind(flags) };
+  if (site.datacenterCode) who.datacenter = site.datacenterCode;
+  if (site.accountId !== undefined) who.accountId = site.accountId;
+  return who;
+}
+
+/** Whether two specs of one stream differ in what its records say of the site. */
+export function identityChanged(a: StreamSpec, b: StreamSpec): boolean {
+  const x = a.resource;
+  const y = b.resource;
+  return (
+    a.site.name !== b.site.name ||
+    x.datacenter !== y.datacenter ||
+    x.kind !== y.kind ||
+    x.accountId !== y.accountId
+  );
 }
 
 /**
@@ -65,20 +101,25 @@ export interface StreamSpec {
  * (the account's log is one for all shards: the first shard ships it, alone).
  */
 export function wantedStreams(
-  sites: readonly SiteIdentity[],
+  sites: readonly SiteOfStreams[],
   streams: readonly LogStream[],
   shardIndex: number,
 ): StreamSpec[] {
   const kinds = streams.map((s) => STREAM_KINDS[s]);
   const wanted: StreamSpec[] = [];
+  let accountId: number | undefined;
   for (const site of sites) {
-    for (const kind of kinds) {
-      wanted.push({ key: streamKey(site, kind.stream), site: { id: site.id, name: site.name }, kind });
-    }
+    const identity = { id: site.id, name: site.name };
+    const resource = resourceOf(site);
+    accountId ??= site.accountId;
+    for (const kind of kinds)
+      wanted.push({ key: streamKey(site, kind.stream), site: identity, kind, resource });
   }
   if (shardIndex === 0) {
+    const resource: ResourceIdentity = { siteId: 0, siteName: "" };
+    if (accountId !== undefined) resource.accountId = accountId;
     for (const kind of kinds) {
-      if (kind.account) wanted.push({ key: streamKey(ACCOUNT, kind.stream), site: ACCOUNT, kind });
+      if (kind.account) wanted.push({ key: streamKey(ACCOUNT, kind.stream), site: ACCOUNT, kind, resource });
     }
   }
   return wanted;
@@ -178,6 +219,7 @@ export function encoderFor(
   site: SiteIdentity,
   stream: LogStream,
   now: () => number,
+  requestTime: RequestTimeSetting = "auto",
 ): StreamEncoder {
   const mapping = MAPPINGS[stream];
   const encodeFrom = sink.encodeFrom?.bind(sink);
@@ -198,7 +240,25 @@ export function encoderFor(
   const rename = (renamed: SiteIdentity) => {
     named = renamed;
   };
-  return STREAM_KINDS[stream].counted
-    ? { encode, rename, countKey: (r) => counterKey(stream as ScrollStream, r.entry as LogEntry) }
-    : { encode, rename };
+  const counter = counterFor(stream, requestTime);
+  return counter ? { encode, rename, counter } : { encode, rename };
+}
+
+/** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
+function counterFor(stream: LogStream, requestTime: RequestTimeSetting): RecordCounter | undefined {
+  if (!STREAM_KINDS[stream].counted) return undefined;
+  if (stream === "server") {
+    const unit = new RequestTimeUnit(requestTime);
+    return {
+      slots: SERVER_COUNT_SLOTS,
+      write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),
+    };
+  }
+  return {
+    slots: 1,
+    write: (r, keys, values, at) => {
+      keys[at] = counterKey(stream as ScrollStream, r.entry as LogEntry);
+      values[at] = 1;
+    },
+  };
 }

@@ -1,15 +1,22 @@
 /**
- * One running stream: its tailer, the encoder and reporter that name its site, and where its
- * checkpoint's counts go. Its site's name changes only through `rename`, which hands the new identity
- * to each part that carries it (the tailer and the shipper know the site by id alone).
+ * One running stream: its tailer, the encoder and reporter that name its site, the sink view that
+ * sends its batches under its site's resource, and where its checkpoint's counts go. Its site's name
+ * changes only through `rename`, which hands the new identity to each part that carries it (the
+ * tailer and the shipper know the site by id alone); the resource changes from the next batch on.
  */
 import type { SitehostApi } from "../api/types.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
 import type { LogCounts } from "./counts.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
+import type { Batch } from "./otlp/batch.js";
+import type { OutgoingRecord } from "./otlp/encode.js";
+import type { ExportOutcome } from "./otlp/outcome.js";
+import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
+import type { ResourceIdentity } from "./resource.js";
 import type { StreamReporter } from "./reporting.js";
+import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
 import type { BufferBudget } from "./spool.js";
 import { encoderFor, fingerprintOf, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
@@ -22,6 +29,7 @@ export interface StreamContext {
   checkpoints: CheckpointStore;
   sink: LogSink;
   counts: LogCounts;
+  requestTimeUnit: RequestTimeSetting;
   clock: Clock;
   overlapMs: number;
   startFromMs: () => number;
@@ -32,8 +40,11 @@ export interface StreamContext {
   /** For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? */
   claim: (fingerprint: string, key: string) => boolean;
   reporter: (site: SiteIdentity, spec: StreamSpec) => StreamReporter;
+  /** The sink under the resource of these records. */
+  sinkFor: (resource: ResourceIdentity) => LogSink;
   shipper: (
     cp: StreamCheckpoint,
+    sink: LogSink,
     reporter: StreamReporter,
     delivered: (cp: Checkpoint) => void,
   ) => StreamShipper;
@@ -41,26 +52,48 @@ export interface StreamContext {
   unschedule: (key: string) => Promise<void>;
 }
 
+/**
+ * What the stream's shipper sends to: records are encoded alike for every resource; each batch goes
+ * out under the resource the stream has when it is sent (a batch never holds two sites' records: a
+ * shipper serves one stream).
+ */
+class StreamSink implements LogSink {
+  constructor(
+    private readonly base: LogSink,
+    public current: LogSink,
+  ) {}
+  encode(w: ProtoWriter, record: OutgoingRecord): void {
+    this.base.encode(w, record);
+  }
+  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
+    return this.current.send(batch, signal);
+  }
+  /** The pipeline shuts the shared sink down. */
+  async shutdown(): Promise<void> {}
+}
+
 export class TailedStream implements ManagedStream {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
   private readonly encoder: StreamEncoder;
-  private named: SiteIdentity;
+  private readonly sink: StreamSink;
+  private current: StreamSpec;
 
   constructor(
-    readonly spec: StreamSpec,
+    spec: StreamSpec,
     private readonly ctx: StreamContext,
   ) {
     const { site, kind, key } = spec;
-    this.named = site;
+    this.current = spec;
+    this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now());
+    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), ctx.requestTimeUnit);
     this.tailer = new Tailer(
       site,
       kind.stream,
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
-      (stored) => ctx.shipper(stored, this.reporter, (cp) => this.countsMoved(cp)),
+      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp) => this.countsMoved(cp)),
       this.reporter.tailerEvents(),
       {
         overlapMs: ctx.overlapMs,
@@ -78,18 +111,20 @@ export class TailedStream implements ManagedStream {
   }
 
   get key(): string {
-    return this.spec.key;
+    return this.current.key;
   }
 
-  get site(): SiteIdentity {
-    return this.named;
+  get spec(): StreamSpec {
+    return this.current;
   }
 
-  rename(site: SiteIdentity): void {
-    this.named = site;
-    this.encoder.rename(site);
-    this.reporter.rename(site);
-    if (this.spec.kind.counted) this.ctx.counts.rename(site);
+  /** The site was renamed (or moved, or changed kind): records, series and batches say so from now on. */
+  rename(spec: StreamSpec): void {
+    this.current = spec;
+    this.encoder.rename(spec.site);
+    this.reporter.rename(spec.site);
+    this.sink.current = this.ctx.sinkFor(spec.resource);
+    if (spec.kind.counted) this.ctx.counts.rename(spec.site);
   }
 
   async read(signal: AbortSignal): Promise<ReadOutcome> {
@@ -103,13 +138,13 @@ export class TailedStream implements ManagedStream {
   }
 
   private countsMoved(cp: Checkpoint): void {
-    const { kind } = this.spec;
-    if (kind.counted) this.ctx.counts.update(this.named, kind.stream, cp.counts);
+    const { kind, site } = this.current;
+    if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts);
   }
 
   close(): void {
     this.reporter.remove();
-    this.ctx.counts.remove(this.named.id);
+    this.ctx.counts.remove(this.current.site.id);
     void this.ctx.unschedule(this.key).then(() => this.tailer.close());
   }
 }

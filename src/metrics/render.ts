@@ -17,7 +17,7 @@ export function formatValue(value: number): string {
 }
 
 export function renderFamilyHeader(family: MetricFamily): string {
-  const type = family.type === "counter" ? "counter" : "gauge";
+  const type = family.type === "counter" || family.type === "histogram" ? family.type : "gauge";
   return `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${type}\n`;
 }
 
@@ -35,5 +35,5 @@ export function renderSample<N extends string>(family: MetricFamily<N>, sample: 
     if (!seen.has(name)) parts.push(`${name}="${escapeLabelValue(value)}"`);
   }
   const labels = parts.length > 0 ? `{${parts.join(",")}}` : "";
-  return `${sample.name}${labels} ${formatValue(sample.value)}\n`;
+  return `${sample.name}${sample.suffix ?? ""}${labels} ${formatValue(sample.value)}\n`;
 }

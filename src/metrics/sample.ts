@@ -12,9 +12,13 @@ export interface Sample<N extends string = MetricName> {
   name: N;
   labels: Labels;
   value: number;
+  /** A histogram's series: `_bucket` (with an `le` label), `_sum` or `_count` after the family's name. */
+  suffix?: HistogramSuffix;
 }
 
-export type MetricType = "gauge" | "counter" | "stateset" | "info";
+export type HistogramSuffix = "_bucket" | "_sum" | "_count";
+
+export type MetricType = "gauge" | "counter" | "stateset" | "info" | "histogram";
 
 /** Static description of a published metric family (drives HELP/TYPE and docs/metrics.md). */
 export interface MetricFamily<N extends string = string> {

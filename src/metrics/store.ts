@@ -10,7 +10,7 @@
  * families that changed are rendered, see `gzipParts`).
  */
 import type { MetricName } from "./families.js";
-import type { MetricFamily, Sample } from "./sample.js";
+import type { HistogramSuffix, MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
 import { globToRegExp } from "../config/glob.js";
@@ -58,17 +58,28 @@ function detached(text: string): string {
   return Buffer.from(text, "utf8").toString("utf8");
 }
 
+/**
+ * A histogram's shortened lines start with a mark for their suffix (then `,` or `}`), since their head
+ * is `name_bucket{…` rather than `name{…`.
+ */
+const SUFFIX_MARKS: Record<HistogramSuffix, string> = { _bucket: "\u0001", _sum: "\u0002", _count: "\u0003" };
+const MARKED_SUFFIXES = ["", "_bucket", "_sum", "_count"];
+
 /** The stored lines of one family of an entry, with each shortened line's head put back. */
-function expand(text: string, head: string): string {
+function expand(text: string, name: string, sitePart: string): string {
+  const head = `${name}{${sitePart}`;
   const first = text.charCodeAt(0);
   const single = text.indexOf("\n") === text.length - 1;
-  if (single) return first === 44 || first === 125 ? head + text : text; // "," or "}"
+  if (single && first > 3) return first === 44 || first === 125 ? head + text : text; // "," or "}"
   let out = "";
   let from = 0;
   while (from < text.length) {
     const end = text.indexOf("\n", from) + 1;
     const c = text.charCodeAt(from);
-    out += c === 44 || c === 125 ? head + text.slice(from, end) : text.slice(from, end);
+    if (c === 44 || c === 125) out += head + text.slice(from, end);
+    else if (c >= 1 && c <= 3)
+      out += `${name}${MARKED_SUFFIXES[c] as string}{${sitePart}${text.slice(from + 1, end)}`;
+    else out += text.slice(from, end);
     from = end;
   }
   return out;
@@ -149,6 +160,15 @@ export class MetricStore<N extends string = MetricName> {
     for (const siteId of [...this.siteCollectors.keys()]) if (!keep.has(siteId)) this.removeSite(siteId);
   }
 
+  /** Drop every series of every collector (the exporter stopped collecting: it stands by). */
+  clear(): void {
+    let changed = false;
+    for (const [collector, entries] of this.collectors) {
+      for (const scope of [...entries.keys()]) changed = this.drop(collector, scope) || changed;
+    }
+    if (changed) this.changed();
+  }
+
   /** Site ids that currently have samples (of any collector). */
   siteIds(): string[] {
     return [...this.siteCollectors.keys()];
@@ -182,7 +202,7 @@ export class MetricStore<N extends string = MetricName> {
     for (const collector of state.producers) {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
         const at = entry.families.indexOf(state.index);
-        if (at >= 0) parts.push(expand(entry.texts[at] as string, state.head + entry.sitePart));
+        if (at >= 0) parts.push(expand(entry.texts[at] as string, state.family.name, entry.sitePart));
       }
     }
     return parts.join("");
@@ -198,9 +218,10 @@ export class MetricStore<N extends string = MetricName> {
       const line = renderSample(state.family, sample);
       const part = sitePartOf(state.family, sample);
       if (part !== "") sitePart ??= part;
-      const prefix = state.head + part;
+      const prefix = sample.suffix ? `${state.family.name}${sample.suffix}{${part}` : state.head + part;
+      const mark = sample.suffix ? SUFFIX_MARKS[sample.suffix] : "";
       const stored =
-        part !== "" && part === sitePart && line.startsWith(prefix) ? line.slice(prefix.length) : line;
+        part !== "" && part === sitePart && line.startsWith(prefix) ? mark + line.slice(prefix.length) : line;
       let lines = byFamily.get(state);
       if (!lines) byFamily.set(state, (lines = new Map()));
       // Same label set twice: the last one wins (no duplicate series).

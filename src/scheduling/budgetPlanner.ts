@@ -12,6 +12,10 @@ import { adviceFor, makePlan, type PlannedSource, type RequestPlan } from "./pla
 export interface PlanInputs {
   /** Planned requests per second by source (collectors and logs) for the current sites. */
   sources(): PlannedSource[];
+  /** The selected sites. */
+  sites?(): number;
+  /** Requests per second each source took from the budget lately (MeasuredRates). */
+  measured?(): ReadonlyMap<BudgetSource, number>;
   /**
    * Start-up work still pending: the first run of a collector, the first read of each log stream, in
    * requests, and how soon it should be done. It is weighted for that, not at the steady rate (an
@@ -35,6 +39,8 @@ export interface PlannerSettings {
   shardCount: number;
   /** `logs.maxPollInterval`, for the advice to poll logs less often. */
   logsMaxPollInterval: string;
+  /** `collectors.traffic.schedule` and `.maxInterval`, for the advice to poll traffic less often. */
+  traffic?: { schedule: string; maxInterval: string };
 }
 
 export interface StartupWork {
@@ -89,8 +95,24 @@ export class BudgetPlanner {
     this.startupTimer = undefined;
   }
 
+  /** The ways out of a plan over the budget (the warning's text, and the status page's). */
+  adviceFor(plan: RequestPlan): string {
+    return adviceFor(plan, {
+      shardCount: this.settings.shardCount,
+      maxPollInterval: this.settings.logsMaxPollInterval,
+      traffic: this.settings.traffic,
+    });
+  }
+
+  /** The plan, with what each source took from the budget lately. */
   current(): RequestPlan | undefined {
-    return this.plan;
+    const plan = this.plan;
+    const measured = this.inputs.measured?.();
+    if (!plan || !measured) return plan;
+    return {
+      ...plan,
+      sources: plan.sources.map((s) => ({ ...s, measuredRequestsPerSecond: measured.get(s.source) })),
+    };
   }
 
   /**
@@ -140,7 +162,12 @@ export class BudgetPlanner {
   }
 
   update(): RequestPlan {
-    const plan = makePlan(this.inputs.sources(), this.settings.budgetRequestsPerSecond);
+    const measured = this.inputs.measured?.();
+    const sources = this.inputs.sources().map((s) => {
+      const rate = measured?.get(s.source);
+      return rate === undefined ? s : { ...s, measuredRequestsPerSecond: rate };
+    });
+    const plan = makePlan(sources, this.settings.budgetRequestsPerSecond, this.inputs.sites?.() ?? 0);
     this.planned.reset();
     for (const s of plan.sources) this.planned.set({ source: s.source }, round(s.requestsPerSecond));
     const before = this.plan;
@@ -153,10 +180,7 @@ export class BudgetPlanner {
         this.warnedTotal = plan.total;
         this.log.warn(
           { plannedRequestsPerSecond: round(plan.total), budgetRequestsPerSecond: plan.budget },
-          adviceFor(plan, {
-            shardCount: this.settings.shardCount,
-            maxPollInterval: this.settings.logsMaxPollInterval,
-          }),
+          this.adviceFor(plan),
         );
       }
     } else if (before && !before.fits) {

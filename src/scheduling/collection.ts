@@ -1,8 +1,11 @@
 /** Discovery, the collectors and the runner over them, put together the one way the daemon and `once` run them. */
 import { createCollectors } from "../collectors/index.js";
+import { UNKEPT_TRAFFIC_STATE, type TrafficStateStore } from "../collectors/trafficState.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
+import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
+import { runsPerSecond } from "./plan.js";
 import { CollectorRunner, siteConcurrencyFor, type RunnerServices } from "./runner.js";
 
 export interface CollectionSettings {
@@ -15,6 +18,8 @@ export interface CollectionSettings {
 }
 
 export interface CollectionDeps extends RunnerServices {
+  /** Where the traffic counters are kept across restarts (default: not kept). */
+  trafficState?: TrafficStateStore;
   /** Replaces the collectors (tests). */
   createCollectors?: (env: CollectorEnv) => CollectorSet;
 }
@@ -22,11 +27,19 @@ export interface CollectionDeps extends RunnerServices {
 export function createCollection(
   settings: CollectionSettings,
   deps: CollectionDeps,
-): { discovery: SiteDiscovery; runner: CollectorRunner } {
+): { discovery: SiteDiscovery; runner: CollectorRunner; collectors: CollectorSet } {
   const { api, store, registry, logger, now = Date.now } = deps;
   const siteConcurrency = siteConcurrencyFor(settings.maxConcurrency);
   const discovery = new SiteDiscovery({ sites: settings.sites, api, store, registry, logger, now });
-  const collectors = (deps.createCollectors ?? createCollectors)({ now, concurrency: siteConcurrency });
+  const { schedule, maxInterval } = settings.collectors.traffic;
+  const collectors = (deps.createCollectors ?? createCollectors)({
+    now,
+    concurrency: siteConcurrency,
+    traffic: {
+      polling: { runEveryMs: 1000 / runsPerSecond(schedule), maxIntervalMs: durationMs(maxInterval) },
+      state: deps.trafficState ?? UNKEPT_TRAFFIC_STATE,
+    },
+  });
   const runner = new CollectorRunner({
     ...deps,
     discovery,
@@ -35,5 +48,5 @@ export function createCollection(
     siteConcurrency,
     now,
   });
-  return { discovery, runner };
+  return { discovery, runner, collectors };
 }

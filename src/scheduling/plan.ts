@@ -5,7 +5,7 @@
  */
 import cron from "node-cron";
 import type { BudgetSource } from "../api/budget.js";
-import type { CollectorName } from "../config/schema.js";
+import { TRAFFIC_MAX_INTERVAL_LIMIT, type CollectorName } from "../config/schema.js";
 
 /** Average runs per second of a cron schedule (the month and weekday restrictions averaged over a year). */
 export function runsPerSecond(schedule: string): number {
@@ -32,32 +32,60 @@ export interface PlannedSource {
   /** A collector name, `logs`, or `webhooks` (site refreshes after webhook events, as observed). */
   source: BudgetSource;
   requestsPerSecond: number;
+  /** What the source took from the budget lately (MeasuredRates), when known. */
+  measuredRequestsPerSecond?: number;
 }
 
 export interface RequestPlan {
   sources: PlannedSource[];
   total: number;
   budget: number;
-  /** Requests per second for one replica if the sites were split over `shards` replicas. */
   fits: boolean;
+  /** Selected sites the plan is for. */
+  sites: number;
 }
 
-export function makePlan(sources: PlannedSource[], budget: number): RequestPlan {
+export function makePlan(sources: PlannedSource[], budget: number, sites = 0): RequestPlan {
   const total = sources.reduce((sum, s) => sum + s.requestsPerSecond, 0);
-  return { sources, total, budget, fits: total <= budget };
+  return { sources, total, budget, fits: total <= budget, sites };
 }
 
-/** The warning's text: demand, budget, and concrete ways out. */
-export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollInterval: string }): string {
-  // Logs and webhook refreshes have no schedule to slow down.
+/** Requests per second as requests per site-hour. */
+export function perSiteHour(requestsPerSecond: number, sites: number): number {
+  return (requestsPerSecond * 3600) / Math.max(1, sites);
+}
+
+export interface AdviceContext {
+  shardCount: number;
+  /** logs.maxPollInterval. */
+  maxPollInterval: string;
+  /** The traffic collector's schedule and collectors.traffic.maxInterval. */
+  traffic?: { schedule: string; maxInterval: string };
+}
+
+/**
+ * The warning's text: demand, budget, and concrete ways out, slower traffic polling first (it is
+ * most of the collectors' cost, and its counters stay exact whatever the polling).
+ */
+export function adviceFor(plan: RequestPlan, ctx: AdviceContext): string {
+  const rate = (source: BudgetSource) =>
+    plan.sources.find((s) => s.source === source)?.requestsPerSecond ?? 0;
+  const traffic = rate("traffic");
+  // Logs and webhook refreshes have no schedule to slow down; traffic has its own way out.
   const top = [...plan.sources]
-    .filter((s) => s.source !== "logs" && s.source !== "webhooks")
+    .filter((s) => s.source !== "logs" && s.source !== "webhooks" && s.source !== "traffic")
     .sort((a, b) => b.requestsPerSecond - a.requestsPerSecond)
     .slice(0, 2)
     .map((s) => `collectors.${s.source}.schedule (${s.requestsPerSecond.toFixed(1)}/s)`);
-  const logs = plan.sources.find((s) => s.source === "logs")?.requestsPerSecond ?? 0;
+  const logs = rate("logs");
   const shards = Math.ceil((plan.total / plan.budget) * ctx.shardCount);
+  const now = (value: string | undefined) => (value ? `now ${value}, ` : "");
   const ways = [
+    traffic > 0
+      ? `poll traffic less often (its counters stay exact): collectors.traffic.schedule for busy live sites ` +
+        `(${now(ctx.traffic?.schedule)}traffic plans ${traffic.toFixed(1)}/s), collectors.traffic.maxInterval ` +
+        `for idle, staging, sandbox and kit sites (${now(ctx.traffic?.maxInterval)}up to ${TRAFFIC_MAX_INTERVAL_LIMIT})`
+      : undefined,
     `raise api.maxRequestsPerSecond to at least ${Math.ceil(plan.total * 1.1)} (if the platform allows)`,
     top.length > 0 ? `slow down ${top.join(" or ")}` : undefined,
     `split the sites over ${shards} replicas with sites.shard (SITEHOST_SHARD)`,
@@ -65,19 +93,26 @@ export function adviceFor(plan: RequestPlan, ctx: { shardCount: number; maxPollI
       ? `lengthen logs.maxPollInterval (now ${ctx.maxPollInterval}; logs plan ${logs.toFixed(1)}/s)`
       : undefined,
   ].filter(Boolean);
+  const measured = plan.sources.reduce((sum, s) => sum + (s.measuredRequestsPerSecond ?? 0), 0);
+  const cost =
+    plan.sites > 0
+      ? ` (${perSiteHour(plan.total, plan.sites).toFixed(1)} per site-hour for ${plan.sites} sites` +
+        (measured > 0 ? `; measured lately: ${perSiteHour(measured, plan.sites).toFixed(1)}` : "") +
+        ")"
+      : "";
   return (
-    `the schedules and log streams plan ${plan.total.toFixed(1)} API requests/s but the budget ` +
+    `the schedules and log streams plan ${plan.total.toFixed(1)} API requests/s${cost} but the budget ` +
     `(api.maxRequestsPerSecond) is ${plan.budget}: collector runs will stretch and be skipped, and ` +
     `logs will be read late. Ways out: ${ways.join("; ")}`
   );
 }
 
-/** Each collector's requests per run (for the current sites) times its runs per second. */
+/** Each collector's requests per run at steady state (for the current sites) times its runs per second. */
 export function collectorSources(
-  collectors: ReadonlyArray<{ name: CollectorName; requestsPerRun: number; schedule: string }>,
+  collectors: ReadonlyArray<{ name: CollectorName; plannedRequestsPerRun: number; schedule: string }>,
 ): PlannedSource[] {
   return collectors.map((c) => ({
     source: c.name,
-    requestsPerSecond: c.requestsPerRun * runsPerSecond(c.schedule),
+    requestsPerSecond: c.plannedRequestsPerRun * runsPerSecond(c.schedule),
   }));
 }

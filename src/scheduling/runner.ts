@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { sourcedApi } from "../api/sourced.js";
 import type { SitehostApi } from "../api/types.js";
-import type { CollectorSet, RunResult } from "../collectors/types.js";
+import type { CollectorCost, CollectorSet, RunResult } from "../collectors/types.js";
 import { COLLECTOR_NAMES, type CollectorName, type Config } from "../config/schema.js";
 import type { SiteDiscovery } from "../discovery/discovery.js";
 import type { MetricStore } from "../metrics/store.js";
@@ -50,7 +50,10 @@ export interface CollectorCostInfo {
   name: CollectorName;
   enabled: boolean;
   schedule: string;
+  /** The next run. */
   requestsPerRun: number;
+  /** A run on average at steady state (adaptive polling spreads some sites over several runs). */
+  plannedRequestsPerRun: number;
 }
 
 /** Sites of one run in flight at once: the API budget paces them, this bounds memory and promises. */
@@ -129,20 +132,28 @@ export class CollectorRunner {
     return this.discovery.discovered;
   }
 
+  private cost(name: CollectorName): CollectorCost {
+    return name === this.discoveryName ? this.discovery : this.deps.collectors[name];
+  }
+
   /** API requests the collector's next run is expected to make over the current sites. */
   requestsPerRun(name: CollectorName): number {
-    const collector = name === this.discoveryName ? this.discovery : this.deps.collectors[name];
-    return collector.requestsPerRun(this.sites);
+    return this.cost(name).requestsPerRun(this.sites);
   }
 
   /** Every collector's expected cost per run, with its schedule. */
   costs(): CollectorCostInfo[] {
-    return COLLECTOR_NAMES.map((name) => ({
-      name,
-      enabled: this.isEnabled(name),
-      schedule: this.deps.settings[name].schedule,
-      requestsPerRun: this.requestsPerRun(name),
-    }));
+    return COLLECTOR_NAMES.map((name) => {
+      const cost = this.cost(name);
+      const requestsPerRun = cost.requestsPerRun(this.sites);
+      return {
+        name,
+        enabled: this.isEnabled(name),
+        schedule: this.deps.settings[name].schedule,
+        requestsPerRun,
+        plannedRequestsPerRun: cost.plannedRequestsPerRun?.(this.sites) ?? requestsPerRun,
+      };
+    });
   }
 
   status(): CollectorStatus[] {

@@ -41,9 +41,20 @@ export interface RunContext {
   onSiteCollected?: SiteCollectedListener;
 }
 
+/**
+ * A per-site run over the sites due (every selected site, unless the collector says which). A
+ * collector that commits what it fetched has the run's samples published only after the commit.
+ */
 export async function runSiteCollector(collector: SiteCollector, ctx: RunContext): Promise<SettledRun> {
-  const { api, store, discovery, signal } = ctx;
-  const sites = [...discovery.sites];
+  const { api, discovery, signal } = ctx;
+  const startedAt = ctx.now();
+  const sites = discovery.sites.filter((site) => collector.due?.(site, startedAt) ?? true);
+  const held: Array<[Site, Sample[]]> = [];
+  const publish = (site: Site, samples: Sample[]) => {
+    if (!discovery.has(site.id)) return; // removed meanwhile
+    ctx.store.replaceSite(collector.name, String(site.id), samples);
+    ctx.onSiteCollected?.(collector.name, site, samples);
+  };
   let failures = 0;
   let firstError: unknown;
   const byReason = new Map<string, SiteFailures>();
@@ -55,8 +66,8 @@ export async function runSiteCollector(collector: SiteCollector, ctx: RunContext
         const input = await collector.fetch(api, site, signal);
         if (!discovery.has(site.id)) return; // removed meanwhile
         const samples = collector.collect(site, input, ctx.now());
-        store.replaceSite(collector.name, String(site.id), samples);
-        ctx.onSiteCollected?.(collector.name, site, samples);
+        if (collector.commit) held.push([site, samples]);
+        else publish(site, samples);
       } catch (err) {
         if (signal.aborted) return;
         if (isNotFound(err)) return settleNotFound(collector.name, site, ctx);
@@ -71,9 +82,14 @@ export async function runSiteCollector(collector: SiteCollector, ctx: RunContext
     },
     signal,
   );
+  if (collector.commit && held.length > 0) {
+    // What was fetched is kept even when the run was stopped: it is published at the next run.
+    await collector.commit();
+    for (const [site, samples] of held) publish(site, samples);
+  }
   if (byReason.size > 0 && !signal.aborted) ctx.failures.sitesFailed(collector.name, byReason, sites.length);
   if (collector.summary && !signal.aborted) {
-    store.replaceGlobal(collector.name, collector.summary(discovery.sites, ctx.now()));
+    ctx.store.replaceGlobal(collector.name, collector.summary(discovery.sites, ctx.now()));
   }
   if (failures === 0) return { result: "success" };
   return failures >= sites.length ? { result: "failure", error: firstError } : { result: "partial" };

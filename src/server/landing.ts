@@ -88,7 +88,8 @@ export function renderLanding(r: StatusReport): string {
   );
   const streams = r.logs.streams.map((s) => row(s.stream, s));
   const plan = (r.budget.sources ?? []).map(
-    (s) => `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(3)}</td></tr>`,
+    (s) =>
+      `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(3)}</td><td>${s.perSiteHour.toFixed(1)}</td><td>${s.measuredPerSiteHour?.toFixed(1) ?? ""}</td></tr>`,
   );
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="30">
@@ -107,7 +108,7 @@ ${table(["collector", "state", "schedule", "last run", "details"], collectors)}
 <h2>Log shipping by stream</h2>
 ${table(["stream", "state", "details"], streams)}
 <h2>Request plan</h2>
-${table(["source", "planned requests/s"], plan)}
+${table(["source", "planned requests/s", "planned per site-hour", "measured per site-hour (last 30 minutes)"], plan)}
 </body></html>
 `;
 }

@@ -6,7 +6,7 @@
  */
 import { displayUrl } from "../api/redact.js";
 import type { ExportStatus } from "../logs/otlp/exportHealth.js";
-import type { RequestPlan } from "../scheduling/plan.js";
+import { perSiteHour, type RequestPlan } from "../scheduling/plan.js";
 import type { Readiness } from "../scheduling/readiness.js";
 import type { CollectorStatus } from "../scheduling/runner.js";
 import { runbookUrl } from "./runbook.js";
@@ -75,7 +75,13 @@ export interface StatusReport {
   budget: Part & {
     plannedRequestsPerSecond?: number;
     budgetRequestsPerSecond?: number;
-    sources?: Array<{ source: string; requestsPerSecond: number }>;
+    /** Per source: planned requests/s, and per site-hour planned and measured lately (last 30 minutes). */
+    sources?: Array<{
+      source: string;
+      requestsPerSecond: number;
+      perSiteHour: number;
+      measuredPerSiteHour?: number;
+    }>;
   };
   webhooks: Part & { path?: string; queued?: number };
   telemetryPath: string;
@@ -211,9 +217,14 @@ function lockPart(i: StatusInputs): Part {
 function budgetPart(i: StatusInputs): StatusReport["budget"] {
   const plan = i.active?.plan;
   if (!plan) return { health: "pending", summary: "no plan yet" };
+  const round = (n: number) => Math.round(n * 1000) / 1000;
   const sources = plan.sources.map((s) => ({
     source: s.source,
-    requestsPerSecond: Math.round(s.requestsPerSecond * 1000) / 1000,
+    requestsPerSecond: round(s.requestsPerSecond),
+    perSiteHour: round(perSiteHour(s.requestsPerSecond, plan.sites)),
+    ...(s.measuredRequestsPerSecond !== undefined
+      ? { measuredPerSiteHour: round(perSiteHour(s.measuredRequestsPerSecond, plan.sites)) }
+      : {}),
   }));
   const base = {
     plannedRequestsPerSecond: Math.round(plan.total * 1000) / 1000,

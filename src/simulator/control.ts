@@ -22,6 +22,8 @@ export interface SimulatorControl {
   setBehaviour(behaviour: Partial<SimulatorBehaviour>): void;
   behaviour(): SimulatorBehaviour;
   setLogRate(perSecond: number): void;
+  /** The site's traffic at the daily peak, requests per second (0: a site nobody visits). */
+  setPeakTraffic(id: number, requestsPerSecond: number): void;
   setLogPaging(order: LogOrder, mode: ScrollMode): void;
   disableSite(id: number): void;
   enableSite(id: number): void;
@@ -92,6 +94,9 @@ export function createControl(p: Platform): SimulatorControl {
     behaviour: () => ({ ...p.behaviour }),
     setLogRate(perSecond) {
       p.logs.ratePerSecond = perSecond;
+    },
+    setPeakTraffic(id, requestsPerSecond) {
+      must(id).peakRps = requestsPerSecond;
     },
     setLogPaging(order, mode) {
       p.logOrder = order;

@@ -1,5 +1,5 @@
 /** Generated PHP and web-server log entries: pure functions of (site, second, position). */
-import { hash32 } from "./random.js";
+import { hash32, unit } from "./random.js";
 
 export type Entry = Record<string, unknown>;
 
@@ -21,7 +21,16 @@ const PATHS = [
   "/search/?q=shoes",
 ];
 const METHODS = ["GET", "GET", "GET", "GET", "POST", "HEAD"];
-const STATUSES = [200, 200, 200, 200, 200, 301, 304, 404, 403, 500, 502];
+/** Statuses of a healthy site's requests, by share: mostly 200, a few redirects and 4xx, 0.2 % 5xx. */
+const STATUS_SHARES: ReadonlyArray<readonly [number, number]> = [
+  [301, 0.02],
+  [304, 0.03],
+  [404, 0.03],
+  [403, 0.005],
+  [500, 0.0012],
+  [502, 0.0008],
+];
+const SERVER_ERRORS = [500, 502, 503, 504];
 const AGENTS = [
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36",
   "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 Version/18.1 Mobile Safari/604.1",
@@ -36,9 +45,43 @@ const FILES = [
   "/www/site/public/wp-includes/class-wp-query.php",
 ];
 
-export function serverEntry(src: LogSource, second: number, k: number): Entry {
+/** How a site's visitors fare in one second (see options.ts WebFault); the fleet's usual when absent. */
+export interface Traffic {
+  slow?: boolean;
+  errorRate?: number;
+}
+
+function statusOf(u: number, traffic: Traffic | undefined): number {
+  const errorRate = traffic?.errorRate;
+  if (errorRate !== undefined) {
+    return u < errorRate ? (SERVER_ERRORS[Math.floor((u / errorRate) * 4)] as number) : 200;
+  }
+  let at = 0;
+  for (const [status, share] of STATUS_SHARES) {
+    at += share;
+    if (u < at) return status;
+  }
+  return 200;
+}
+
+/**
+ * Seconds an uncached request took: log-normal around the site's own median (60 to 220 ms, from its
+ * seed), with a slow tail (3 % take 8 times longer), millisecond resolution as nginx writes it.
+ */
+export function requestSeconds(src: LogSource, second: number, k: number, traffic?: Traffic): number {
+  const u1 = Math.max(unit(src.seed, second, k, 0x71), 1e-9);
+  const u2 = unit(src.seed, second, k, 0x72);
+  const z = Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+  const medianMs = 60 + (src.seed % 5) * 40;
+  let ms = medianMs * Math.exp(0.5 * z);
+  if (unit(src.seed, second, k, 0x73) < 0.03) ms *= 8;
+  if (traffic?.slow) ms *= 25;
+  return Math.round(Math.min(ms, 60_000)) / 1000;
+}
+
+export function serverEntry(src: LogSource, second: number, k: number, traffic?: Traffic): Entry {
   const h = hash32(src.seed, second, k);
-  const status = STATUSES[h % STATUSES.length] as number;
+  const status = statusOf(unit(src.seed, second, k, 0x70), traffic);
   const method = METHODS[(h >>> 4) % METHODS.length] as string;
   const url = PATHS[(h >>> 8) % PATHS.length] as string;
   const cached = status < 300 && method === "GET" ? (CACHE[(h >>> 12) % CACHE.length] as string) : "BYPASS";
@@ -54,7 +97,7 @@ export function serverEntry(src: LogSource, second: number, k: number): Entry {
     http_x_forwarded_for: "-",
     renderer: cached === "HIT" ? "static" : "php",
     request_completion: "OK",
-    request_time: cached === "HIT" ? 0.002 : Math.round((0.03 + ((h >>> 20) % 900) / 1000) * 1000) / 1000,
+    request_time: cached === "HIT" ? (1 + ((h >>> 20) % 8)) / 1000 : requestSeconds(src, second, k, traffic),
     request_type: method,
     request_url: url,
     scheme: "https",

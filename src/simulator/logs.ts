@@ -3,7 +3,15 @@
  * materialised only when read (logEntries.ts), plus entries appended by tests. An optional model of
  * indexing lateness decides when each entry becomes visible to readers. Scrolls: scrolls.ts.
  */
-import { healthCheck, phpEntry, serverEntry, type Entry, type LogSource } from "./logEntries.js";
+import {
+  healthCheck,
+  phpEntry,
+  serverEntry,
+  type Entry,
+  type LogSource,
+  type Traffic,
+} from "./logEntries.js";
+import type { WebFault } from "./options.js";
 import { unit } from "./random.js";
 
 export type { LogSource } from "./logEntries.js";
@@ -41,7 +49,18 @@ export class SimLogs {
     public ratePerSecond: number,
     /** Read on every use, so the fault knobs take effect at once. */
     private readonly lateness: () => Lateness = () => ({ delaySeconds: 0, fraction: 0, maxSeconds: 0 }),
+    private readonly webFaults: () => readonly WebFault[] = () => [],
   ) {}
+
+  /** The web fault of a site at a second (the last one listed that covers it). */
+  private faultAt(siteId: number, second: number): WebFault | undefined {
+    let found: WebFault | undefined;
+    for (const f of this.webFaults()) {
+      if (f.siteId !== siteId) continue;
+      if ((f.fromSecond ?? -Infinity) <= second && second <= (f.toSecond ?? Infinity)) found = f;
+    }
+    return found;
+  }
 
   /**
    * Add an entry at `second`, visible from `visibleAtMs`; by default from the moment it is appended
@@ -88,7 +107,12 @@ export class SimLogs {
     viewMs = Number.POSITIVE_INFINITY,
   ): Entry[] {
     const out: Entry[] = [];
-    const rate = this.ratePerSecond;
+    const fault = stream === "server" ? this.faultAt(src.siteId, second) : undefined;
+    const rate = fault?.rate ?? this.ratePerSecond;
+    const traffic: Traffic | undefined = fault && {
+      ...(fault.slow ? { slow: true } : {}),
+      ...(fault.errorRate !== undefined ? { errorRate: fault.errorRate } : {}),
+    };
     const streamNo = stream === "php" ? 1 : 2;
     const base = Math.floor(rate);
     const count = base + (unit(src.seed, streamNo, second) < rate - base ? 1 : 0);
@@ -98,7 +122,7 @@ export class SimLogs {
     const visible = (k: number) => !lateness || visibleAtOf(src.seed, streamNo, second, k, late) <= viewMs;
     for (let k = 0; k < count; k++) {
       if (!visible(k)) continue;
-      out.push(stream === "server" ? serverEntry(src, second, k) : phpEntry(src, second, k));
+      out.push(stream === "server" ? serverEntry(src, second, k, traffic) : phpEntry(src, second, k));
     }
     // Health checks: twice in the same second, byte-identical, once a minute.
     if (stream === "server" && rate > 0 && second % 60 === src.seed % 60) {

@@ -31,6 +31,23 @@ export interface SimulatorFaults {
   logTotalResultsForm: "number" | "string";
   /** After this many pages a scroll starts again from its first page (0: never; a looping scroll). */
   logScrollLoopPages: number;
+  /** Sites whose visitors fare worse (or better) than the fleet's usual, for a while: see WebFault. */
+  webFaults: WebFault[];
+}
+
+/**
+ * What a site's web-server log shows between `fromSecond` and `toSecond` (epoch seconds; absent: from
+ * the start, for ever): `slow` multiplies uncached request times by 25 (a median above 1.5 s), `errorRate`
+ * is the share of requests answered 5xx, `rate` replaces the generated entries per second (0: idle).
+ * Entries of a second are fixed once generated, so give windows that start now or later.
+ */
+export interface WebFault {
+  siteId: number;
+  slow?: boolean;
+  errorRate?: number;
+  rate?: number;
+  fromSecond?: number;
+  toSecond?: number;
 }
 
 export type ActivityOrder = "newest-first" | "oldest-first";
@@ -96,6 +113,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   logScrollIdField: "scroll_id",
   logTotalResultsForm: "number",
   logScrollLoopPages: 0,
+  webFaults: [],
   activityOrder: "newest-first",
   accountActivityScope: "all",
   activityPerPageOverflow: "clamp",
@@ -129,6 +147,19 @@ const FAULT_KEYS: Record<keyof SimulatorFaults, (v: unknown) => boolean> = {
   logScrollIdField: (v) => v === "scroll_id" || v === "scrollId" || v === "none",
   logTotalResultsForm: (v) => v === "number" || v === "string",
   logScrollLoopPages: (v) => Number.isInteger(v) && (v as number) >= 0,
+  webFaults: (v) =>
+    Array.isArray(v) &&
+    v.every(
+      (f: Record<string, unknown>) =>
+        typeof f === "object" &&
+        f !== null &&
+        Number.isInteger(f.siteId) &&
+        (f.slow === undefined || typeof f.slow === "boolean") &&
+        (f.errorRate === undefined || ratio(f.errorRate)) &&
+        (f.rate === undefined || nonNegative(f.rate)) &&
+        (f.fromSecond === undefined || typeof f.fromSecond === "number") &&
+        (f.toSecond === undefined || typeof f.toSecond === "number"),
+    ),
 };
 
 const oneOf =

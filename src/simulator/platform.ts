@@ -72,11 +72,15 @@ export class Platform {
     this.nextSiteIndex = opts.sites;
     this.reorder();
 
-    this.logs = new SimLogs(opts.logRatePerSite, () => ({
-      delaySeconds: this.faults.logIndexDelaySeconds,
-      fraction: this.faults.lateLogFraction,
-      maxSeconds: this.faults.lateLogMaxSeconds,
-    }));
+    this.logs = new SimLogs(
+      opts.logRatePerSite,
+      () => ({
+        delaySeconds: this.faults.logIndexDelaySeconds,
+        fraction: this.faults.lateLogFraction,
+        maxSeconds: this.faults.lateLogMaxSeconds,
+      }),
+      () => this.faults.webFaults,
+    );
     this.scrolls = new ScrollStore(this.logs, this.faults.scrollIdleSeconds * 1000);
     this.logOrder = opts.logOrder;
     this.scrollMode = opts.scrollMode;

@@ -167,19 +167,11 @@ export function trafficMetrics(
   const wanted = metrics.length > 0 ? metrics : ["requests_persec", "response_bytes_persec"];
   for (let ts = first; ts <= endAt; ts += TRAFFIC_RESOLUTION) {
     const filling = ts + TRAFFIC_RESOLUTION > endAt;
-    const fraction = filling ? Math.max(0.05, (endAt - ts) / TRAFFIC_RESOLUTION) : 1;
-    const rps = requestsPerSecond(data, ts * 1000) * fraction;
-    const cached = Math.round(rps * data.cacheHitRatio * 1000) / 1000;
-    const uncached = Math.round((rps - cached) * 1000) / 1000;
+    const rates = periodRates(data, ts, filling ? Math.max(0.05, (endAt - ts) / TRAFFIC_RESOLUTION) : 1);
     const values: Record<string, Record<string, number>> = {};
     for (const metric of wanted) {
-      if (metric === "requests_persec") values[metric] = { true: cached, false: uncached };
-      else if (metric === "response_bytes_persec") {
-        values[metric] = {
-          true: Math.round(cached * data.bytesPerRequest),
-          false: Math.round(uncached * data.bytesPerRequest * 1.1),
-        };
-      }
+      if (metric === "requests_persec") values[metric] = rates.requests;
+      else if (metric === "response_bytes_persec") values[metric] = rates.bytes;
     }
     periods.push({ timestamp: ts, page_is_cached: values });
   }
@@ -199,14 +191,38 @@ export function trafficMetrics(
   };
 }
 
-/** The latest complete traffic period's values (ground truth for tests). */
-export function latestCompleteTraffic(data: SimSiteData, now: number) {
-  const endAt = Math.floor(now / 1000);
-  const ts = Math.floor(endAt / TRAFFIC_RESOLUTION) * TRAFFIC_RESOLUTION - TRAFFIC_RESOLUTION;
-  const rps = requestsPerSecond(data, ts * 1000);
+/**
+ * One period's rates as the answer gives them, by `page_is_cached`: requests and response bytes per
+ * second (`fraction`: how much of a still-filling period has come in).
+ */
+function periodRates(data: SimSiteData, ts: number, fraction = 1) {
+  const rps = requestsPerSecond(data, ts * 1000) * fraction;
   const cached = Math.round(rps * data.cacheHitRatio * 1000) / 1000;
   const uncached = Math.round((rps - cached) * 1000) / 1000;
-  return { timestamp: ts, cached, uncached };
+  return {
+    requests: { true: cached, false: uncached },
+    bytes: {
+      true: Math.round(cached * data.bytesPerRequest),
+      false: Math.round(uncached * data.bytesPerRequest * 1.1),
+    },
+  };
+}
+
+/**
+ * Ground truth for tests and benchmarks: the requests and response bytes of the periods that start in
+ * [fromSec, toSec) once complete (rate × period length), by cache status.
+ */
+export function trafficTruth(data: SimSiteData, fromSec: number, toSec: number) {
+  const truth = { requests: { true: 0, false: 0 }, bytes: { true: 0, false: 0 } };
+  const first = Math.ceil(fromSec / TRAFFIC_RESOLUTION) * TRAFFIC_RESOLUTION;
+  for (let ts = first; ts < toSec; ts += TRAFFIC_RESOLUTION) {
+    const rates = periodRates(data, ts);
+    for (const total of ["requests", "bytes"] as const) {
+      truth[total].true += rates[total].true * TRAFFIC_RESOLUTION;
+      truth[total].false += rates[total].false * TRAFFIC_RESOLUTION;
+    }
+  }
+  return truth;
 }
 
 export function securityAlerts(data: SimSiteData, kind: "plugins" | "themes") {

@@ -1,6 +1,7 @@
 /**
- * Warnings that repeat (the same problem in every response or every poll) are logged once, then at
- * most once per interval per key with how many were left out meanwhile.
+ * Warnings and errors that repeat (the same problem in every response, every poll or every webhook
+ * delivery) are logged once, then at most once per interval per key with how many were left out
+ * meanwhile.
  */
 import type { Logger } from "pino";
 import type { Clock } from "./time.js";
@@ -17,6 +18,14 @@ export class ThrottledWarnings {
   ) {}
 
   warn(key: string, fields: Record<string, unknown>, message: string): void {
+    this.emit("warn", key, fields, message);
+  }
+
+  error(key: string, fields: Record<string, unknown>, message: string): void {
+    this.emit("error", key, fields, message);
+  }
+
+  private emit(level: "warn" | "error", key: string, fields: Record<string, unknown>, message: string): void {
     const now = this.clock.now();
     const seen = this.last.get(key);
     if (seen && now - seen.at < this.intervalMs) {
@@ -27,6 +36,6 @@ export class ThrottledWarnings {
     this.last.delete(key);
     this.last.set(key, { at: now, suppressed: 0 });
     if (this.last.size > this.maxKeys) this.last.delete(this.last.keys().next().value as string);
-    this.logger.warn(suppressed > 0 ? { ...fields, suppressedSinceLast: suppressed } : fields, message);
+    this.logger[level](suppressed > 0 ? { ...fields, suppressedSinceLast: suppressed } : fields, message);
   }
 }

@@ -17,6 +17,7 @@ import type { WebhookAuth } from "./auth.js";
 import { MAX_BODY_BYTES, parsePayload, readBody, type BodySource } from "./body.js";
 import type { EventCounts, RejectReason, WebhookSelfMetrics } from "./metrics.js";
 import { SITE_EVENTS, siteIdOf } from "./payload.js";
+import { CheckpointWriteError } from "../ha/volume.js";
 import { QueueFullError } from "./queue.js";
 import { buildRecord } from "./record.js";
 
@@ -151,7 +152,10 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
       try {
         await target.queue.enqueue(record);
       } catch (err) {
-        if (!(err instanceof QueueFullError)) log.error({ err }, "could not queue a webhook event on disk");
+        // A full queue is counted; a refused write is logged by the checkpoint directory's volume.
+        if (!(err instanceof QueueFullError) && !(err instanceof CheckpointWriteError)) {
+          warnings.error("queue", { err }, "could not queue a webhook event on disk");
+        }
         return reject(req, res, "unavailable", 503, "the event could not be queued; try again later", {
           "retry-after": "30",
         });

@@ -11,13 +11,17 @@
  * Opening reads the file back: records without a marker wait again, a torn last line (a write the
  * platform was never answered for) is dropped, and the file is rewritten with only what waits.
  * Once nothing waits and the file has grown, it is emptied; when it is mostly acknowledged lines it
- * is rewritten (temporary file, fsync, rename). Bounded: past `maxRecords` or `maxBytes` waiting,
- * enqueue fails with QueueFullError (the platform is answered 503 and retries).
+ * is rewritten (temporary file, fsync, rename). Bounded: past `maxRecords` or `maxBytes` waiting
+ * (counting records being written), enqueue fails with QueueFullError (the platform is answered 503
+ * and retries). A write the volume refuses (full, read-only) fails the records being written with a
+ * CheckpointWriteError (reported: the platform is answered 503 and retries); the file is opened again
+ * at the next enqueue, so the queue works again by itself once the volume takes writes.
  */
 import { closeSync, fdatasync, ftruncateSync, openSync, write } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import type { OutgoingRecord } from "../logs/otlp/encode.js";
+import { writeError, type WriteFailures } from "../ha/volume.js";
 import { writeFileAtomic } from "../util/atomicFile.js";
 import { ackLine, parseQueueFile, queueLine, type QueuedRecord } from "./queueFile.js";
 
@@ -62,6 +66,9 @@ export class WebhookQueue {
   private waitingBytes = 0;
   private incoming: Incoming[] = [];
   private incomingBytes = 0;
+  /** Records taken from `incoming` and being written: they count against the limits too. */
+  private writing = { records: 0, bytes: 0 };
+  private opened = false;
   private flushQueued = false;
   /** Every file operation runs in this chain, one at a time. */
   private chain: Promise<unknown> = Promise.resolve();
@@ -72,6 +79,8 @@ export class WebhookQueue {
     private readonly limits: QueueLimits = DEFAULT_QUEUE_LIMITS,
     /** Told the number of waiting records whenever it changes. */
     private readonly onDepth: (depth: number) => void = () => undefined,
+    /** Where writes the volume refused are reported. */
+    private readonly failures?: WriteFailures,
   ) {}
 
   /** Read what a previous run left waiting; returns how many records wait again. */
@@ -86,13 +95,20 @@ export class WebhookQueue {
       this.waitingBytes += r.bytes;
       this.nextSeq = Math.max(this.nextSeq, r.seq + 1);
     }
-    await this.rewrite();
+    this.opened = true;
+    // A volume that takes no writes now: what waits is shipped anyway, new events wait for it.
+    await this.rewrite().catch(() => undefined);
     this.onDepth(this.waiting.size);
     return { replayed: records.length, skippedLines: skipped };
   }
 
   get depth(): number {
     return this.waiting.size;
+  }
+
+  /** Records taken for the write in progress (durable soon, not yet waiting). */
+  get writingRecords(): number {
+    return this.writing.records;
   }
 
   /** Called whenever records become available to ship. */
@@ -103,14 +119,14 @@ export class WebhookQueue {
 
   /** Resolves once the record is durable; rejects when the queue is full or the disk write failed. */
   enqueue(record: OutgoingRecord): Promise<void> {
-    if (this.fd === undefined) return Promise.reject(new Error("the webhook queue is not open"));
-    const count = this.waiting.size + this.incoming.length;
+    if (!this.opened) return Promise.reject(new Error("the webhook queue is not open"));
+    const count = this.waiting.size + this.incoming.length + this.writing.records;
     const seq = this.nextSeq;
     const line = queueLine(seq, record);
     const bytes = Buffer.byteLength(line);
     if (
       count >= this.limits.maxRecords ||
-      this.waitingBytes + this.incomingBytes + bytes > this.limits.maxBytes
+      this.waitingBytes + this.incomingBytes + this.writing.bytes + bytes > this.limits.maxBytes
     ) {
       return Promise.reject(new QueueFullError(this.waiting.size));
     }
@@ -159,6 +175,7 @@ export class WebhookQueue {
   /** Wait for file operations in progress and let go of the file (what waits stays on disk). */
   async close(): Promise<void> {
     await this.serial(async () => {
+      this.opened = false;
       if (this.fd !== undefined) closeSync(this.fd);
       this.fd = undefined;
     });
@@ -174,16 +191,21 @@ export class WebhookQueue {
   private async flushIncoming(): Promise<void> {
     this.flushQueued = false;
     const group = this.incoming;
+    this.writing = { records: group.length, bytes: this.incomingBytes };
     this.incoming = [];
     this.incomingBytes = 0;
     if (group.length === 0) return;
     try {
-      if (this.fd === undefined) throw new Error("the webhook queue is closed");
+      if (!this.opened) throw new Error("the webhook queue is closed");
+      // Not open after a failed write or a failed start: open it again (a fresh file of what waits).
+      if (this.fd === undefined) await this.rewrite();
       await this.append(Buffer.from(group.map((g) => g.line).join(""), "utf8"), true);
     } catch (err) {
+      this.writing = { records: 0, bytes: 0 };
       for (const g of group) g.reject(err);
       return;
     }
+    this.writing = { records: 0, bytes: 0 };
     for (const g of group) {
       this.waiting.set(g.entry.seq, g.entry);
       this.waitingBytes += g.entry.bytes;
@@ -210,15 +232,19 @@ export class WebhookQueue {
       } catch {
         // the next open drops a torn tail anyway
       }
-      throw err;
+      throw this.failed(err);
     }
     this.size += bytes.length;
   }
 
   private async compact(): Promise<void> {
     if (this.waiting.size === 0 && this.incoming.length === 0 && this.size > EMPTY_COMPACT_BYTES) {
-      ftruncateSync(this.fd as number, 0);
-      await datasyncAsync(this.fd as number);
+      try {
+        ftruncateSync(this.fd as number, 0);
+        await datasyncAsync(this.fd as number);
+      } catch (err) {
+        throw this.failed(err);
+      }
       this.size = 0;
     } else if (this.size > REWRITE_BYTES && this.size > 4 * this.waitingBytes) {
       await this.rewrite();
@@ -228,9 +254,21 @@ export class WebhookQueue {
   /** Replace the file with one holding only the waiting records, atomically, and append to it. */
   private async rewrite(): Promise<void> {
     const text = [...this.waiting.values()].map((e) => queueLine(e.seq, e.record)).join("");
-    await writeFileAtomic(this.file, text);
     if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = openSync(this.file, "a");
+    this.fd = undefined;
+    try {
+      await writeFileAtomic(this.file, text);
+      this.fd = openSync(this.file, "a");
+    } catch (err) {
+      throw this.failed(err);
+    }
     this.size = Buffer.byteLength(text);
+  }
+
+  /** A failed write as a CheckpointWriteError, reported. */
+  private failed(err: unknown): Error {
+    const e = writeError("webhook_queue", this.file, err);
+    this.failures?.report(e);
+    return e;
   }
 }

@@ -15,7 +15,9 @@ import { logMetrics } from "../logs/metrics.js";
 import { createLogSink } from "../logs/otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "../logs/otlp/exportHealth.js";
 import type { LogSink } from "../logs/otlp/sink.js";
+import type { WriteFailures } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
+import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock } from "../util/time.js";
 import { WebhookAuth } from "./auth.js";
 import { WebhookDelivery } from "./delivery.js";
@@ -29,6 +31,8 @@ export interface WebhookReceiverDeps {
   store: MetricStore;
   registry: Registry;
   logger: Logger;
+  /** Where writes of the queue that the volume refused are reported. */
+  volume?: WriteFailures;
   /** The OTLP endpoint's health, shared with the log streams; one of its own otherwise. */
   exportHealth?: ExportHealth;
 }
@@ -92,8 +96,11 @@ export class WebhookReceiver {
       },
     };
     if (config.logs.enabled && config.logs.ship) {
-      const queue = new WebhookQueue(join(config.logs.checkpointDir, QUEUE_FILE), undefined, (depth) =>
-        this.metrics.queued.set(depth),
+      const queue = new WebhookQueue(
+        join(config.logs.checkpointDir, QUEUE_FILE),
+        undefined,
+        (depth) => this.metrics.queued.set(depth),
+        this.deps.volume,
       );
       const { replayed, skippedLines } = await queue.open();
       if (replayed > 0 || skippedLines > 0) {
@@ -137,6 +144,7 @@ export class WebhookReceiver {
   private startDelivery(queue: WebhookQueue, sink: LogSink, env: NodeJS.ProcessEnv): WebhookDelivery {
     const m = logMetrics(this.deps.registry);
     const stream = "webhook";
+    const errors = new ThrottledWarnings(this.log, 60_000, systemClock);
     // What the webhook queue's shipping counts, at 0 from the start.
     for (const c of [m.shipped, m.rejected, m.exportFailures]) c.inc({ stream }, 0);
     const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
@@ -161,7 +169,12 @@ export class WebhookReceiver {
           // queued on disk and are retried.
           health.failed(outcome, stream);
         },
-        queueError: (err) => this.log.error({ err }, "could not mark webhook events as shipped"),
+        queueError: (err) =>
+          errors.error(
+            "ack",
+            { err },
+            "could not mark webhook events as shipped (they ship again after a restart)",
+          ),
       },
       {
         maxRecords: EXPORT_MAX_RECORDS,

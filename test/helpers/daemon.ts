@@ -83,21 +83,21 @@ export async function startDaemonProcess(opts: {
   const logs = captureOutput(child, 256 * 1024);
   const exited = new Promise<number | null>((res) => child.once("exit", (code) => res(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}:\n${logs()}`);
-    try {
-      const res = await fetch(`${url}/-/healthy`);
-      if (res.ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      child.kill("SIGKILL");
-      throw new Error(`daemon did not become healthy:\n${logs()}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    "the daemon to answer /-/healthy",
+    async () => {
+      if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode}:\n${logs()}`);
+      try {
+        return (await fetch(`${url}/-/healthy`)).ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    { timeoutMs: 30_000, intervalMs: 100, last: logs },
+  ).catch((err: unknown) => {
+    child.kill("SIGKILL");
+    throw err;
+  });
   return {
     url,
     pid: child.pid as number,

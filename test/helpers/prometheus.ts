@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { waitFor } from "./wait.js";
 
 export const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
 
@@ -72,19 +73,19 @@ export async function waitForReady(
   logs: () => string,
   timeoutMs: number,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null)
-      throw new Error(`process exited with ${child.exitCode} before ready:\n${logs()}`);
-    try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready after ${timeoutMs} ms:\n${logs()}`);
+  await waitFor(
+    `${url} to answer 200`,
+    async () => {
+      if (child.exitCode !== null)
+        throw new Error(`process exited with ${child.exitCode} before ready:\n${logs()}`);
+      try {
+        return (await fetch(url, { signal: AbortSignal.timeout(1000) })).ok;
+      } catch {
+        return false; // not listening yet
+      }
+    },
+    { timeoutMs, intervalMs: 200, last: logs },
+  );
 }
 
 export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
@@ -174,24 +175,22 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
     }));
   };
 
-  const waitFor = async (
+  /** The query's result once `predicate` holds for it. */
+  const waitForQuery = async (
     promql: string,
     predicate: (result: PromSample[]) => boolean,
     timeoutMs: number,
   ): Promise<PromSample[]> => {
-    const deadline = Date.now() + timeoutMs;
-    let last: PromSample[];
-    for (;;) {
-      last = await query(promql);
-      if (predicate(last)) return last;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `timed out after ${timeoutMs} ms waiting for ${promql}; last result ${JSON.stringify(last)}`,
-        );
-      }
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    let last: PromSample[] = [];
+    return waitFor(
+      promql,
+      async () => {
+        last = await query(promql);
+        return predicate(last) && last;
+      },
+      { timeoutMs, intervalMs: 500, last: () => JSON.stringify(last) },
+    );
   };
 
-  return { url, query, waitFor, logs, close };
+  return { url, query, waitFor: waitForQuery, logs, close };
 }

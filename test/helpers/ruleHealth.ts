@@ -13,8 +13,12 @@ const ROOT = join(import.meta.dirname, "..", "..");
  * rule health test loads it too.
  */
 export async function shippedRuleFiles(_dir: string): Promise<string[]> {
-  const alerts = join(ROOT, "config", "alerts");
-  return (await readdir(alerts)).filter((f) => f.endsWith(".rules.yaml")).map((f) => join(alerts, f));
+  // The alert rules, and the SLO rules generated for the default slos section.
+  const dirs = [join(ROOT, "config", "alerts"), join(ROOT, "config", "slo")];
+  const files = await Promise.all(
+    dirs.map(async (d) => (await readdir(d)).filter((f) => f.endsWith(".rules.yaml")).map((f) => join(d, f))),
+  );
+  return files.flat();
 }
 
 export interface RuleStatus {

@@ -6,6 +6,7 @@
 import { afterEach, expect, it } from "vitest";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
+import { waitFor } from "../helpers/wait.js";
 
 let sim: RunningSimulator | undefined;
 let daemon: DaemonProcess | undefined;
@@ -20,17 +21,19 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
     sim,
     config: { api: { maxRequestsPerSecond: 20, maxConcurrency: 8 }, logs: { pollInterval: "30s" } },
   });
-  const deadline = Date.now() + 45_000;
-  let metrics: string;
-  for (;;) {
-    metrics = await (await fetch(`${daemon.url}/metrics`)).text();
-    const warned = daemon.logs().includes("API requests/s but the budget");
-    if (warned && /sitehost_exporter_api_planned_requests_per_second\{source="logs"\} [1-9]/.test(metrics))
-      break;
-    if (Date.now() > deadline)
-      throw new Error(`no budget warning within 45 s:\n${daemon.logs().slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const d = daemon;
+  let metrics = "";
+  await waitFor(
+    "the budget warning and the logs' planned rate",
+    async () => {
+      metrics = await (await fetch(`${d.url}/metrics`)).text();
+      return (
+        d.logs().includes("API requests/s but the budget") &&
+        /sitehost_exporter_api_planned_requests_per_second\{source="logs"\} [1-9]/.test(metrics)
+      );
+    },
+    { timeoutMs: 45_000, intervalMs: 250, last: () => d.logs().slice(-3000) },
+  );
   expect(metrics).toContain("sitehost_exporter_api_budget_requests_per_second 20");
   const planned = [
     ...metrics.matchAll(/^sitehost_exporter_api_planned_requests_per_second\{source="(\w+)"\} ([\d.]+)$/gm),

@@ -4,7 +4,7 @@
  * exactly one collects and ships while the other stands by and says who holds the lock, and takes
  * over when the holder is killed or stops. Marked log lines count what arrived.
  */
-import { mkdtemp, readdir } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: 
 const holds = async (d: DaemonProcess) =>
   metricValue(await scrape(d), "sitehost_exporter_checkpoint_lock_held") === 1;
 
-async function setup() {
+async function setup(logs: Record<string, unknown> = {}) {
   const sim = await startSimulator({ sites: 3, seed: 23, logRatePerSite: 0.5 });
   const receiver = await startOtlpReceiver();
   const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-lock-it-"));
@@ -47,7 +47,7 @@ async function setup() {
       checkpointDir,
       config: {
         // Idle streams are still read every few seconds, so "every stream read again" comes soon.
-        logs: { ship: true, pollInterval: "1s", maxPollInterval: "4s", startFrom: "now" },
+        logs: { ship: true, pollInterval: "1s", maxPollInterval: "4s", startFrom: "now", ...logs },
         collectors: { traffic: { enabled: false }, performance: { enabled: false } },
       },
       env: { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint },
@@ -145,6 +145,64 @@ describe("checkpoint directory across processes", () => {
     expect(metricValue(await scrape(b), "sitehost_exporter_shard_info", 'shard="0/1"')).toBe(1);
     expect(await b.stop("SIGTERM")).toBe(0);
   }, 120_000);
+
+  it("a checkpoint directory deleted and recreated under its holder: the holder stops at once, and one exporter ships, once", async () => {
+    const { sim, receiver, checkpointDir, start, tailing } = await setup({ lockTimeout: "4s" });
+    const a = await start();
+    await until("the first exporter to hold the lock", () => holds(a), 20_000);
+    await tailing();
+    const b = await start();
+    await until("the standby's log line", () => b.logs().includes("standing by"), 10_000);
+
+    await rm(checkpointDir, { recursive: true, force: true });
+    await mkdir(checkpointDir);
+    // A finds out at its next checkpoint write or heartbeat, stops collecting and shipping, and
+    // stands by; the recreated directory is free, so one of the two takes it properly.
+    await until("A to lose the lock", () => a.logs().includes("lost the checkpoint lock"), 20_000);
+    const held = async () => [await holds(a), await holds(b)];
+    await until(
+      "one exporter to hold the lock",
+      async () => (await held()).filter(Boolean).length === 1,
+      30_000,
+    );
+    const [aHolds] = await held();
+    const [holder, standby] = aHolds ? [a, b] : [b, a];
+    await until(
+      "the standby to name the holder",
+      async () => (await (await fetch(`${standby.url}/-/ready`)).text()).includes(`pid ${holder.pid}`),
+      20_000,
+    );
+    const shippedByStandby = metricValue(
+      await scrape(standby),
+      "sitehost_exporter_log_records_shipped_total",
+    );
+    expect(await scrape(standby)).not.toMatch(/^sitehost_site_info/m);
+
+    // From now on only the holder ships: every line once.
+    const marks = new Marks(sim, "recreated");
+    for (let i = 0; i < 4; i++) {
+      marks.write();
+      await sleep(400);
+    }
+    expect(await marks.allArrived(receiver, 30_000), holder.logs()).toBe(true);
+    await waitForReadsSince(holder, Date.now(), 6);
+    expect(marks.wrong(receiver), `${a.logs()}\n${b.logs()}`).toEqual([]);
+    expect(metricValue(await scrape(standby), "sitehost_exporter_log_records_shipped_total")).toBe(
+      shippedByStandby,
+    );
+    expect(await held()).toEqual(aHolds ? [true, false] : [false, true]);
+    // The lock file is the holder's, generation 1 of the new directory: nobody wrote over it.
+    const [lockFile] = await readdir(join(checkpointDir, "lock"));
+    expect(JSON.parse(await readFile(join(checkpointDir, "lock", lockFile as string), "utf8"))).toMatchObject(
+      {
+        pid: holder.pid,
+        generation: 1,
+      },
+    );
+    expect(await holder.stop("SIGTERM")).toBe(0);
+    await until("the standby to take over", () => holds(standby), 20_000);
+    expect(await standby.stop("SIGTERM")).toBe(0);
+  }, 150_000);
 
   it("a standby takes over at once when the holder stops gracefully, long before lockTimeout", async () => {
     const { start } = await setup();

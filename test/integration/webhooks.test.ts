@@ -13,6 +13,7 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/index
 import { startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
 import { freePort } from "../helpers/prometheus.js";
+import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -20,23 +21,6 @@ afterEach(async () => {
 });
 
 const TOKEN = randomBytes(24).toString("hex");
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` until it returns a value (not undefined) or the deadline passes. */
-async function until<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  timeoutMs: number,
-  what: string,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms`);
-    await sleep(100);
-  }
-}
-
 /** The value of one series of the daemon's /metrics (labels given as they are rendered), or undefined. */
 async function sample(url: string, series: string): Promise<number | undefined> {
   const text = await (await fetch(`${url}/metrics`)).text();
@@ -102,26 +86,23 @@ describe("webhooks from the platform", () => {
     // The platform's control API disables the site; the simulator delivers site_disabled to the daemon.
     const res = await fetch(`${sim.authUrl}/_simulator/sites/${site.id}/disable`, { method: "POST" });
     expect(res.status).toBe(200);
-    await until(
-      async () => ((await sample(d.url, state("disabled"))) === 1 ? true : undefined),
-      15_000,
-      "disabled state",
-    );
+    await waitFor("disabled state", async () => (await sample(d.url, state("disabled"))) === 1, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     expect(await sample(d.url, state("live"))).toBe(0);
     expect(await sample(d.url, 'sitehost_events_total{event="site_disabled"}')).toBe(1);
 
-    await until(
-      () => (webhookRecords(receiver, "site_disabled").length > 0 ? true : undefined),
-      15_000,
-      "record",
-    );
+    await waitFor("record", () => webhookRecords(receiver, "site_disabled").length > 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     await sim.control.webhooksIdle();
     // Nothing left to ship: any second copy would have been sent by now.
-    await until(
-      async () =>
-        (await sample(d.url, "sitehost_exporter_webhook_queued_records")) === 0 ? true : undefined,
-      10_000,
+    await waitFor(
       "an empty queue",
+      async () => (await sample(d.url, "sitehost_exporter_webhook_queued_records")) === 0,
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
     const records = webhookRecords(receiver, "site_disabled");
     expect(records).toHaveLength(1);
@@ -140,11 +121,10 @@ describe("webhooks from the platform", () => {
     // A hacked site: ERROR, counted under its own name.
     const other = liveSite(sim);
     sim.control.hackSite(other.id);
-    await until(
-      () => (webhookRecords(receiver, "site_hacked").length > 0 ? true : undefined),
-      15_000,
-      "hacked record",
-    );
+    await waitFor("hacked record", () => webhookRecords(receiver, "site_hacked").length > 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     expect(webhookRecords(receiver, "site_hacked")[0]?.severityNumber).toBe(17);
     expect(await sample(d.url, 'sitehost_events_total{event="site_hacked"}')).toBe(1);
   }, 90_000);
@@ -165,11 +145,10 @@ describe("webhooks from the platform", () => {
       });
       expect(res.status).toBe(200);
     }
-    await until(
-      async () => (((await sample(d.url, planned)) ?? 0) > 0 ? true : undefined),
-      15_000,
-      "a planned rate for webhooks",
-    );
+    await waitFor("a planned rate for webhooks", async () => ((await sample(d.url, planned)) ?? 0) > 0, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+    });
     // One discovery run (an interval apart at most two), no read of each unknown id.
     const listed = ((await sample(d.url, listings)) ?? 0) - listedBefore;
     expect(listed).toBeGreaterThanOrEqual(1);
@@ -192,16 +171,14 @@ describe("webhooks from the platform", () => {
 
     receiver.setFailing(null);
     const second = await start();
-    await until(
-      () => (webhookRecords(receiver, "plugin_install_failed").length > 0 ? true : undefined),
-      20_000,
-      "record",
-    );
-    await until(
-      async () =>
-        (await sample(second.url, "sitehost_exporter_webhook_queued_records")) === 0 ? true : undefined,
-      10_000,
+    await waitFor("record", () => webhookRecords(receiver, "plugin_install_failed").length > 0, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
+    await waitFor(
       "an empty queue",
+      async () => (await sample(second.url, "sitehost_exporter_webhook_queued_records")) === 0,
+      { timeoutMs: 10_000, intervalMs: 100 },
     );
     const records = webhookRecords(receiver, "plugin_install_failed");
     expect(records).toHaveLength(1);

@@ -103,6 +103,15 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       description: (c) =>
         `{{ $value | humanize }} OTLP exports of the {{ $labels.stream }} stream failed on {{ $labels.instance }} in the last 10 minutes, continuously for ${c.for}; log tailing is paused (backpressure).`,
     }),
+    alert({
+      alert: "SitehostExporterCheckpointWritesFailing",
+      severity: "warning",
+      for: "5m",
+      expr: (c) => `max by (job, instance) (sitehost_exporter_log_shipping_paused{${c.sel}}) == 1`,
+      summary: "sitehost-exporter cannot write its checkpoint directory; log shipping is paused.",
+      description: (c) =>
+        `Writes under logs.checkpointDir on {{ $labels.instance }} have failed for ${c.for} (no space left, a read-only or refused volume): no log stream is read or shipped and webhook events are answered 503. Nothing is lost yet; it resumes by itself once the volume takes writes.`,
+    }),
     alert<"reads">({
       alert: "SitehostExporterLogPagingBroken",
       severity: "warning",
@@ -122,17 +131,17 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       severity: "warning",
       for: "15m",
       comment:
-        "Only web-server logs of sites that serve traffic: a quiet stream has no new records and a growing lag by nature.",
+        "Only web-server logs of sites that serve traffic: a quiet stream has no new records and a growing lag by nature. Traffic is the rate of the request counter over 30 minutes: the counters move when a site is polled (busy live sites every 5 minutes, others up to every 15).",
       params: { seconds: 1800, minRequestsPerSecond: 0.1 },
       paramDocs: {
         seconds: "Age of the newest shipped record.",
-        minRequestsPerSecond: "Sites with less traffic are left out.",
+        minRequestsPerSecond: "Sites with less traffic over the last 30 minutes are left out.",
       },
       expr: (
         c,
       ) => `max by (job, instance, site_id, site, stream) (sitehost_exporter_log_lag_seconds{${c.sel}, stream="server"}) > ${c.p.seconds}
 and on (job, instance, site_id)
-sum by (job, instance, site_id) (sitehost_site_requests_per_second{${c.sel}}) > ${c.p.minRequestsPerSecond}`,
+sum by (job, instance, site_id) (rate(sitehost_site_requests_total{${c.sel}}[30m])) > ${c.p.minRequestsPerSecond}`,
       summary: "Web-server logs of a busy site are shipped late.",
       description: () =>
         "The newest shipped {{ $labels.stream }} log record of {{ $labels.site }} is {{ $value | humanizeDuration }} old although the site serves traffic.",

@@ -56,6 +56,10 @@ export class SdkSink implements LogSink {
     private readonly grpc: boolean,
   ) {}
 
+  forResource(resource: Resource): LogSink {
+    return new SdkSink(this.exporter, resource, this.grpc);
+  }
+
   /** Records held as JSON (one line each): the SDK exporters take objects, not bytes. */
   encode(w: ProtoWriter, record: OutgoingRecord): void {
     w.raw(Buffer.from(`${JSON.stringify(record)}\n`, "utf8"));

@@ -38,18 +38,28 @@ export interface LogSink {
   encodeFrom?(w: ProtoWriter, head: RecordHead, attributes: (out: AttributeWriter) => void): void;
   send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
   shutdown(): Promise<void>;
+  /**
+   * The same sink sending under another resource (one per site): it shares the connection, and needs
+   * no shutdown of its own. Sinks without it send everything under their own resource.
+   */
+  forResource?(resource: Resource): LogSink;
 }
 
 /** Largest answer read from the collector. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** The connection pool, shared by a sink and its per-resource views. */
+interface Connection {
+  agent: Agent | undefined;
+}
+
 export class ProtobufHttpSink implements LogSink {
   private readonly frame: RequestFrame;
-  private agent: Agent | undefined;
 
   constructor(
     private readonly settings: OtlpSettings,
     resource: Resource,
+    private readonly connection: Connection = { agent: undefined },
   ) {
     this.frame = new RequestFrame({
       resource: resource.attributes,
@@ -67,8 +77,12 @@ export class ProtobufHttpSink implements LogSink {
     encodeLogRecordFrom(w, head, attributes);
   }
 
+  forResource(resource: Resource): LogSink {
+    return new ProtobufHttpSink(this.settings, resource, this.connection);
+  }
+
   private async dispatcher(): Promise<Agent> {
-    if (this.agent) return this.agent;
+    if (this.connection.agent) return this.connection.agent;
     const { certificate, clientKey, clientCertificate } = this.settings;
     const tls =
       certificate || clientKey || clientCertificate
@@ -78,8 +92,12 @@ export class ProtobufHttpSink implements LogSink {
             cert: clientCertificate ? await readFile(clientCertificate) : undefined,
           }
         : undefined;
-    this.agent ??= new Agent({ keepAliveTimeout: 30_000, connections: 32, ...(tls ? { connect: tls } : {}) });
-    return this.agent;
+    this.connection.agent ??= new Agent({
+      keepAliveTimeout: 30_000,
+      connections: 32,
+      ...(tls ? { connect: tls } : {}),
+    });
+    return this.connection.agent;
   }
 
   async send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
@@ -127,7 +145,7 @@ export class ProtobufHttpSink implements LogSink {
   }
 
   async shutdown(): Promise<void> {
-    await this.agent?.close();
+    await this.connection.agent?.close();
   }
 }
 

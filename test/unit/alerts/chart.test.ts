@@ -8,6 +8,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
+import { SlosSchema } from "../../../src/slo/config.js";
+import { sloRuleGroups } from "../../../src/slo/rules.js";
 import { parse, parseAllDocuments } from "yaml";
 import { outputs } from "../../../config/alerts/src/generate.js";
 
@@ -50,6 +52,29 @@ async function ruleFile(path: string): Promise<RuleFile> {
 
 const alertNames = (f: RuleFile): string[] => f.groups.flatMap((g) => g.rules.map((r) => String(r.alert)));
 
+/** The SLO groups (rendered from config.slos, compared with slo-rules below) and the others. */
+const isSlo = (g: RuleFile["groups"][number]) => g.name.startsWith("sitehost-slo");
+const withoutSlo = (f: RuleFile): RuleFile => ({ ...f, groups: f.groups.filter((g) => !isSlo(g)) });
+
+describe("SLO rules from config.slos", () => {
+  it.each([
+    ["the default values", undefined],
+    ["ci/slo-values.yaml", join(CHART, "ci", "slo-values.yaml")],
+  ])(
+    "with %s the chart renders what slo-rules prints for the same slos",
+    async (_, values) => {
+      const rendered = await renderedRules(...(values ? ["-f", values] : []));
+      const slos = values
+        ? (parse(await readFile(values, "utf8")) as { config?: { slos?: unknown } }).config?.slos
+        : undefined;
+      const expected = sloRuleGroups(SlosSchema.parse(slos ?? {}));
+      expect(expected.length).toBe(2);
+      expect(rendered.groups.filter(isSlo)).toEqual(JSON.parse(JSON.stringify(expected)));
+    },
+    60_000,
+  );
+});
+
 describe("rules from one definition", () => {
   it("the committed rule files, the chart's copy, values schema and README are what npm run alerts writes", async () => {
     for (const [path, text] of await outputs()) expect(await readFile(path, "utf8"), path).toBe(text);
@@ -58,12 +83,12 @@ describe("rules from one definition", () => {
   it("helm template with default values renders exactly the rules of config/alerts", async () => {
     const expected = await ruleFile(join(ALERTS, "sitehost-exporter.rules.yaml"));
     expect(alertNames(expected).length).toBeGreaterThan(25);
-    expect(await renderedRules()).toEqual(expected);
+    expect(withoutSlo(await renderedRules())).toEqual(expected);
   }, 60_000);
 
   it("helm template with tests/custom/values.yaml renders exactly the customised rules", async () => {
     const expected = await ruleFile(join(CUSTOM, "sitehost-exporter.rules.yaml"));
-    expect(await renderedRules("-f", join(CUSTOM, "values.yaml"))).toEqual(expected);
+    expect(withoutSlo(await renderedRules("-f", join(CUSTOM, "values.yaml")))).toEqual(expected);
     // What the customised set must show: one rule off, the selector everywhere, the settings applied.
     const defaults = await ruleFile(join(ALERTS, "sitehost-exporter.rules.yaml"));
     expect(alertNames(defaults)).toContain("SitehostSitePerformanceScoreLow");

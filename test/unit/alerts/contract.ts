@@ -5,6 +5,22 @@
  * fails this test instead of silently breaking a dashboard.
  */
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { SlosSchema } from "../../../src/slo/config.js";
+import { sloRuleGroups } from "../../../src/slo/rules.js";
+
+/** The series of a histogram family: its buckets, sum and count. */
+const HISTOGRAM_SERIES = METRIC_FAMILIES.filter((f) => f.type === "histogram").flatMap((f) =>
+  ["_bucket", "_sum", "_count"].map((s) => f.name + s),
+);
+
+/** What the SLO rules record (sitehost_site_slo:...), which the dashboards chart. */
+export const SLO_RECORDS: readonly string[] = [
+  ...new Set(
+    sloRuleGroups(SlosSchema.parse({}))
+      .flatMap((g) => g.rules)
+      .flatMap((r) => ("record" in r ? [r.record] : [])),
+  ),
+];
 
 export const SELF_METRICS: readonly string[] = [
   "sitehost_up",
@@ -27,9 +43,12 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_log_paging_problems_total",
   "sitehost_exporter_api_planned_requests_per_second",
   "sitehost_exporter_api_budget_requests_per_second",
+  "sitehost_exporter_api_requests_per_site_hour",
   "sitehost_exporter_shard_info",
   "sitehost_exporter_checkpoint_lock_held",
   "sitehost_exporter_checkpoint_lock_holder_info",
+  "sitehost_exporter_checkpoint_write_errors_total",
+  "sitehost_exporter_log_shipping_paused",
   "sitehost_exporter_webhook_rejected_total",
   "sitehost_exporter_webhook_queued_records",
 ];
@@ -52,13 +71,15 @@ export const COLLECTOR_METRICS: readonly string[] = [
 
 export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...METRIC_FAMILIES.map((f) => f.name),
+  ...HISTOGRAM_SERIES,
+  ...SLO_RECORDS,
   ...SELF_METRICS,
   ...OTHER_METRICS,
   ...COLLECTOR_METRICS,
 ]);
 
 const METRIC_RE =
-  /\b(sitehost_[a-z0-9_]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
+  /\b(sitehost_[a-z0-9_:]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
 
 /** The metric selectors of a PromQL expression: name and the text inside its `{...}` (undefined when none). */
 export function metricSelectors(expr: string): Array<{ name: string; matchers: string | undefined }> {

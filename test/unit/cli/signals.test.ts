@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { captureOutput, freePort } from "../../helpers/prometheus.js";
+import { waitFor } from "../../helpers/wait.js";
 
 const root = resolve(import.meta.dirname, "../../..");
 const main = join(root, "dist/src/cli/main.js");
@@ -60,13 +61,9 @@ function daemon(env: Record<string, string> = {}, args: string[] = ["run"]): Dae
   return d;
 }
 
-async function until(condition: () => boolean, what: string, d: Daemon, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${d.output()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** Waits for `condition` (20 s at most); a timeout shows the process's output. */
+const until = (condition: () => boolean, what: string, d: Daemon) =>
+  waitFor(what, condition, { timeoutMs: 20_000, last: d.output });
 
 const hasLine = (d: Daemon, text: string) => () => d.output().includes(text);
 

@@ -61,8 +61,12 @@ describe("config/example.yaml", () => {
     ]);
     expect(Object.keys(raw.sites ?? {}).sort()).toEqual(["kinds", "shard"]);
     expect(Object.keys(raw.collectors ?? {}).sort()).toEqual([...COLLECTOR_NAMES].sort());
+    // Each collector with every key it has.
+    const defaults = ConfigSchema.parse({}).collectors;
     for (const name of COLLECTOR_NAMES) {
-      expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort()).toEqual(["enabled", "schedule"]);
+      expect(Object.keys((raw.collectors?.[name] ?? {}) as object).sort(), name).toEqual(
+        Object.keys(defaults[name]).sort(),
+      );
     }
     expect(raw.metrics?.exclude).toBeInstanceOf(Array);
   });
@@ -95,6 +99,17 @@ describe("config/example.yaml", () => {
       expect((err as { problems?: string[] }).problems).toEqual([
         `api.clientId: ${JSON.stringify(clientId)} is a placeholder: set your API application's client id (SITEHOST_CLIENT_ID or api.clientId)`,
       ]);
+    },
+  );
+
+  it.each(["my-id", "test-client", "client-id-7", "a1b2c3d4e5"])(
+    "a short or test-looking client id (%s) is accepted: only template values are placeholders",
+    async (clientId) => {
+      const config = await loadConfig({
+        env: { SITEHOST_CLIENT_ID: clientId, SITEHOST_CLIENT_SECRET: "s3cret" },
+        requireCredentials: true,
+      });
+      expect(config.api.clientId).toBe(clientId);
     },
   );
 
@@ -191,12 +206,16 @@ describe("docs/configuration.md", () => {
       const row = rows.find((cells) => code(cells[0]) === name && code(cells[1]) !== undefined);
       expect(code(row?.[1]), name).toBe(at(`collectors.${name}.schedule`));
     }
-    // Every scalar default outside `collectors` (documented per collector above) was found and compared.
+    // Every scalar default (a collector's enabled and schedule are documented per collector above; its
+    // own settings, like collectors.traffic.maxInterval, in a table of keys) was found and compared.
     const scalars: string[] = [];
     const walk = (node: unknown, path: string[]) => {
       if (node !== null && typeof node === "object" && !Array.isArray(node)) {
         for (const [k, v] of Object.entries(node)) walk(v, [...path, k]);
-      } else if (["string", "number", "boolean"].includes(typeof node) && path[0] !== "collectors") {
+      } else if (
+        ["string", "number", "boolean"].includes(typeof node) &&
+        !(path[0] === "collectors" && ["enabled", "schedule"].includes(path[2] ?? ""))
+      ) {
         scalars.push(path.join("."));
       }
     };

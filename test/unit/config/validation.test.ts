@@ -243,6 +243,22 @@ describe("logs.checkpointDir is usable", () => {
   });
 });
 
+describe("logs.startFrom", () => {
+  const startFrom = (value: string) =>
+    loadConfig({ configFile: yamlFile(`logs:\n  startFrom: ${JSON.stringify(value)}\n`), env: {} });
+
+  it("a timestamp in the future is refused, naming the key", async () => {
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    const p = await configProblems(startFrom(future));
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(new RegExp(`^logs\\.startFrom: "${future.replace(/\./g, "\\.")}" is in the future`));
+  });
+
+  it.each(["now", "-15m", "2024-01-31T00:00:00Z"])("%j is accepted", async (value) => {
+    expect((await startFrom(value)).logs.startFrom).toBe(value);
+  });
+});
+
 describe("sites.shard from the environment and the command line", () => {
   const shard = async (env: Record<string, string>, flag?: string, yaml = "") =>
     (

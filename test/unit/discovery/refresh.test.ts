@@ -10,6 +10,7 @@ import { SiteDiscovery } from "../../../src/discovery/discovery.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
+import { waitFor } from "../../helpers/wait.js";
 import { makeSite } from "../collectors/fixtures.js";
 
 const silent = pino({ level: "silent" });
@@ -115,7 +116,7 @@ describe("refreshing one site", () => {
     await t.discovery.refresh(t.signal);
     t.platform.holdListing();
     const run = t.discovery.refresh(t.signal);
-    while (!t.platform.listingStarted) await new Promise((r) => setTimeout(r, 1));
+    await waitFor("the listing to start", () => t.platform.listingStarted, { intervalMs: 1 });
     // Meanwhile site 2 is disabled and site 3 deleted, and the webhook refreshes arrive.
     (t.platform.sites.get(2) as Site).state = "disabled";
     t.platform.sites.delete(3);

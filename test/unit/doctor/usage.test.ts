@@ -17,6 +17,7 @@ import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
+import { UNKEPT_TRAFFIC_STATE } from "../../../src/collectors/trafficState.js";
 
 const site = makeSite(7);
 
@@ -55,7 +56,11 @@ describe("which endpoints each collector uses", () => {
     "%s asks exactly what the table says",
     async (name) => {
       const asked = new Set<string>();
-      const collector = createCollectors({ now: Date.now, concurrency: 1 })[name];
+      const collector = createCollectors({
+        now: Date.now,
+        concurrency: 1,
+        traffic: { polling: { runEveryMs: 300_000, maxIntervalMs: 900_000 }, state: UNKEPT_TRAFFIC_STATE },
+      })[name];
       const api = sourcedApi(recordingApi(asked), name);
       const signal = new AbortController().signal;
       if (collector.scope === "site") await collector.fetch(api, site, signal);

@@ -4,15 +4,24 @@
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Writable } from "node:stream";
 import { pino } from "pino";
 import { Registry } from "prom-client";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckpointLock, type CheckpointLockOptions } from "../../../src/ha/lock.js";
 import type { LockHolder } from "../../../src/ha/lockHolder.js";
+import { CheckpointWriteError } from "../../../src/ha/volume.js";
+import { waitFor } from "../../helpers/wait.js";
+import {
+  EXT4_UNAVAILABLE,
+  mountExt4,
+  mountTmpfs,
+  TMPFS_UNAVAILABLE,
+  type TestVolume,
+} from "../../helpers/volume.js";
+import { captureLogs } from "../../helpers/logCapture.js";
 
 const dirs: string[] = [];
 const locks: CheckpointLock[] = [];
@@ -29,18 +38,6 @@ async function tempDir(): Promise<string> {
   return d;
 }
 
-/** A logger whose records the test can read. */
-function capture(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const l of chunk.toString().split("\n")) if (l.trim()) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  return { logger: pino({ level: "info" }, out), lines };
-}
-
 function newLock(opts: Partial<CheckpointLockOptions> & { dir: string }): CheckpointLock {
   const lock = new CheckpointLock({ timeoutMs: 400, logger: pino({ level: "silent" }), ...opts });
   locks.push(lock);
@@ -51,19 +48,6 @@ function standBy(lock: CheckpointLock): Promise<boolean> {
   const stop = new AbortController();
   stops.push(stop);
   return lock.acquire(stop.signal);
-}
-
-async function waitFor(
-  what: string,
-  cond: () => boolean | Promise<boolean>,
-  timeoutMs = 5000,
-): Promise<number> {
-  const start = performance.now();
-  while (!(await cond())) {
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - start;
 }
 
 async function lockFiles(dir: string): Promise<string[]> {
@@ -125,7 +109,7 @@ describe("checkpoint lock", () => {
     const holder = newLock({ dir, timeoutMs: 60_000, identity: { host: "node-a", bootId: "boot-a" } });
     await holder.tryAcquire();
     const registry = new Registry();
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLogs();
     const standby = newLock({
       dir,
       timeoutMs: 60_000,
@@ -155,8 +139,9 @@ describe("checkpoint lock", () => {
 
     await holder.release();
     // Released: no waiting for lockTimeout (a minute here), only for the standby's next look.
-    const took = await waitFor("the standby to take over", () => acquired, 3000);
-    expect(took).toBeLessThan(3000);
+    const released = performance.now();
+    await waitFor("the standby to take over", () => acquired, { timeoutMs: 3000 });
+    expect(performance.now() - released).toBeLessThan(3000);
     await waiting;
     expect(standby.held).toBe(true);
     expect(standby.standbyReason()).toMatch(/^starting/);
@@ -182,15 +167,35 @@ describe("checkpoint lock", () => {
     expect(await lockFiles(dir)).toEqual(["2.json"]);
   });
 
-  it("a lock file that cannot be read counts as a holder: taken over after lockTimeout", async () => {
+  it("an empty or torn lock file (an exporter failed while creating it) is taken at once, with a warning", async () => {
+    for (const content of ["", '{"version":1,"owner":"other-exp']) {
+      const dir = await tempDir();
+      await foreignLock(dir, content);
+      const { logger, lines } = captureLogs();
+      const standby = newLock({ dir, timeoutMs: 60_000, logger });
+      expect(await standby.tryAcquire()).toBe("unreadable");
+      expect(standby.held).toBe(true);
+      expect(lines.some((l) => /empty or unreadable/.test(String(l.msg)))).toBe(true);
+      expect(await lockFiles(dir)).toEqual(["2.json"]);
+    }
+  });
+
+  it("a generation too large to count on (2^53 and beyond) is stale after lockTimeout, not a lock for ever", async () => {
     const dir = await tempDir();
-    await foreignLock(dir, ""); // e.g. a holder killed between creating and writing its file
-    const standby = newLock({ dir, timeoutMs: 500 });
+    await mkdir(join(dir, "lock"), { recursive: true });
+    const huge = "9007199254740993";
+    await writeFile(
+      join(dir, "lock", `${huge}.json`),
+      JSON.stringify({ owner: "other-exporter", host: "node-b", pid: 4242, generation: Number(huge) }),
+    );
+    const { logger, lines } = captureLogs();
+    const standby = newLock({ dir, timeoutMs: 300, logger });
     const started = performance.now();
     expect(await standby.tryAcquire()).toBeUndefined();
-    await standBy(standby);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(500);
-    expect(standby.held).toBe(true);
+    expect(lines.some((l) => /not a usable number/.test(String(l.msg)))).toBe(true);
+    expect(await standBy(standby)).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(300);
+    expect(await lockFiles(dir)).toEqual(["1.json"]);
   });
 
   it.skipIf(process.platform !== "linux")(
@@ -244,6 +249,56 @@ describe("checkpoint lock", () => {
     }
   });
 
+  it("a holder whose directory was deleted and recreated loses the lock at its next check, never writes the newcomer's lock file, and stands by for it", async () => {
+    const dir = await tempDir();
+    const registry = new Registry();
+    const lost: string[] = [];
+    const a = newLock({ dir, timeoutMs: 200, registry, onLost: (reason) => lost.push(reason) });
+    await a.tryAcquire();
+    expect(a.verify()).toBeUndefined();
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir);
+    // The next checkpoint write checks first, before any heartbeat.
+    expect(a.verify()).toMatch(/is gone/);
+    expect(lost).toHaveLength(1);
+    expect(a.held).toBe(false);
+    expect(await registry.metrics()).toContain("sitehost_exporter_checkpoint_lock_held 0");
+
+    const b = newLock({ dir, timeoutMs: 200, identity: { host: "node-b", bootId: "boot-b" } });
+    expect(await b.tryAcquire()).toBe("free");
+    // A's heartbeat period is 50 ms: several pass while B's file stays B's.
+    const beats = new Set<string>();
+    await waitFor("three heartbeats of B", async () => {
+      beats.add((await readHolder(dir)).heartbeatAt);
+      return beats.size >= 3;
+    });
+    expect(await readHolder(dir)).toMatchObject({ owner: b.owner, generation: 1 });
+    expect(lost).toHaveLength(1);
+
+    // A stands by and takes the lock properly (the next generation) once B lets go of it.
+    const again = standBy(a);
+    await b.release();
+    expect(await again).toBe(true);
+    expect(a.held).toBe(true);
+    expect(a.verify()).toBeUndefined();
+    expect(await readHolder(dir)).toMatchObject({ owner: a.owner, generation: 2 });
+    expect(await registry.metrics()).toContain("sitehost_exporter_checkpoint_lock_held 1");
+  });
+
+  it("a holder notices at its next heartbeat when its lock file is replaced by another exporter's", async () => {
+    const dir = await tempDir();
+    const lost: string[] = [];
+    const a = newLock({ dir, timeoutMs: 200, onLost: (reason) => lost.push(reason) });
+    await a.tryAcquire();
+    // Another exporter's file under the same name (the directory recreated, generation 1 taken again).
+    const other = join(dir, "lock", "1.json.other");
+    await writeFile(other, JSON.stringify({ owner: "newcomer", host: "node-c", pid: 1, generation: 1 }));
+    await rename(other, join(dir, "lock", "1.json"));
+    await waitFor("the loss", () => lost.length > 0, { timeoutMs: 2000 });
+    expect(lost[0]).toMatch(/another exporter's/);
+    expect((await readHolder(dir)).owner).toBe("newcomer");
+  });
+
   it("a holder whose lock was taken over notices at its next heartbeat and reports the loss", async () => {
     const dir = await tempDir();
     const registry = new Registry();
@@ -255,7 +310,7 @@ describe("checkpoint lock", () => {
       join(dir, "lock", "2.json"),
       JSON.stringify({ owner: "newcomer", host: "node-c", pid: 1 }),
     );
-    await waitFor("the loss", () => lost.length > 0, 2000);
+    await waitFor("the loss", () => lost.length > 0, { timeoutMs: 2000 });
     expect(lost[0]).toMatch(/took over/);
     expect(holder.held).toBe(false);
     expect(await registry.metrics()).toContain("sitehost_exporter_checkpoint_lock_held 0");
@@ -263,4 +318,57 @@ describe("checkpoint lock", () => {
     await holder.release();
     expect(JSON.parse(await readFile(join(dir, "lock", "2.json"), "utf8")).owner).toBe("newcomer");
   });
+});
+
+describe("checkpoint lock on a volume that refuses writes", () => {
+  const volumes: TestVolume[] = [];
+  afterEach(async () => {
+    for (const l of locks.splice(0)) await l.release();
+    for (const v of volumes.splice(0)) await v.close();
+  });
+
+  it.skipIf(TMPFS_UNAVAILABLE)(
+    "on a full volume an attempt fails naming logs.checkpointDir, leaves no lock file, and succeeds once space returns",
+    async () => {
+      const volume = await mountTmpfs(512);
+      volumes.push(volume);
+      await volume.fill();
+      const reported: CheckpointWriteError[] = [];
+      const lock = newLock({ dir: volume.dir, failures: { report: (e) => void reported.push(e) } });
+      const err = await lock.tryAcquire().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CheckpointWriteError);
+      expect((err as Error).message).toMatch(
+        /under logs\.checkpointDir \(no space left on the device, ENOSPC\)/,
+      );
+      expect(reported.map((e) => e.reason)).toEqual(["no_space"]);
+      expect(lock.standbyReason()).toMatch(/^standby: cannot take the checkpoint lock: .*ENOSPC/);
+      // Neither an empty generation (the next start would wait for lockTimeout) nor a temporary file.
+      expect(await readdir(join(volume.dir, "lock"))).toEqual([]);
+      await volume.free();
+      expect(await lock.tryAcquire()).toBe("free");
+    },
+  );
+
+  it.skipIf(EXT4_UNAVAILABLE)(
+    "heartbeats on a volume turned read-only fail without leaving files and give the lock up after lockTimeout",
+    async () => {
+      const volume = await mountExt4();
+      volumes.push(volume);
+      const reported: CheckpointWriteError[] = [];
+      const lost: string[] = [];
+      const lock = newLock({
+        dir: volume.dir,
+        timeoutMs: 400,
+        failures: { report: (e) => void reported.push(e) },
+        onLost: (reason) => lost.push(reason),
+      });
+      expect(await lock.tryAcquire()).toBe("free");
+      volume.breakReadOnly();
+      await waitFor("the lock given up", () => lost.length > 0, { timeoutMs: 5000 });
+      expect(lost[0]).toMatch(/no heartbeat could be written/);
+      expect(reported.length).toBeGreaterThan(0);
+      expect(reported.every((e) => e.reason === "read_only" && e.kind === "lock")).toBe(true);
+      expect(await readdir(join(volume.dir, "lock"))).toEqual(["1.json"]);
+    },
+  );
 });

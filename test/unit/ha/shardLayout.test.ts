@@ -89,6 +89,23 @@ describe("shard layout", () => {
     expect(await sitesIn(dir)).toEqual([]);
   });
 
+  it("a site that moves away takes its journals into the archive with its snapshots", async () => {
+    const site = ids.find((id) => shardOf(id, 2) === 1) as number;
+    const dir = await checkpointDir([site]);
+    for (const stream of ["php", "server"]) {
+      await writeFile(join(dir, `site-${site}-${stream}.journal`), '{"s":1,"h":1,"a":[],"c":{}}\n{"k":1}\n');
+    }
+    await reconcileShardLayout(dir, { index: 0, count: 2 }, silent);
+    expect((await readdir(dir)).filter((n) => n.startsWith("site-"))).toEqual([]);
+    const [archive] = await readdir(join(dir, ARCHIVE_DIR));
+    expect((await readdir(join(dir, ARCHIVE_DIR, archive as string))).sort()).toEqual([
+      `site-${site}-php.journal`,
+      `site-${site}-php.json`,
+      `site-${site}-server.journal`,
+      `site-${site}-server.json`,
+    ]);
+  });
+
   it("checkpoints without a recorded layout (an older release) count as a change", async () => {
     const dir = await checkpointDir([ids[0] as number]);
     expect(await shardLayoutChanged(dir, { index: 0, count: 1 })).toBe(true);

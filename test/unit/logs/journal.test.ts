@@ -147,6 +147,43 @@ describe("journal", () => {
     await expect(store.open(4, "server", () => T, OVERLAP)).rejects.toBeInstanceOf(CorruptCheckpointError);
   });
 
+  it("never starts a checkpoint after now, and moves back one that did, with a warning", async () => {
+    const now = Date.now();
+    const second = Math.floor(now / 1000) * 1000;
+    const tomorrow = now + 86_400_000;
+    const repaired: Array<[string, number, number]> = [];
+    const clocked = new CheckpointStore(dir, {
+      now: () => now,
+      floorRepaired: (file, was, to) => void repaired.push([file, was, to]),
+    });
+    const fresh = await clocked.open(1, "server", () => tomorrow, OVERLAP);
+    expect(fresh.state.floorMs).toBe(second);
+    await fresh.close();
+    expect(JSON.parse(readFileSync(join(dir, "site-1-server.json"), "utf8")).floorMs).toBe(second);
+    // A checkpoint written with a future floor (by a release that accepted one) is repaired.
+    const file = join(dir, "site-2-server.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        version: 2,
+        siteId: 2,
+        stream: "server",
+        floorMs: tomorrow,
+        highWaterMs: tomorrow,
+        seq: 0,
+        recent: {},
+        counts: {},
+        updatedAt: new Date(now).toISOString(),
+      }),
+    );
+    const old = await clocked.open(2, "server", () => 0, OVERLAP);
+    expect(old.state.floorMs).toBe(second);
+    expect(old.state.highWaterMs).toBe(second);
+    expect(repaired).toEqual([[file, tomorrow, second]]);
+    await old.close();
+    expect((await new CheckpointStore(dir).open(2, "server", () => 0, OVERLAP)).state.floorMs).toBe(second);
+  });
+
   it("leaves no temporary file behind, and removes those a killed process left", async () => {
     writeFileSync(join(dir, "site-1-server.json.tmp-999-3"), "half");
     await store.init();

@@ -89,6 +89,8 @@ function pipeline(
   exporter: LogRecordExporter,
   ship = true,
   shard = { index: 0, count: 1 },
+  logs: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
 ) {
   const config = ConfigSchema.parse({
     sites: { shard },
@@ -99,11 +101,12 @@ function pipeline(
       shutdownTimeout: "1s",
       maxExportBackoff: "100ms",
       ship,
+      ...logs,
     },
   });
   const registry = new Registry();
   const store = new MetricStore(METRIC_FAMILIES);
-  const p = new LogPipeline({ config, api, registry, logger: silent, store, exporter, env: {} });
+  const p = new LogPipeline({ config, api, registry, logger: silent, store, exporter, env });
   return { p, registry, store };
 }
 
@@ -179,6 +182,8 @@ describe("LogPipeline", () => {
     await vi.waitFor(() => expect(exporter.records).toHaveLength(9), { timeout: 10_000, interval: 20 });
     await p.stop();
     expect(exporter.records[8]?.attributes["sitehost.site.name"]).toBe("boutique");
+    expect(exporter.records[8]?.resource.attributes["service.name"]).toBe("boutique");
+    expect(exporter.records[0]?.resource.attributes["service.name"]).toBe("shop");
     const text = store.render();
     const renamed = { site_id: "7", site: "boutique", status_class: "2xx", cached: "false" };
     expect(sample(text, "sitehost_site_http_responses_total", renamed)).toBe(3);
@@ -211,7 +216,16 @@ describe("LogPipeline", () => {
     expect(rec503?.attributes["sitehost.log.stream"]).toBe("server");
     expect(rec503?.severityNumber).toBe(17);
     expect(rec503?.hrTime).toEqual([T0 + 3, 0]);
-    expect(rec503?.resource.attributes["service.name"]).toBe("sitehost-exporter");
+    // Each site is a service of its own; the exporter is the scope and the telemetry distribution.
+    expect(rec503?.resource.attributes).toMatchObject({
+      "service.name": "shop",
+      "service.namespace": "sitehost",
+      "service.instance.id": "7",
+      "sitehost.site.id": "7",
+      "cloud.provider": "sitehost",
+      "telemetry.distro.name": "sitehost-exporter",
+    });
+    expect(rec503?.instrumentationScope.name).toBe("sitehost-exporter");
 
     await vi.waitFor(() => {
       const text = first.store.render();
@@ -268,6 +282,105 @@ describe("LogPipeline", () => {
     // Nothing was shipped twice: the replayed entries were deduplicated.
     expect((exporter2.records[0]?.attributes["url.path"] as string) ?? "").toBe("/p5");
     await second.p.stop();
+  });
+
+  it("the duration histogram and response bytes resume from the checkpoints after a restart", async () => {
+    const { api, streams } = twoStreams();
+    const timed = (second: number, requestTime: number, bytes: number): ServerLogEntry => ({
+      ...server(second, 200, "MISS"),
+      request_time: requestTime,
+      body_bytes_sent: bytes,
+    });
+    streams.server.append(timed(0, 0.02, 100), timed(1, 0.3, 200), timed(2, 1.7, 300));
+    const l = { site_id: "7", site: "shop", cached: "false" };
+    const duration = "sitehost_site_http_request_duration_seconds";
+    const first = pipeline(api, new MemoryExporter());
+    await first.p.start();
+    first.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(sample(first.store.render(), `${duration}_count`, l)).toBe(3), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    await first.p.stop();
+
+    streams.server.append(timed(3, 0.4, 50));
+    const second = pipeline(api, new MemoryExporter());
+    await second.p.start();
+    second.p.updateSites([SITE]);
+    await vi.waitFor(() => expect(sample(second.store.render(), `${duration}_count`, l)).toBe(4), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const text = second.store.render();
+    // 0.02 → le 0.025; 0.3 and 0.4 → le 0.5; 1.7 → le 2.5
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.025" })).toBe(1);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.25" })).toBe(1);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.5" })).toBe(3);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "2.5" })).toBe(4);
+    expect(sample(text, `${duration}_sum`, l)).toBeCloseTo(2.42, 9);
+    expect(sample(text, "sitehost_site_http_response_size_bytes_total", l)).toBe(650);
+    await second.p.stop();
+  });
+
+  it("each site's records carry its resource, the account's its own; OTEL_RESOURCE_ATTRIBUTES adds to both; resourcePerSite false keeps the exporter's", async () => {
+    const records = async (logs: Record<string, unknown>) => {
+      const { api, streams } = twoStreams();
+      streams.server.append(server(0, 200, "MISS"));
+      const accountEntry = {
+        id: 1,
+        name: "user_login",
+        message: "login",
+        timestamp: T0,
+      };
+      const apiWithActivity = {
+        ...api,
+        accountActivity: async () => ({ items: [accountEntry], rejected: 0 }),
+      };
+      const exporter = new MemoryExporter();
+      const env = { OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,service.name=ignored" };
+      const { p } = pipeline(
+        apiWithActivity as unknown as SitehostApi,
+        exporter,
+        true,
+        { index: 0, count: 1 },
+        logs,
+        env,
+      );
+      await p.start();
+      p.updateSites([
+        { ...SITE, datacenterCode: "eu-west", accountId: 42, staging: true } as unknown as Site,
+      ]);
+      await vi.waitFor(() => expect(exporter.records.length).toBeGreaterThanOrEqual(2), {
+        timeout: 10_000,
+        interval: 20,
+      });
+      await p.stop();
+      return exporter.records;
+    };
+    const perSite = await records({ streams: ["server", "activity"] });
+    const site = perSite.find((r) => r.attributes["sitehost.log.stream"] === "server");
+    expect(site?.resource.attributes).toMatchObject({
+      "service.name": "shop",
+      "service.namespace": "sitehost",
+      "cloud.region": "eu-west",
+      "cloud.account.id": "42",
+      "sitehost.site.kind": "staging",
+      "deployment.environment.name": "prod",
+    });
+    const account = perSite.find((r) => r.attributes["sitehost.site.id"] === undefined);
+    expect(account?.resource.attributes).toMatchObject({
+      "service.name": "sitehost-account",
+      "cloud.account.id": "42",
+      "deployment.environment.name": "prod",
+    });
+    expect(account?.resource.attributes["sitehost.site.id"]).toBeUndefined();
+
+    const single = await records({
+      streams: ["server", "activity"],
+      resourcePerSite: false,
+      checkpointDir: join(dir, "single"),
+    });
+    for (const r of single) expect(r.resource.attributes["service.name"]).toBe("ignored");
   });
 
   it("sites given before start() are read once it has started", async () => {

@@ -6,17 +6,20 @@
 import { describe, expect, it } from "vitest";
 import { STREAM_KINDS, wantedStreams, type StreamSpec } from "../../../src/logs/streams.js";
 import { StreamSet, type ManagedStream } from "../../../src/logs/streamSet.js";
-import type { SiteIdentity } from "../../../src/logs/tailer.js";
+import type { SiteIdentity } from "../../../src/logs/read/types.js";
 
 class Recorded implements ManagedStream {
   names: string[] = [];
   closed = false;
-  constructor(public site: SiteIdentity) {
-    this.names.push(site.name);
+  constructor(public spec: StreamSpec) {
+    this.names.push(spec.site.name);
   }
-  rename(site: SiteIdentity): void {
-    this.site = site;
-    this.names.push(site.name);
+  get site(): SiteIdentity {
+    return this.spec.site;
+  }
+  rename(spec: StreamSpec): void {
+    this.spec = spec;
+    this.names.push(spec.site.name);
   }
   close(): void {
     this.closed = true;
@@ -62,7 +65,7 @@ describe("StreamSet", () => {
   function set() {
     const opened: Recorded[] = [];
     const streams = new StreamSet((spec: StreamSpec) => {
-      const s = new Recorded(spec.site);
+      const s = new Recorded(spec);
       opened.push(s);
       return s;
     });
@@ -93,6 +96,23 @@ describe("StreamSet", () => {
       ["shop", "boutique"],
       ["shop", "boutique"],
     ]);
+  });
+
+  it("a site that moved datacenter gets a rename too (its resource changes), one that did not, none", () => {
+    const { streams, opened } = set();
+    const site = { ...shop, datacenterCode: "eu-1", accountId: 12 };
+    streams.reconcile(wantedStreams([site], ["server"], 1));
+    expect(streams.reconcile(wantedStreams([{ ...site }], ["server"], 1)).renamed).toBe(0);
+    expect(
+      streams.reconcile(wantedStreams([{ ...site, datacenterCode: "us-2" }], ["server"], 1)).renamed,
+    ).toBe(1);
+    expect(opened[0]?.spec.resource).toEqual({
+      siteId: 7,
+      siteName: "shop",
+      kind: "live",
+      datacenter: "us-2",
+      accountId: 12,
+    });
   });
 
   it("the identity a stream was opened with is not the caller's object", () => {

@@ -16,6 +16,8 @@ describe("docs/metrics.md", () => {
       "sitehost_exporter_collector_skipped_runs_total",
       "sitehost_exporter_api_requests_total",
       "sitehost_exporter_log_lag_seconds",
+      "sitehost_exporter_api_planned_requests_per_second",
+      "sitehost_exporter_api_requests_per_site_hour",
     ])
       expect(text).toContain(`\`${name}\``);
   });

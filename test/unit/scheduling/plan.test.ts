@@ -6,6 +6,8 @@ import pino from "pino";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";
+import type { BudgetSource } from "../../../src/api/budget.js";
+import { UNKEPT_TRAFFIC_STATE } from "../../../src/collectors/trafficState.js";
 import { BudgetPlanner, type StartupWork } from "../../../src/scheduling/budgetPlanner.js";
 import { collectorSources, runsPerSecond, type PlannedSource } from "../../../src/scheduling/plan.js";
 import { makeSite } from "../collectors/fixtures.js";
@@ -25,21 +27,29 @@ describe("runsPerSecond", () => {
 });
 
 describe("the default schedules at 1,000 sites", () => {
-  it("plan about 20 requests per second for traffic, domains and security, and name every collector", async () => {
+  it("plan about 6 requests per second for traffic, domains and security, and name every collector", async () => {
     const { createCollectors } = await import("../../../src/collectors/index.js");
     const config = ConfigSchema.parse({});
     const sites = Array.from({ length: 1000 }, (_, i) => makeSite(i + 1));
-    const byName = new Map(Object.entries(createCollectors({ now: Date.now, concurrency: 4 })));
+    const byName = new Map(
+      Object.entries(
+        createCollectors({
+          now: Date.now,
+          concurrency: 4,
+          traffic: { polling: { runEveryMs: 300_000, maxIntervalMs: 900_000 }, state: UNKEPT_TRAFFIC_STATE },
+        }),
+      ),
+    );
     const costs = Object.entries(config.collectors)
       .filter(([name]) => byName.has(name))
       .map(([name, c]) => ({
         name: name as CollectorName,
         schedule: c.schedule,
-        requestsPerRun: byName.get(name)?.requestsPerRun(sites) ?? 0,
+        plannedRequestsPerRun: byName.get(name)?.requestsPerRun(sites) ?? 0,
       }));
     const plan = Object.fromEntries(collectorSources(costs).map((s) => [s.source, s.requestsPerSecond]));
-    // One request per site a minute, every 10 minutes, and two every 30 minutes.
-    expect(plan.traffic).toBeCloseTo(1000 / 60, 6);
+    // One request per site every 5 minutes (every site at first), every 10 minutes, and two every 30 minutes.
+    expect(plan.traffic).toBeCloseTo(1000 / 300, 6);
     expect(plan.domains).toBeCloseTo(1000 / 600, 6);
     expect(plan.security).toBeCloseTo(2000 / 1800, 6);
     expect(Object.keys(plan).sort()).toEqual([...byName.keys()].sort());
@@ -169,6 +179,66 @@ describe("BudgetPlanner", () => {
     // The raise (logs above their plan) is a quarter of all the weight: a quarter of the budget.
     expect(((w.logs ?? 0) - 10) / total).toBeCloseTo(0.25, 6);
     expect(w.traffic).toBe(16.7);
+  });
+});
+
+describe("the over-budget advice", () => {
+  it("names slower traffic polling first, with the plan and the measured cost per site-hour", async () => {
+    const { adviceFor, makePlan } = await import("../../../src/scheduling/plan.js");
+    const plan = makePlan(
+      [
+        { source: "traffic", requestsPerSecond: 20, measuredRequestsPerSecond: 21 },
+        { source: "domains", requestsPerSecond: 2, measuredRequestsPerSecond: 2 },
+        { source: "logs", requestsPerSecond: 8, measuredRequestsPerSecond: 9 },
+      ],
+      20,
+      1000,
+    );
+    const advice = adviceFor(plan, {
+      shardCount: 1,
+      maxPollInterval: "5m",
+      traffic: { schedule: "30 */5 * * * *", maxInterval: "15m" },
+    });
+    // 30 requests/s over 1,000 sites is 108 per site-hour; measured 32/s is 115.2.
+    expect(advice).toContain(
+      "plan 30.0 API requests/s (108.0 per site-hour for 1000 sites; measured lately: 115.2)",
+    );
+    const ways = advice.slice(advice.indexOf("Ways out: ") + "Ways out: ".length).split("; ");
+    expect(ways[0]).toContain("poll traffic less often");
+    expect(ways[0]).toContain(
+      "collectors.traffic.schedule for busy live sites (now 30 */5 * * * *, traffic plans 20.0/s)",
+    );
+    expect(ways[0]).toContain(
+      "collectors.traffic.maxInterval for idle, staging, sandbox and kit sites (now 15m, up to 45m)",
+    );
+    expect(ways[1]).toContain("raise api.maxRequestsPerSecond");
+    // Traffic is not named a second time among the other schedules.
+    expect(ways.slice(1).join("; ")).not.toContain("collectors.traffic");
+  });
+});
+
+describe("measured rates", () => {
+  it("are the places each source took from the budget over the last half hour, per second and per site-hour", async () => {
+    const { MeasuredRates } = await import("../../../src/scheduling/measuredRates.js");
+    let now = 1_000_000;
+    const granted = new Map<BudgetSource, number>([["traffic", 0]]);
+    const registry = new Registry();
+    const rates = new MeasuredRates(registry, { granted: () => granted, sites: () => 200, now: () => now });
+    rates.sample();
+    expect(rates.perSecond().size).toBe(0);
+    // 10 minutes: 1,200 traffic requests, 600 log reads.
+    for (let minute = 1; minute <= 40; minute++) {
+      now += 60_000;
+      granted.set("traffic", minute * 120);
+      granted.set("logs", minute * 60);
+      rates.sample();
+    }
+    // Over the last 30 minutes (the window), 2 traffic requests/s: 36 per site-hour at 200 sites.
+    expect(rates.perSecond().get("traffic")).toBeCloseTo(2, 9);
+    expect(rates.perSecond().get("logs")).toBeCloseTo(1, 9);
+    const text = await registry.metrics();
+    expect(text).toContain('sitehost_exporter_api_requests_per_site_hour{source="traffic"} 36');
+    expect(text).toContain('sitehost_exporter_api_requests_per_site_hour{source="logs"} 18');
   });
 });
 

@@ -345,8 +345,9 @@ describe("CollectorRunner", () => {
     expect(costs.traffic).toEqual({
       name: "traffic",
       enabled: true,
-      schedule: "0 * * * * *",
+      schedule: "30 */5 * * * *",
       requestsPerRun: 3,
+      plannedRequestsPerRun: 3,
     });
     expect(costs.security?.requestsPerRun).toBe(6); // plugins and themes
     expect(costs.backups?.requestsPerRun).toBe(9); // automatic, on-demand, restores

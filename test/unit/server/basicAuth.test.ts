@@ -10,6 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { decodeBasicAuth } from "../../../src/server/basicAuth.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { makeExposition, send, silentLogger, type Reply, statusOf } from "./helpers.js";
+import { waitFor } from "../../helpers/wait.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-auth-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,21 +72,17 @@ async function firstReplies(
 ): Promise<Reply[]> {
   const arrived: Reply[] = [];
   for (const p of pending) void p.then((r) => arrived.push(r));
-  const deadline = Date.now() + deadlineMs;
-  while (arrived.length < count) {
-    if (Date.now() > deadline) throw new Error(`only ${arrived.length} of ${count} replies arrived`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitFor(`${count} replies`, () => arrived.length >= count, {
+    timeoutMs: deadlineMs,
+    intervalMs: 5,
+    last: () => `${arrived.length} arrived`,
+  });
   return arrived.slice(0, count);
 }
 
-async function until(condition: () => boolean, what: string, deadlineMs = 10_000): Promise<void> {
-  const deadline = Date.now() + deadlineMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Waits for `condition` (10 s at most). */
+const until = (condition: () => boolean, what: string, deadlineMs = 10_000) =>
+  waitFor(what, condition, { timeoutMs: deadlineMs, intervalMs: 5 });
 
 describe("basic auth under a password-guessing flood", () => {
   it("limits checks in flight, answers the excess 429 with Retry-After, and serves a cached scrape meanwhile", async () => {
@@ -114,10 +111,10 @@ describe("basic auth under a password-guessing flood", () => {
     expect(state.calls - verifiedOnce).toBe(2);
 
     // Released, the queued guesses are checked two at a time and refused.
-    while (state.held.length > 0 || state.inFlight > 0) {
+    await until(() => {
       state.held.splice(0).forEach((release) => release());
-      await new Promise((r) => setTimeout(r, 5));
-    }
+      return state.held.length === 0 && state.inFlight === 0;
+    }, "the queued checks to finish");
     const all = await Promise.all(guesses);
     expect(all.filter((r) => r.status === 401)).toHaveLength(5);
     expect(state.maxInFlight).toBe(2);
@@ -144,10 +141,10 @@ describe("basic auth under a password-guessing flood", () => {
       send(`${url}/-/healthy`, { headers: basic("alice", "nope") }),
       send(`${url}/-/healthy`, { headers: basic("mallory", PASSWORD) }),
     ]).finally(() => (answered = true));
-    while (!answered) {
+    await until(() => {
       state.held.splice(0).forEach((release) => release());
-      await new Promise((r) => setTimeout(r, 5));
-    }
+      return answered;
+    }, "both answers");
     expect((await replies).map((r) => r.status)).toEqual([401, 401]);
     expect(state.calls).toBe(2);
     // Asked again, the wrong password is checked again: only successes are remembered.

@@ -1,6 +1,8 @@
 /** What the webhook receiver does with an accepted event: the record, the count, the refresh, the wait for the queue. */
 import { afterEach, describe, expect, it } from "vitest";
+import { CheckpointWriteError } from "../../../src/ha/volume.js";
 import { QueueFullError } from "../../../src/webhooks/queue.js";
+import { waitFor } from "../../helpers/wait.js";
 import { ControlledQueue, disabled, post, start, stopServer, TOKEN } from "./bench.js";
 
 afterEach(stopServer);
@@ -100,12 +102,11 @@ describe("accepted events", () => {
       answered = true;
       return r;
     });
-    const deadline = Date.now() + 5000;
-    while (queue.waiting === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    expect(queue.waiting).toBe(1);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(answered).toBe(false);
+    await waitFor("the queue to be asked", () => queue.waiting === 1, { intervalMs: 5 });
+    // An answer sent without waiting would have gone out with the queue's call; a whole request
+    // answered since (the exposition's) proves it did not.
     expect((await s.counted()).events.site_disabled).toBe(0);
+    expect(answered).toBe(false);
     queue.confirm();
     expect((await reply).status).toBe(200);
     expect((await s.counted()).events.site_disabled).toBe(1);
@@ -127,6 +128,24 @@ describe("accepted events", () => {
     expect(c.rejected.unavailable).toBe(2);
     expect(s.refreshed).toEqual([]);
     expect(s.lines.some((l) => l.includes("ENOSPC"))).toBe(true);
+  });
+
+  it("194 deliveries on a full disk make one error line, not one stack trace each", async () => {
+    const queue = new ControlledQueue();
+    queue.auto = Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    const s = await start({ queue });
+    for (let i = 0; i < 194; i++) expect((await post(s.withToken, { body: disabled })).status).toBe(503);
+    const lines = s.lines.map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([
+      "could not queue a webhook event on disk",
+    ]);
+    expect(lines.filter((l) => /webhook delivery rejected/.test(l.msg))).toHaveLength(1);
+    // A write the volume refused is its to report (with the path and logs.checkpointDir): none here.
+    const before = s.lines.length;
+    queue.auto = new CheckpointWriteError("webhook_queue", "/data/webhook-queue.jsonl", { code: "ENOSPC" });
+    expect((await post(s.withToken, { body: disabled })).status).toBe(503);
+    expect(s.lines.slice(before).some((l) => l.includes('"level":50'))).toBe(false);
+    expect((await s.counted()).rejected.unavailable).toBe(195);
   });
 
   it("without log shipping the event is counted and answered at once", async () => {

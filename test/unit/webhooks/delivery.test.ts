@@ -7,6 +7,7 @@ import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
 import { MemorySink } from "../logs/fakes.js";
 import { WebhookDelivery, type DeliveryHooks } from "../../../src/webhooks/delivery.js";
 import { QUEUE_FILE, WebhookQueue } from "../../../src/webhooks/queue.js";
+import { waitFor } from "../../helpers/wait.js";
 
 /** The log tests' memory sink, answering scripted outcomes, else accepted; refuses any batch holding a record with body "bad". */
 class FakeSink extends MemorySink {
@@ -74,13 +75,8 @@ async function setup(opts: { maxRecords?: number } = {}) {
   return { queue, sink, seen, delivery };
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Waits for `cond` (5 s at most). */
+const until = (cond: () => boolean, what: string) => waitFor(what, cond, { timeoutMs: 5000, intervalMs: 5 });
 
 describe("shipping the webhook queue", () => {
   it("ships what waits, oldest first, and acknowledges it in the queue", async () => {

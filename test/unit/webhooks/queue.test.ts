@@ -3,7 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { OutgoingRecord } from "../../../src/logs/otlp/encode.js";
+import { CheckpointWriteError } from "../../../src/ha/volume.js";
 import { parseQueueFile, QUEUE_FILE, QueueFullError, WebhookQueue } from "../../../src/webhooks/queue.js";
+import { mountTmpfs, TMPFS_UNAVAILABLE, type TestVolume } from "../../helpers/volume.js";
 
 let dir: string;
 let file: string;
@@ -113,11 +115,61 @@ describe("the durable webhook queue", () => {
     await expect(small.enqueue(record(1))).rejects.toBeInstanceOf(QueueFullError);
   });
 
+  it("never holds more than its limit, counting records still being written", async () => {
+    const { q } = await openQueue({ maxRecords: 5, maxBytes: 1 << 20 });
+    const first = Array.from({ length: 5 }, (_, i) => q.enqueue(record(i)));
+    // The first five are being written (taken for the write, not yet waiting): once this turn's
+    // promise continuations ran, before the write's I/O completes ...
+    await new Promise((resolve) => process.nextTick(resolve));
+    expect([q.depth, q.writingRecords]).toEqual([0, 5]);
+    // ... and still count: a sixth is refused while they are on their way to disk.
+    const late = Array.from({ length: 3 }, (_, i) => q.enqueue(record(10 + i)));
+    const outcomes = await Promise.allSettled([...first, ...late]);
+    expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(5);
+    expect(
+      outcomes.filter((o) => o.status === "rejected" && o.reason instanceof QueueFullError),
+    ).toHaveLength(3);
+    expect(q.depth).toBe(5);
+    expect(parseQueueFile(await readFile(file, "utf8")).records).toHaveLength(5);
+  });
+
   it("a queue that is not open (or closed) refuses records", async () => {
     const q = new WebhookQueue(file);
     await expect(q.enqueue(record(1))).rejects.toThrow(/not open/);
     await q.open();
     await q.close();
     await expect(q.enqueue(record(1))).rejects.toThrow();
+  });
+});
+
+describe.skipIf(TMPFS_UNAVAILABLE)("the webhook queue on a full volume", () => {
+  let volume: TestVolume;
+  beforeEach(async () => {
+    volume = await mountTmpfs(512);
+  });
+  afterEach(() => volume.close());
+
+  it("opens anyway, refuses events with a reported error naming logs.checkpointDir, and takes them once space returns", async () => {
+    const path = join(volume.dir, QUEUE_FILE);
+    // What the last run left waiting is shipped even when the file cannot be rewritten.
+    await appendFile(path, `{"q":1,"r":${JSON.stringify(record(1))}}\n`);
+    await volume.fill();
+    const reported: CheckpointWriteError[] = [];
+    const q = new WebhookQueue(path, undefined, undefined, { report: (e) => void reported.push(e) });
+    open.push(q);
+    expect(await q.open()).toEqual({ replayed: 1, skippedLines: 0 });
+    expect(q.depth).toBe(1);
+    const err = await q.enqueue(record(2)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CheckpointWriteError);
+    expect((err as Error).message).toMatch(/webhook queue .* under logs\.checkpointDir \(no space left/);
+    expect(reported.length).toBeGreaterThanOrEqual(2);
+    expect(reported.every((e) => e.kind === "webhook_queue" && e.reason === "no_space")).toBe(true);
+    await volume.free();
+    await q.enqueue(record(3));
+    expect(bodies(q)).toEqual(["event 1", "event 3"]);
+    expect(parseQueueFile(await readFile(path, "utf8")).records.map((r) => r.record.body)).toEqual([
+      "event 1",
+      "event 3",
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import pino from "pino";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { SiteRefresher, type RefreshTarget } from "../../../src/webhooks/refresh.js";
+import { waitFor } from "../../helpers/wait.js";
 
 const silent = pino({ level: "silent" });
 
@@ -8,6 +9,10 @@ const silent = pino({ level: "silent" });
 class Target implements RefreshTarget {
   readonly reads: number[] = [];
   discoveries = 0;
+  /** Discovery runs asked for, including those refused because one was running. */
+  asked = 0;
+  /** When each discovery ran (ms). */
+  readonly discoveredAt: number[] = [];
   discoveryBusy = false;
   hold = false;
   /** The watched sites (1 to 100 at first); a discovery adds `created`. */
@@ -29,20 +34,17 @@ class Target implements RefreshTarget {
     for (const r of this.releases.splice(0)) r();
   }
   rediscover(): Promise<boolean> {
+    this.asked += 1;
     if (this.discoveryBusy) return Promise.resolve(false);
     this.discoveries += 1;
+    this.discoveredAt.push(Date.now());
     for (const id of this.created) this.known.add(id);
     return Promise.resolve(true);
   }
 }
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
+/** Waits for `cond` (5 s at most). */
+const until = (cond: () => boolean, what: string) => waitFor(what, cond, { timeoutMs: 5000, intervalMs: 2 });
 
 describe("site refreshes after webhook events", () => {
   it("coalesces a burst of events about one site into one read", async () => {
@@ -57,19 +59,27 @@ describe("site refreshes after webhook events", () => {
   });
 
   it("reads a site again when an event about it arrives while it is being read", async () => {
-    const t = new Target();
-    t.hold = true;
-    const r = new SiteRefresher(t, silent, { debounceMs: 5 });
-    r.request(7);
-    await until(() => t.reads.length === 1, "the first read");
-    r.request(7);
-    await new Promise((res) => setTimeout(res, 30));
-    expect(t.reads).toEqual([7]); // not twice at once
-    t.hold = false;
-    t.release();
-    await until(() => t.reads.length === 2 && !r.busy, "the second read");
-    expect(t.reads).toEqual([7, 7]);
-    await r.stop();
+    // On a fake clock: "not twice at once" is checked after the debounce has surely run out.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    try {
+      const t = new Target();
+      t.hold = true;
+      const r = new SiteRefresher(t, silent, { debounceMs: 5 });
+      r.request(7);
+      await vi.advanceTimersByTimeAsync(5);
+      expect(t.reads).toEqual([7]);
+      r.request(7);
+      await vi.advanceTimersByTimeAsync(30);
+      expect(t.reads).toEqual([7]); // not twice at once
+      t.hold = false;
+      t.release();
+      await vi.advanceTimersByTimeAsync(5);
+      expect(t.reads).toEqual([7, 7]);
+      expect(r.busy).toBe(false);
+      await r.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("a burst naming many sites is one discovery run, retried while one is already running", async () => {
@@ -77,7 +87,7 @@ describe("site refreshes after webhook events", () => {
     t.discoveryBusy = true;
     const r = new SiteRefresher(t, silent, { debounceMs: 5, maxSingleReads: 3, retryMs: 20 });
     for (const id of [1, 2, 3, 4, 5]) r.request(id);
-    await new Promise((res) => setTimeout(res, 15));
+    await until(() => t.asked >= 1, "a discovery run asked for while one runs");
     expect(t.discoveries).toBe(0);
     t.discoveryBusy = false;
     await until(() => t.discoveries === 1 && !r.busy, "the discovery run");
@@ -126,7 +136,8 @@ describe("events naming sites the exporter does not watch", () => {
     // The same ids again: not found last time, so no new run for them.
     const runs = t.discoveries;
     for (let id = 1000; id < 1855; id++) r.request(id);
-    await new Promise((res) => setTimeout(res, 400));
+    // Decided at once: nothing waits, nothing is planned.
+    expect(r.busy).toBe(false);
     expect(t.discoveries).toBe(runs);
     expect(t.reads).toEqual([]);
     await r.stop();
@@ -148,14 +159,12 @@ describe("events naming sites the exporter does not watch", () => {
   it("discovery runs for unknown ids are at least discoveryIntervalMs apart", async () => {
     const t = new Target();
     const r = new SiteRefresher(t, silent, { debounceMs: 2, discoveryIntervalMs: 200 });
-    const started = Date.now();
     r.request(2000);
     await until(() => t.discoveries === 1, "the first run");
     r.request(2001);
-    await new Promise((res) => setTimeout(res, 50));
-    expect(t.discoveries).toBe(1);
     await until(() => t.discoveries === 2 && !r.busy, "the second run");
-    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+    const [first, second] = t.discoveredAt as [number, number];
+    expect(second - first).toBeGreaterThanOrEqual(200);
     await r.stop();
   });
 

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function receiver(
-  answer: { status: number; headers?: Record<string, string> } = { status: 200 },
+  answer: { status: number; headers?: () => Record<string, string> } = { status: 200 },
 ): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
   server = createServer((req, res) => {
@@ -36,7 +36,7 @@ async function receiver(
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks) });
-      res.writeHead(answer.status, { "content-type": "application/x-protobuf", ...answer.headers }).end();
+      res.writeHead(answer.status, { "content-type": "application/x-protobuf", ...answer.headers?.() }).end();
     });
   });
   await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
@@ -110,10 +110,11 @@ describe("ProtobufHttpSink on the wire", () => {
   );
 
   it.each([
-    ["delta seconds", "120", 120_000],
-    ["an HTTP date", new Date(Date.now() + 90_000).toUTCString(), 90_000],
+    ["delta seconds", () => "120", 120_000],
+    ["an HTTP date", () => new Date(Date.now() + 90_000).toUTCString(), 90_000],
   ])("a 503 with Retry-After as %s is retried after it", async (_, header, waitMs) => {
-    const { url } = await receiver({ status: 503, headers: { "retry-after": header } });
+    // The header is written when the request arrives, as a collector would.
+    const { url } = await receiver({ status: 503, headers: () => ({ "retry-after": header() }) });
     const sink = new ProtobufHttpSink(
       { protocol: "http/protobuf", url, headers: {}, compression: "none", timeoutMs: 5000 },
       resource,

@@ -1,0 +1,163 @@
+/**
+ * Visitors' service-level objectives (docs/slo.md) and the sites' logs in Loki: the site dashboard's
+ * SLO and error-log rows, the fleet's sites burning their budget fastest, and links to Grafana
+ * Explore with a site's logs. Burn rates and budgets read the SLO recording rules
+ * (sitehost_site_slo:*), the percentiles the histogram itself.
+ */
+import { LogsSortOrder } from "@grafana/grafana-foundation-sdk/common";
+import {
+  DashboardLinkBuilder,
+  DatasourceVariableBuilder,
+  VariableHide,
+} from "@grafana/grafana-foundation-sdk/dashboard";
+import { PanelBuilder as LogsBuilder } from "@grafana/grafana-foundation-sdk/logs";
+import { DataqueryBuilder as LokiQuery } from "@grafana/grafana-foundation-sdk/loki";
+import type { DashboardBuilder } from "@grafana/grafana-foundation-sdk/dashboard";
+import { downThresholds, q, sel, siteDetailLink, upThresholds } from "./common.js";
+import { gauge, section, table, timeSeries } from "./panels.js";
+
+/** The budget's period and the alert windows shown (the defaults of slos.period and slos.alerts). */
+const PERIOD = "28d";
+const BURN_WINDOWS = ["1h", "6h", "3d"];
+const SLOS = ["availability", "latency"] as const;
+
+/** Data source of the Loki panel and of the Explore links: optional, empty when there is no Loki. */
+export const LOKI = { type: "loki", uid: "${loki_datasource}" };
+
+export function lokiVariable(): DatasourceVariableBuilder {
+  return new DatasourceVariableBuilder("loki_datasource")
+    .label("Loki data source")
+    .description(
+      "Loki data source holding the sites' logs (service_name = the site), for the logs panel and Explore links; optional.",
+    )
+    .type("loki")
+    .regex("")
+    .hide(VariableHide.DontHide);
+}
+
+/** LogQL: a site's records (Loki's OTLP ingestion makes service.name the index label service_name). */
+export function siteLogs(site: string): string {
+  return `{service_name="${site}"}`;
+}
+
+/** A link to Grafana Explore with the site's logs in the Loki data source. */
+export function exploreLink(site: string, title = "Logs in Explore: "): DashboardLinkBuilder {
+  const pane = {
+    a: {
+      datasource: "${loki_datasource}",
+      queries: [
+        { refId: "A", expr: siteLogs(site), datasource: { type: "loki", uid: "${loki_datasource}" } },
+      ],
+      range: { from: "${__from}", to: "${__to}" },
+    },
+  };
+  return new DashboardLinkBuilder(title + site).url(
+    `/explore?schemaVersion=1&orgId=1&panes=${encodeURIComponent(JSON.stringify(pane))}`,
+  );
+}
+
+/** `errors ÷ requests ÷ (1 − objective)` of recorded window `w`: how fast the budget burns. */
+function burnRate(extra: string, w: string): string {
+  const s = sel(extra);
+  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (site_id, slo) group_left () (1 - max by (site_id, slo) (sitehost_site_slo_objective_ratio${s}))`;
+}
+
+export function siteSloSection(d: DashboardBuilder): void {
+  const S = sel('site="$site"');
+  const bucket = `sitehost_site_http_request_duration_seconds_bucket${S}`;
+  const perCache = (metric: string) =>
+    q(`sum by (cached) (rate(${metric}${S}[$__rate_interval]))`, { legend: "cached={{cached}}" });
+  section(d, "Service-level objectives", [
+    timeSeries({
+      title: "Latency percentiles",
+      description:
+        "Median, 90th and 99th percentile of the time the web server took per request (request_time of the web-server log), from the duration histogram; within its buckets' bounds (5 ms to 30 s).",
+      unit: "s",
+      w: 8,
+      targets: [0.5, 0.9, 0.99].map((p) =>
+        q(`histogram_quantile(${p}, sum by (le) (rate(${bucket}[$__rate_interval])))`, {
+          legend: `p${p * 100}`,
+        }),
+      ),
+    }),
+    gauge({
+      title: "Error budget left (28 days)",
+      description:
+        "Share of the error budget (1 − objective) not spent over the last 28 days, per objective: 100 % nothing spent, 0 or below all of it. Needs the SLO recording rules (slo-rules).",
+      unit: "percentunit",
+      w: 6,
+      targets: SLOS.map((slo) => q(`1 - ${burnRate(`site="$site", slo="${slo}"`, PERIOD)}`, { legend: slo })),
+      min: 0,
+      max: 1,
+      thresholds: downThresholds(0.1, 0.5),
+    }),
+    timeSeries({
+      title: "Burn rate",
+      description:
+        "How many times faster than its objective allows the site spends its error budget, over the alert windows (1 = exactly over 28 days; the page fires at 14.4 over 1 h, the ticket at 1 over 3 days). Needs the SLO recording rules.",
+      unit: "none",
+      w: 10,
+      targets: SLOS.flatMap((slo) =>
+        BURN_WINDOWS.map((w) => q(burnRate(`site="$site", slo="${slo}"`, w), { legend: `${slo} ${w}` })),
+      ),
+    }).links([exploreLink("$site")]),
+    timeSeries({
+      title: "Response bytes per second",
+      description: "Response body bytes per second (body_bytes_sent of the web-server log), by cache status.",
+      unit: "Bps",
+      targets: [perCache("sitehost_site_http_response_size_bytes_total")],
+    }),
+    timeSeries({
+      title: "Requests without a duration",
+      description:
+        "Web-server log entries per second without a usable request_time: counted here, left out of the latency percentiles and the latency objective.",
+      unit: "reqps",
+      // 0 per cache state when every entry had one (the counter appears with the first without).
+      targets: [
+        q(
+          `sum by (cached) (rate(sitehost_site_http_requests_without_duration_total${S}[$__rate_interval])) or 0 * sum by (cached) (rate(sitehost_site_http_responses_total${S}[$__rate_interval]))`,
+          { legend: "cached={{cached}}" },
+        ),
+      ],
+    }),
+  ]);
+  section(d, "Errors in the site's logs", [
+    new LogsBuilder()
+      .title("PHP and web-server errors")
+      .description(
+        "The site's PHP and web-server log records of severity ERROR and above, from the Loki data source chosen above (records shipped over OTLP; service_name is the site). Empty without Loki.",
+      )
+      .datasource(LOKI)
+      .unit("none")
+      .withTarget(
+        new LokiQuery()
+          .refId("A")
+          .datasource(LOKI)
+          .expr(`${siteLogs("$site")} | sitehost_log_stream=~"php|server" | severity_number >= 17`)
+          .maxLines(500),
+      )
+      .span(24)
+      .height(10)
+      .links([exploreLink("$site", "All of the site's logs in Explore: ")])
+      .showTime(true)
+      .wrapLogMessage(true)
+      .sortOrder(LogsSortOrder.Descending),
+  ]);
+}
+
+/** The fleet's sites burning their error budget fastest, each linking to its dashboard and its logs. */
+export function fleetSloSection(d: DashboardBuilder): void {
+  section(d, "Service-level objectives", [
+    table({
+      title: "Sites burning their error budget fastest",
+      description:
+        "The ten sites and objectives with the highest burn rate over the last hour (1 = the budget lasts exactly 28 days; the page fires at 14.4). Needs the SLO recording rules (slo-rules). A row links to the site's dashboard and to its logs in Explore.",
+      unit: "none",
+      w: 24,
+      h: 9,
+      targets: [q(`topk(10, ${burnRate("", "1h")})`, { table: true })],
+      columns: { value: "Burn rate (1h)", hide: ["job", "instance", "cluster"] },
+      thresholds: upThresholds(1, 14.4),
+    }).dataLinks([siteDetailLink("column"), exploreLink("${__data.fields.site}")]),
+  ]);
+}

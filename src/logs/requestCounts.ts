@@ -1,0 +1,140 @@
+/**
+ * What a web-server entry adds to its site's log-derived counts, as checkpoint counter keys and
+ * increments (the checkpoint keeps them cumulative, so every series stays monotonic across restarts):
+ *
+ * - `<class>|<cached>` +1: responses by status class (`sitehost_site_http_responses_total`);
+ * - `d|<cached>|<le>` +1: the duration's histogram bucket, not cumulative (the smallest bucket whose
+ *   upper bound holds it; cumulated when published), and `ds|<cached>` + the duration in seconds;
+ * - `du|<cached>` +1 instead, for an entry without a usable `request_time` (missing, negative, not a
+ *   number): counted, never guessed;
+ * - `b|<cached>` + `body_bytes_sent`, when the entry has it.
+ *
+ * `request_time` is read as seconds, the web server's own unit (nginx's `$request_time`: seconds with
+ * millisecond resolution). A platform that sends milliseconds is told apart per stream (see
+ * `RequestTimeUnit`).
+ */
+import type { ServerLogEntry } from "../api/schemas.js";
+import { counterKey } from "./mapper.js";
+
+/** Upper bounds of the duration buckets, seconds: web pages, from a cached hit (5 ms) to a timeout (30 s). */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
+const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
+
+/** Counter keys per record of a web-server entry: status, duration (bucket or untimed), duration sum, bytes. */
+export const SERVER_COUNT_SLOTS = 4;
+
+export type RequestTimeSetting = "auto" | "seconds" | "milliseconds";
+
+/** Milliseconds are recognised by a whole number above this (no page takes a minute: the platform's limit). */
+const MS_EVIDENCE_ABOVE = 60;
+
+/**
+ * The unit of one stream's `request_time`. Fixed by the setting, or with `auto` decided from the
+ * stream's own values and kept: a value with a fraction means seconds, a whole number above 60 seen
+ * before any fraction means milliseconds; until either is seen, seconds.
+ */
+export class RequestTimeUnit {
+  private decided: "seconds" | "milliseconds" | undefined;
+
+  constructor(setting: RequestTimeSetting) {
+    if (setting !== "auto") this.decided = setting;
+  }
+
+  /** Seconds, or undefined for a value that is no duration. */
+  seconds(value: unknown): number | undefined {
+    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return undefined;
+    if (this.decided === undefined) {
+      if (!Number.isInteger(value)) this.decided = "seconds";
+      else if (value > MS_EVIDENCE_ABOVE) this.decided = "milliseconds";
+    }
+    return this.decided === "milliseconds" ? value / 1000 : value;
+  }
+}
+
+/** Index of the bucket that holds `seconds` (the last is +Inf). */
+export function bucketIndex(seconds: number): number {
+  let i = 0;
+  while (i < DURATION_BUCKETS.length && seconds > (DURATION_BUCKETS[i] as number)) i++;
+  return i;
+}
+
+const CACHED = ["false", "true"] as const;
+const keysOf = (prefix: string) => CACHED.map((c) => `${prefix}|${c}`);
+const SUM_KEYS = keysOf("ds");
+const UNTIMED_KEYS = keysOf("du");
+const BYTES_KEYS = keysOf("b");
+/** `d|<cached>|<le>` by cached × buckets + bucket: taken from a table, not built per line. */
+const BUCKET_KEYS = CACHED.flatMap((c) => BUCKET_LABELS.map((le) => `d|${c}|${le}`));
+
+/** Writes one record's keys and increments into slots `at` … `at + SERVER_COUNT_SLOTS - 1`. */
+export function serverCounts(
+  entry: ServerLogEntry,
+  unit: RequestTimeUnit,
+  keys: string[],
+  values: Float64Array,
+  at: number,
+): void {
+  const status = counterKey("server", entry);
+  const cached = status.endsWith("|true") ? 1 : 0;
+  keys[at] = status;
+  values[at] = 1;
+  const seconds = unit.seconds(entry.request_time);
+  if (seconds === undefined) {
+    keys[at + 1] = UNTIMED_KEYS[cached] as string;
+    values[at + 1] = 1;
+    keys[at + 2] = "";
+  } else {
+    keys[at + 1] = BUCKET_KEYS[cached * BUCKET_LABELS.length + bucketIndex(seconds)] as string;
+    values[at + 1] = 1;
+    keys[at + 2] = SUM_KEYS[cached] as string;
+    values[at + 2] = seconds;
+  }
+  const bytes = entry.body_bytes_sent;
+  if (typeof bytes === "number" && Number.isFinite(bytes) && bytes >= 0) {
+    keys[at + 3] = BYTES_KEYS[cached] as string;
+    values[at + 3] = bytes;
+  } else keys[at + 3] = "";
+}
+
+/** The server stream's cumulative counts by family, as published. */
+export interface ServerSeries {
+  responses: Array<{ statusClass: string; cached: string; value: number }>;
+  /** Per cache state: cumulative bucket counts (in DURATION_BUCKETS order, then +Inf), sum and count. */
+  durations: Array<{
+    cached: string;
+    buckets: Array<{ le: string; value: number }>;
+    sum: number;
+    count: number;
+  }>;
+  untimed: Array<{ cached: string; value: number }>;
+  bytes: Array<{ cached: string; value: number }>;
+}
+
+/** Reads the server stream's counter keys back (`keepCached`: whether `cached="true"` durations are published). */
+export function serverSeries(counts: Readonly<Record<string, number>>, keepCached: boolean): ServerSeries {
+  const out: ServerSeries = { responses: [], durations: [], untimed: [], bytes: [] };
+  const durations = new Map<string, number[]>();
+  for (const [key, value] of Object.entries(counts)) {
+    const parts = key.split("|");
+    if (parts.length === 2 && parts[0] === "du") out.untimed.push({ cached: parts[1] as string, value });
+    else if (parts.length === 2 && parts[0] === "b") out.bytes.push({ cached: parts[1] as string, value });
+    else if (parts.length === 3 && parts[0] === "d") {
+      const cached = parts[1] as string;
+      let buckets = durations.get(cached);
+      if (!buckets) durations.set(cached, (buckets = new Array<number>(BUCKET_LABELS.length).fill(0)));
+      // A bound no longer in the table (another version's buckets) counts in the next one up.
+      const le = parts[2] === "+Inf" ? Infinity : Number(parts[2]);
+      const at = Number.isNaN(le) ? BUCKET_LABELS.length - 1 : bucketIndex(le);
+      buckets[at] = (buckets[at] as number) + value;
+    } else if (parts.length === 2 && parts[0] !== "ds") {
+      out.responses.push({ statusClass: parts[0] as string, cached: parts[1] as string, value });
+    }
+  }
+  for (const [cached, buckets] of durations) {
+    if (cached === "true" && !keepCached) continue;
+    let cumulative = 0;
+    const published = buckets.map((n, i) => ({ le: BUCKET_LABELS[i] as string, value: (cumulative += n) }));
+    out.durations.push({ cached, buckets: published, sum: counts[`ds|${cached}`] ?? 0, count: cumulative });
+  }
+  return out;
+}

@@ -1,0 +1,83 @@
+/**
+ * Each site's objectives, published as series (`sitehost_site_slo_objective_ratio`): the generated
+ * rules compare every site's error ratios with its own objective, so one set of rules serves any
+ * number of sites and overrides, and an override by tag or kind needs nothing Prometheus cannot see.
+ * The latency objective carries its threshold as `le`, the bucket its SLI reads.
+ */
+import type { Site } from "../api/schemas.js";
+import { globToRegExp } from "../config/glob.js";
+import { siteKind } from "../discovery/kind.js";
+import type { MetricStore } from "../metrics/store.js";
+import type { Sample } from "../metrics/sample.js";
+import type { Availability, Latency, SlosConfig } from "./config.js";
+import { parseDuration } from "../config/duration.js";
+
+export interface SiteObjectives {
+  availability: Availability | false;
+  latency: Latency | false;
+}
+
+type Override = SlosConfig["overrides"][number];
+
+function matches(override: Override, site: Site): boolean {
+  const m = override.match;
+  return (
+    m.names.includes(site.name) ||
+    m.namePatterns.some((p) => globToRegExp(p, "i").test(site.name)) ||
+    site.tags.some((t) => m.tags.includes(t.name)) ||
+    (m.kinds as string[]).includes(siteKind(site))
+  );
+}
+
+/** The default, then each matching override in order (the last one to set an objective wins). */
+export function objectivesFor(site: Site, slos: SlosConfig): SiteObjectives {
+  const out: SiteObjectives = { availability: slos.availability, latency: slos.latency };
+  for (const override of slos.overrides) {
+    if (!matches(override, site)) continue;
+    if (override.availability !== undefined) out.availability = override.availability;
+    if (override.latency !== undefined) out.latency = override.latency;
+  }
+  return out;
+}
+
+/** `le` of a threshold, as the histogram's bucket label writes it. */
+export function thresholdLe(threshold: string): string {
+  return String((parseDuration(threshold) as number) / 1000);
+}
+
+export function objectiveSamples(site: Site, objectives: SiteObjectives): Sample[] {
+  const labels = { site_id: String(site.id), site: site.name };
+  const name = "sitehost_site_slo_objective_ratio";
+  const samples: Sample[] = [];
+  const { availability, latency } = objectives;
+  if (availability) {
+    samples.push({ name, labels: { ...labels, slo: "availability" }, value: availability.objective / 100 });
+  }
+  if (latency) {
+    const le = thresholdLe(latency.threshold);
+    samples.push({ name, labels: { ...labels, slo: "latency", le }, value: latency.objective / 100 });
+  }
+  return samples;
+}
+
+/** Keeps the store's objective series in step with the sites (collector "slo"). */
+export class SloObjectives {
+  private published = new Set<string>();
+
+  constructor(
+    private readonly store: MetricStore | undefined,
+    private readonly slos: SlosConfig,
+  ) {}
+
+  update(sites: readonly Site[]): void {
+    if (!this.store || !this.slos.enabled) return;
+    const now = new Set<string>();
+    for (const site of sites) {
+      const id = String(site.id);
+      now.add(id);
+      this.store.replaceSite("slo", id, objectiveSamples(site, objectivesFor(site, this.slos)));
+    }
+    for (const id of this.published) if (!now.has(id)) this.store.replaceSite("slo", id, []);
+    this.published = now;
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * Visitors' SLOs end to end: the daemon tails a simulator whose sites have known request times and
+ * error rates (one slow, one failing at low traffic, one idle, one healthy), ships their logs to a
+ * real OTLP receiver and is scraped by a real Prometheus that evaluates the rules `slo-rules` prints.
+ * The histogram's percentiles match the simulator's own request times within one bucket, every record
+ * carries its site's resource, the burn-rate alerts fire for the failing and the slow site and for no
+ * other, and no rule is unhealthy.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { bucketIndex } from "../../src/logs/requestCounts.js";
+import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
+import { SimLogs } from "../../src/simulator/logs.js";
+import type { WebFault } from "../../src/simulator/options.js";
+import { MAIN, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
+import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
+import { startPrometheus, type RunningPrometheus } from "../helpers/prometheus.js";
+
+const run = promisify(execFile);
+const JOB = "sitehost-exporter";
+/** Generated entries per second of each stream of an ordinary site. */
+const RATE = 4;
+const BACKLOG_SECONDS = 20 * 60;
+
+let sim: RunningSimulator;
+let daemon: DaemonProcess;
+let receiver: OtlpReceiver;
+let prom: RunningPrometheus;
+let faults: WebFault[];
+let startSecond: number;
+const ids = { slow: 0, failing: 0, idle: 0, healthy: 0 };
+
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "sitehost-slo-"));
+  sim = await startSimulator({ sites: 4, seed: 21, logRatePerSite: RATE });
+  const siteIds = sim.control.sites().map((s) => s.site.id);
+  const [slow, failing, idle, healthy] = siteIds as [number, number, number, number];
+  Object.assign(ids, { slow, failing, idle, healthy });
+  startSecond = Math.floor(Date.now() / 1000) - BACKLOG_SECONDS;
+  faults = [
+    { siteId: slow, slow: true },
+    { siteId: failing, rate: 0.5, errorRate: 0.9 },
+    { siteId: idle, rate: 0 },
+  ];
+  sim.control.setFaults({ webFaults: faults });
+  receiver = await startOtlpReceiver();
+
+  // The generated rules, with the alerts' `for` left out so they fire within the test's minutes.
+  const config = {
+    logs: { ship: true, pollInterval: "1s", startFrom: `-${BACKLOG_SECONDS}s` },
+    slos: {
+      alerts: {
+        page: {
+          severity: "critical",
+          windows: [
+            { burnRate: 14.4, long: "1h", short: "5m" },
+            { burnRate: 6, long: "6h", short: "30m" },
+          ],
+        },
+        ticket: { severity: "warning", windows: [{ burnRate: 1, long: "3d", short: "6h" }] },
+      },
+    },
+  };
+  daemon = await startDaemonProcess({
+    sim,
+    config,
+    env: {
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint,
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=test",
+    },
+  });
+  const configFile = join(dir, "slo.yaml");
+  await writeFile(configFile, stringify(config));
+  const { stdout } = await run(process.execPath, [MAIN, "slo-rules", "--config", configFile]);
+  const rulesFile = join(dir, "slo-rules.yaml");
+  await writeFile(rulesFile, stdout);
+  prom = await startPrometheus({
+    scrapeTargets: [{ job: JOB, target: daemon.url.replace("http://", "") }],
+    ruleFiles: [rulesFile],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await prom?.close();
+  await daemon?.stop();
+  await receiver?.close();
+  await sim?.close();
+});
+
+/** The request times the simulator wrote for a site over [from, to], as any reader of its log sees them. */
+function truth(siteId: number, from: number, to: number): number[] {
+  const data = sim.control.site(siteId);
+  if (!data) throw new Error(`no site ${siteId}`);
+  const logs = new SimLogs(RATE, undefined, () => faults);
+  const src = {
+    siteId,
+    siteName: data.site.name,
+    host: data.domains[0]?.domainName ?? `${data.site.name}.sites.example`,
+    seed: data.seed,
+  };
+  const times: number[] = [];
+  for (let s = from; s <= to; s++) {
+    for (const e of logs.entriesAt(src, "server", s, 0)) {
+      if (typeof e.request_time === "number") times.push(e.request_time);
+    }
+  }
+  return times.sort((a, b) => a - b);
+}
+
+describe("visitors' SLOs from the logs", () => {
+  it("the histogram's percentiles are the simulator's request times within one bucket", async () => {
+    const count = (id: number) =>
+      `sum(sitehost_site_http_request_duration_seconds_count{job="${JOB}",site_id="${id}"})`;
+    // Read to the end: the cumulative count covers the whole backlog.
+    await prom.waitFor(count(ids.slow), (r) => (r[0]?.value ?? 0) > RATE * BACKLOG_SECONDS * 0.9, 90_000);
+    await prom.waitFor(count(ids.healthy), (r) => (r[0]?.value ?? 0) > RATE * BACKLOG_SECONDS * 0.9, 90_000);
+    const now = Math.floor(Date.now() / 1000);
+    for (const id of [ids.slow, ids.healthy]) {
+      const times = truth(id, startSecond, now);
+      for (const q of [0.5, 0.9, 0.99]) {
+        const [estimate] = await prom.query(
+          `histogram_quantile(${q}, sum by (le) (sitehost_site_http_request_duration_seconds_bucket{job="${JOB}",site_id="${id}"}))`,
+        );
+        const exact = times[Math.floor(q * (times.length - 1))] as number;
+        const distance = Math.abs(bucketIndex(estimate?.value ?? NaN) - bucketIndex(exact));
+        expect(distance, `site ${id} p${q * 100}: ${estimate?.value} vs ${exact}`).toBeLessThanOrEqual(1);
+      }
+    }
+  }, 120_000);
+
+  it("every record carries its site's resource", async () => {
+    const records = receiver.records.filter((r) => r.attributes["sitehost.log.stream"] === "server");
+    expect(records.length).toBeGreaterThan(1000);
+    const names = new Map(sim.control.sites().map((s) => [String(s.site.id), s.site.name]));
+    for (const r of receiver.records) {
+      const siteId = r.attributes["sitehost.site.id"] as string | undefined;
+      expect(r.resource["service.namespace"]).toBe("sitehost");
+      expect(r.resource["deployment.environment.name"]).toBe("test");
+      if (siteId === undefined) {
+        expect(r.resource["service.name"]).toBe("sitehost-account");
+      } else {
+        expect(r.resource["service.name"]).toBe(names.get(siteId));
+        expect(r.resource["service.instance.id"]).toBe(siteId);
+        expect(r.resource["sitehost.site.id"]).toBe(siteId);
+        expect(r.resource["cloud.region"]).toBe(sim.control.site(Number(siteId))?.site.datacenterCode);
+      }
+    }
+  });
+
+  it("the burn-rate alerts fire for the failing and the slow site, for no other, and every rule is healthy", async () => {
+    const firing = async () =>
+      (await prom.query('ALERTS{alertstate="firing"}')).map(
+        (a) => `${a.metric.alertname} ${a.metric.site_id} ${a.metric.class}`,
+      );
+    await prom.waitFor(
+      'ALERTS{alertstate="firing"}',
+      (r) =>
+        r.some(
+          (a) =>
+            a.metric.alertname === "SitehostSiteAvailabilityBudgetBurn" &&
+            a.metric.site_id === String(ids.failing),
+        ) &&
+        r.some(
+          (a) =>
+            a.metric.alertname === "SitehostSiteLatencyBudgetBurn" && a.metric.site_id === String(ids.slow),
+        ),
+      90_000,
+    );
+    const sites = new Set((await firing()).map((a) => a.split(" ")[1]));
+    expect([...sites].sort()).toEqual([String(ids.failing), String(ids.slow)].sort());
+
+    const res = await fetch(`${prom.url}/api/v1/rules`);
+    const body = (await res.json()) as {
+      data: { groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string }> }> };
+    };
+    const rules = body.data.groups.flatMap((g) => g.rules);
+    expect(rules.length).toBe(38);
+    expect(
+      rules.filter((r) => r.health !== "ok").map((r) => `${r.name}: ${r.health} ${r.lastError ?? ""}`),
+    ).toEqual([]);
+  }, 120_000);
+});

@@ -1,0 +1,162 @@
+/**
+ * What web-server entries add to the log-derived counts: duration buckets (and their unit), the sum,
+ * entries without a duration, response bytes; read back as cumulative histogram series; rendered by
+ * the store as an exposition promtool accepts, and dropped by metrics.exclude.
+ */
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import type { ServerLogEntry } from "../../../src/api/schemas.js";
+import { LogCounts } from "../../../src/logs/counts.js";
+import {
+  bucketIndex,
+  DURATION_BUCKETS,
+  RequestTimeUnit,
+  SERVER_COUNT_SLOTS,
+  serverCounts,
+  serverSeries,
+} from "../../../src/logs/requestCounts.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { MetricStore } from "../../../src/metrics/store.js";
+
+function entry(request_time: unknown, status = 200, cached = "MISS", bytes?: number): ServerLogEntry {
+  return {
+    timestamp: 1,
+    status,
+    cached,
+    request_time: request_time as number,
+    ...(bytes === undefined ? {} : { body_bytes_sent: bytes }),
+  };
+}
+
+/** The counts a checkpoint would hold after these entries. */
+function countsOf(entries: ServerLogEntry[], unit = new RequestTimeUnit("auto")): Record<string, number> {
+  const keys: string[] = [];
+  const values = new Float64Array(entries.length * SERVER_COUNT_SLOTS);
+  entries.forEach((e, i) => serverCounts(e, unit, keys, values, i * SERVER_COUNT_SLOTS));
+  const counts: Record<string, number> = {};
+  keys.forEach((k, i) => {
+    if (k !== "") counts[k] = (counts[k] ?? 0) + (values[i] as number);
+  });
+  return counts;
+}
+
+describe("duration buckets", () => {
+  it.each([
+    [0, "0.005"],
+    [0.005, "0.005"],
+    [0.0051, "0.01"],
+    [0.3, "0.5"],
+    [1, "1"],
+    [29.9, "30"],
+    [31, "+Inf"],
+  ])("%s s falls in le=%s", (seconds, le) => {
+    const i = bucketIndex(seconds);
+    expect(i === DURATION_BUCKETS.length ? "+Inf" : String(DURATION_BUCKETS[i])).toBe(le);
+  });
+});
+
+describe("request_time's unit", () => {
+  it("auto: fractions mean seconds, for good", () => {
+    const unit = new RequestTimeUnit("auto");
+    expect([0.123, 2, 120].map((v) => unit.seconds(v))).toEqual([0.123, 2, 120]);
+  });
+  it("auto: a whole number above 60 before any fraction means milliseconds, for good", () => {
+    const unit = new RequestTimeUnit("auto");
+    expect([3, 250, 1500, 0.5].map((v) => unit.seconds(v))).toEqual([3, 0.25, 1.5, 0.0005]);
+  });
+  it("a fixed setting is not second-guessed", () => {
+    expect(new RequestTimeUnit("milliseconds").seconds(0.5)).toBe(0.0005);
+    expect(new RequestTimeUnit("seconds").seconds(250)).toBe(250);
+  });
+  it.each([[undefined], [null], [-1], ["0.2"], [Number.NaN]])("%s is no duration", (v) => {
+    expect(new RequestTimeUnit("auto").seconds(v)).toBeUndefined();
+  });
+});
+
+describe("serverSeries", () => {
+  const entries = [
+    entry(0.004, 200, "MISS", 1000),
+    entry(0.2, 200, "MISS", 500),
+    entry(0.2, 503, "MISS"),
+    entry(3, 200, "MISS", 10),
+    entry(0.001, 200, "HIT", 2000),
+    entry(undefined, 200, "MISS", 7),
+    entry(-2, 404, "MISS"),
+  ];
+
+  it("cumulative buckets, sum and count per cache state; untimed entries counted apart; bytes summed", () => {
+    const series = serverSeries(countsOf(entries), true);
+    const miss = series.durations.find((d) => d.cached === "false");
+    const bucket = (le: string) => miss?.buckets.find((b) => b.le === le)?.value;
+    expect([
+      bucket("0.005"),
+      bucket("0.1"),
+      bucket("0.25"),
+      bucket("2.5"),
+      bucket("5"),
+      bucket("+Inf"),
+    ]).toEqual([1, 1, 3, 3, 4, 4]);
+    expect(miss?.count).toBe(4);
+    expect(miss?.sum).toBeCloseTo(3.404, 9);
+    expect(series.durations.find((d) => d.cached === "true")?.count).toBe(1);
+    expect(series.untimed).toEqual([{ cached: "false", value: 2 }]);
+    expect(series.bytes.sort((a, b) => a.cached.localeCompare(b.cached))).toEqual([
+      { cached: "false", value: 1517 },
+      { cached: "true", value: 2000 },
+    ]);
+    expect(series.responses.reduce((n, r) => n + r.value, 0)).toBe(entries.length);
+  });
+
+  it('without cache hits, only the cached="false" histogram', () => {
+    expect(serverSeries(countsOf(entries), false).durations.map((d) => d.cached)).toEqual(["false"]);
+  });
+
+  it("a bound from other buckets counts in the next one up", () => {
+    const series = serverSeries({ "d|false|0.3": 2, "d|false|+Inf": 1 }, true);
+    const buckets = series.durations[0]?.buckets ?? [];
+    expect(buckets.find((b) => b.le === "0.25")?.value).toBe(0);
+    expect(buckets.find((b) => b.le === "0.5")?.value).toBe(2);
+    expect(buckets.find((b) => b.le === "+Inf")?.value).toBe(3);
+  });
+});
+
+describe("the published histogram", () => {
+  const site = { id: 3, name: "shop" };
+  const counts = () => countsOf([entry(0.02), entry(0.7), entry(0.001, 200, "HIT", 4)]);
+
+  it("passes promtool check metrics, with every bucket of a cache state", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    new LogCounts(store).update(site, "server", counts());
+    const text = store.render();
+    expect(text).toContain("# TYPE sitehost_site_http_request_duration_seconds histogram");
+    expect(text).toContain(
+      'sitehost_site_http_request_duration_seconds_bucket{site_id="3",site="shop",cached="false",le="1"} 2',
+    );
+    expect(text).toContain(
+      'sitehost_site_http_request_duration_seconds_count{site_id="3",site="shop",cached="true"} 1',
+    );
+    expect(text.match(/_bucket\{/g)).toHaveLength(2 * (DURATION_BUCKETS.length + 1));
+    const out = execFileSync("/usr/bin/promtool", ["check", "metrics"], { input: text, encoding: "utf8" });
+    expect(out).not.toMatch(/error/i);
+  });
+
+  it("metrics.exclude drops it; the status counts stay", () => {
+    const store = new MetricStore(METRIC_FAMILIES, {
+      exclude: ["sitehost_site_http_request_duration_seconds"],
+    });
+    new LogCounts(store).update(site, "server", counts());
+    const text = store.render();
+    expect(text).not.toContain("duration_seconds");
+    expect(text).toContain("sitehost_site_http_responses_total");
+  });
+
+  it("a rename moves every histogram line to the new name", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store);
+    logCounts.update(site, "server", counts());
+    logCounts.rename({ id: 3, name: "boutique" });
+    const text = store.render();
+    expect(text).not.toContain('site="shop"');
+    expect(text.match(/site="boutique"/g)?.length).toBeGreaterThan(2 * (DURATION_BUCKETS.length + 3));
+  });
+});
