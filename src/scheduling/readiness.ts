@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import { durationMs } from "../config/duration.js";
 import type { CollectorName } from "../config/schema.js";
+import type { CheckpointVolumeStatus } from "../ha/volume.js";
 
 export interface Readiness {
   ready: boolean;
@@ -61,4 +62,13 @@ export class ReadinessPolicy {
     }
     return { ready: false, reason: `waiting for a first run of ${waiting.join(", ")}` };
   }
+}
+
+/**
+ * An exporter whose checkpoint directory does not take writes ships nothing and answers webhook
+ * events 503: not ready, saying why (a standby's own reason, which names the directory, goes first).
+ */
+export function readinessWith(readiness: Readiness, volume: CheckpointVolumeStatus | undefined): Readiness {
+  if (!readiness.ready || !volume || volume.writable) return readiness;
+  return { ready: false, reason: volume.message };
 }

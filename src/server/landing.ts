@@ -74,6 +74,7 @@ export function renderLanding(r: StatusReport): string {
     row("API access", r.api, ` <small>(${esc(r.api.url)})</small>`),
     row("Site discovery", r.discovery),
     row("Log shipping", r.logs, r.logs.endpoint ? ` <small>(${esc(r.logs.endpoint)})</small>` : ""),
+    row("Checkpoint directory", r.checkpointDir),
     row("Checkpoint lock", r.lock, ` <small>(shard ${esc(r.shard)})</small>`),
     row("Request budget", r.budget),
     row(

@@ -110,6 +110,12 @@ describe.skipIf(TMPFS_UNAVAILABLE)("a checkpoint volume that fills up", () => {
     expect(
       await metric(d, "sitehost_exporter_checkpoint_write_errors_total", 'reason="no_space"'),
     ).toBeGreaterThan(0);
+    // Not ready while it ships nothing, saying which file could not be written and why.
+    const ready = await fetch(`${d.url}/-/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toMatch(
+      /^Not ready: cannot write the .* under logs\.checkpointDir \(no space left on the device, ENOSPC\)/,
+    );
     // Events are answered 503 (the platform retries) once the queue's file needs space it has not.
     const statuses: number[] = [];
     for (let i = 0; i < 30 && !statuses.includes(503); i++) statuses.push(await webhook(d));

@@ -222,7 +222,7 @@ describe("basic auth", () => {
 
   it("protects the health endpoints and the landing page too (as exporter-toolkit does)", async () => {
     const url = await start(webFile(`basic_auth_users:\n  alice: '${hash}'\n`));
-    for (const path of ["/-/healthy", "/-/ready", "/"]) {
+    for (const path of ["/-/healthy", "/-/ready", "/-/status", "/"]) {
       expect((await send(`${url}${path}`)).status).toBe(401);
       expect((await send(`${url}${path}`, { headers: basic("alice", PASSWORD) })).status).toBe(200);
     }
