@@ -140,4 +140,51 @@ describe("the status page", () => {
     const { html } = await page(d);
     expect(html).toContain(`<strong>Log shipping to ${endpoint}</strong>`);
   });
+
+  it("no secret in any output: the page, /-/status, /-/ready, /metrics, the webhook answers and the logs", async () => {
+    const secrets = {
+      SITEHOST_CLIENT_SECRET: sim.clientSecret,
+      SITEHOST_WEBHOOK_TOKEN: "webhook-token-5d1e0c77aa39f2",
+      OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer otlp-bearer-8c2f41e6",
+    };
+    const port = await closedPort();
+    const e = await startDaemonProcess({
+      sim,
+      config: {
+        logs: { ship: true, streams: ["php"], exportFailureWarnAfter: "1s" },
+        webhooks: { enabled: true },
+      },
+      env: { ...secrets, OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs` },
+    });
+    daemons.push(e);
+    await waitReady(e.url);
+    await waitFor("a lasting export failure", async () => (await status(e)).logs.health === "critical", {
+      timeoutMs: 40_000,
+    });
+    const hook = (token: string) =>
+      fetch(`${e.url}/webhook?token=${token}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ event: "site_disabled", site: { id: 1, state: "disabled" } }),
+      }).then(async (r) => `${r.status} ${await r.text()}`);
+    const outputs = [
+      ...(await Promise.all(
+        ["/", "/-/status", "/-/ready", "/-/healthy", "/metrics"].map(async (path) => {
+          const res = await fetch(`${e.url}${path}`);
+          return `${path}: ${JSON.stringify([...res.headers])} ${await res.text()}`;
+        }),
+      )),
+      await hook(secrets.SITEHOST_WEBHOOK_TOKEN),
+      await hook("a-wrong-token-of-some-length"),
+    ];
+    // The page did show the failing export (the test looked where secrets could leak).
+    expect(outputs[0]).toContain("<strong>Log shipping to");
+    expect(outputs.slice(5).map((o) => o.slice(0, 3))).toEqual(["200", "401"]);
+    expect(await e.stop()).toBe(0);
+    daemons.pop();
+    outputs.push(e.logs());
+    for (const secret of [...Object.values(secrets), "otlp-bearer-8c2f41e6"]) {
+      for (const out of outputs) expect(out).not.toContain(secret);
+    }
+  });
 });
