@@ -74,15 +74,16 @@ export function collectorParts(i: StatusInputs): StatusReport["collectors"] {
 export function logsPart(i: StatusInputs): StatusReport["logs"] {
   const exp = i.export;
   const endpoint = exp?.endpoint;
-  if (!i.logs.enabled && !i.webhooks)
-    return { health: "off", summary: "logs are not tailed (logs.enabled: false)", streams: [] };
-  if (!i.logs.shipping && !i.webhooks)
+  // Webhook events ship with the logs or not at all (the counting sink "delivers" every batch).
+  if (!i.logs.enabled)
+    return { health: "off", summary: "logs are not tailed nor shipped (logs.enabled: false)", streams: [] };
+  if (!i.logs.shipping)
     return {
       health: "off",
       summary: "logs are read and counted, not shipped (logs.ship: false)",
       streams: [],
     };
-  const kinds = [...(i.logs.enabled ? i.logs.streams : []), ...(i.webhooks ? ["webhook"] : [])];
+  const kinds = [...i.logs.streams, ...(i.webhooks ? ["webhook"] : [])];
   const streams = kinds.map((stream) => {
     const s = exp?.streams[stream];
     const failing =

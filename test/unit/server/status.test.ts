@@ -135,6 +135,26 @@ describe("the status report", () => {
     });
   });
 
+  it("logs read but not shipped (logs.ship: false): no claim about an OTLP endpoint", () => {
+    const s = statusOf({
+      logs: { enabled: true, shipping: false, streams: ["php"] },
+      export: {
+        endpoint: "http://localhost:4318/v1/logs",
+        state: "ok",
+        lastSuccessMs: AT.getTime(),
+        lasting: false,
+        streams: { php: { lastSuccessMs: AT.getTime() } },
+      },
+      webhooks: { path: "/webhook", accepting: true, queued: undefined },
+    });
+    expect(s.logs).toEqual({
+      health: "off",
+      summary: "logs are read and counted, not shipped (logs.ship: false)",
+      streams: [],
+    });
+    expect(renderLanding(s)).not.toContain("localhost:4318");
+  });
+
   it("with logs and traffic off there is no lock nor checkpoint directory to worry about", () => {
     const plan = {
       sources: [{ source: "domains" as const, requestsPerSecond: 0.1 }],
