@@ -16,7 +16,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { Pool } from "undici";
-import { ROUTES, routePath } from "../src/api/routes.js";
+import { ROUTES, routePath } from "../src/routes.js";
 import { startSimulator } from "../src/simulator/index.js";
 
 interface Ready {

@@ -17,7 +17,7 @@ import type { ApiClientOptions } from "./options.js";
 import { allPages } from "./pages.js";
 import { displayUrl, SecretRedactor } from "./redact.js";
 import type { ExchangeResult } from "./retry.js";
-import { ROUTES, routePath, type RouteName } from "./routes.js";
+import { ROUTES, routePath, type RouteName } from "../routes.js";
 import { ClientSecret } from "./secret.js";
 import { apiSelfMetrics, type ApiSelfMetrics } from "./selfMetrics.js";
 import { TokenManager, type TokenAnswer } from "./token.js";

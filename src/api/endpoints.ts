@@ -5,7 +5,7 @@
  * route templates and the per-route metrics all come from here.
  */
 import { grouped, list, logPage, object, pagedList, zoneWithRecords, type Decoder } from "./decode.js";
-import type { RouteName } from "./routes.js";
+import type { RouteName } from "../routes.js";
 import {
   AccountSchema,
   ActivityEntrySchema,

@@ -5,7 +5,7 @@ import { byteSize } from "../config/size.js";
 import type { Config } from "../config/schema.js";
 import type { Clock } from "../util/time.js";
 import { ApiAuthError } from "./errors.js";
-import { ROUTES } from "./routes.js";
+import { ROUTES } from "../routes.js";
 
 export interface ApiClientOptions {
   apiUrl: string;

@@ -14,7 +14,7 @@
  */
 import { backoffMs, type Clock, systemClock } from "../util/time.js";
 import { ApiAuthError, SitehostApiError } from "./errors.js";
-import { ROUTES } from "./routes.js";
+import { ROUTES } from "../routes.js";
 import { TokenResponseSchema } from "./schemas.js";
 
 const TOKEN = ROUTES.token.template;

@@ -10,7 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, request } from "undici";
 import { VERSION } from "../version.js";
-import type { HttpMethod } from "./routes.js";
+import type { HttpMethod } from "../routes.js";
 
 export interface TransportOptions {
   /** Total deadline of one exchange, ms (> 0). */

@@ -10,16 +10,7 @@ import type { Site } from "./schemas.js";
 
 export type { Grouped, ListResult, LogPage, PageResult, ZoneRecords } from "./decode.js";
 export type { LogPageRef, PageRef, SiteRef, TrafficQuery } from "./endpoints.js";
-
-/** A record that did not fit its schema and was skipped. */
-export interface RejectedRecord {
-  /** Route template, e.g. `/sites/{id}/domains`. */
-  endpoint: string;
-  /** Dotted path of the first offending field, e.g. `data[3].healthy`. */
-  field: string;
-  /** What the schema expected and what came (value abbreviated, never secrets). */
-  problem: string;
-}
+export type { RejectedRecord } from "./validate.js";
 
 export interface RequestOptions {
   signal?: AbortSignal;

@@ -10,7 +10,16 @@ import { abbreviate } from "./errors.js";
 import { compileFlatObject } from "./fastParse.js";
 import { expectedFields, fieldLabel, parseRecord } from "./lenient.js";
 import type { Redact } from "./redact.js";
-import type { RejectedRecord } from "./types.js";
+
+/** A record that did not fit its schema and was skipped. */
+export interface RejectedRecord {
+  /** Route template, e.g. `/sites/{id}/domains`. */
+  endpoint: string;
+  /** Dotted path of the first offending field, e.g. `data[3].healthy`. */
+  field: string;
+  /** What the schema expected and what came (value abbreviated, never secrets). */
+  problem: string;
+}
 
 const keep: Redact = (text) => text;
 /** Records validated between two turns of the event loop. */

@@ -11,7 +11,7 @@ import { apiBaseHint, exchangeError } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import type { Redact } from "./redact.js";
 import { exchange, RETRY_REASONS, type Exchange, type ExchangeResult, type RetryPolicy } from "./retry.js";
-import { ROUTES, type RouteName } from "./routes.js";
+import { ROUTES, type RouteName } from "../routes.js";
 import type { ApiSelfMetrics } from "./selfMetrics.js";
 import { Transport, type TransportResult } from "./transport.js";
 

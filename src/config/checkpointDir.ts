@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, rmdir, stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { writeProbe } from "../ha/volume.js";
+import { writeProbe } from "../util/writeProbe.js";
 
 const REASONS: Record<string, string> = {
   EACCES: "permission denied",

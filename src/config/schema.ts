@@ -11,7 +11,7 @@ import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
 import { SITE_KINDS } from "./siteKinds.js";
-import { SlosSchema } from "../slo/config.js";
+import { SlosSchema } from "./slos.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port

@@ -10,7 +10,7 @@ import type { BudgetSource } from "../api/budget.js";
 import { SITES_PER_PAGE } from "../api/endpoints.js";
 import { ApiHttpError, ApiSchemaError, errorReason } from "../api/errors.js";
 import type { Account, Site } from "../api/schemas.js";
-import { ROUTES } from "../api/routes.js";
+import { ROUTES } from "../routes.js";
 import type { RejectedRecord, SitehostApi } from "../api/types.js";
 import type { CollectorName, Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";

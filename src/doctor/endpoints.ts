@@ -7,7 +7,7 @@ import type { ApiClient } from "../api/client.js";
 import { ENDPOINTS, type EndpointName, type InputOf } from "../api/endpoints.js";
 import { apiBaseHint } from "../api/failure.js";
 import type { ProbeAnswer } from "../api/probe.js";
-import { ROUTES } from "../api/routes.js";
+import { ROUTES } from "../routes.js";
 import type { DnsRecord, Site, Zone } from "../api/schemas.js";
 import { TRAFFIC_QUERY } from "../collectors/traffic.js";
 import type { Config } from "../config/schema.js";
@@ -171,32 +171,24 @@ async function checkOne(api: ApiClient, config: Config, name: EndpointName, user
     latencyMs: Math.round(answer.latencyMs),
     usedBy: users,
   };
-  if (answer.status < 200 || answer.status >= 300) {
-    return {
-      answer,
-      finding: {
-        id,
-        section: "endpoints" as const,
-        title,
-        ...statusFinding(name, users, answer, config.api.url),
-        details,
-      },
-    };
-  }
+  const verdict = await answerVerdict(name, users, answer, template, config.api.url, details);
+  return { answer, finding: { id, section: "endpoints" as const, title, ...verdict, details } };
+}
+
+/** An answer's verdict: its status when not a success, else how its body fits the schema. */
+async function answerVerdict(
+  name: EndpointName,
+  users: string[],
+  answer: ProbeAnswer,
+  template: string,
+  apiUrl: string,
+  details: Record<string, unknown>,
+): Promise<Pick<Finding, "verdict" | "summary" | "fix">> {
+  if (answer.status < 200 || answer.status >= 300) return statusFinding(name, users, answer, apiUrl);
   const schema = await schemaFindings(ENDPOINTS[name].decode, answer.json, template);
   details.schema = schema;
   const judged = schemaVerdict(schema);
-  return {
-    answer,
-    finding: {
-      id,
-      section: "endpoints" as const,
-      title,
-      ...judged,
-      summary: `${answer.status} in ${Math.round(answer.latencyMs)} ms; ${judged.summary}`,
-      details,
-    },
-  };
+  return { ...judged, summary: `${answer.status} in ${Math.round(answer.latencyMs)} ms; ${judged.summary}` };
 }
 
 /** The decoded items of a list answer (for the next targets). */

@@ -8,14 +8,11 @@
  * answered 503. While paused, a probe write every few seconds finds out when the volume takes writes
  * again (space freed, remounted read-write), and shipping resumes by itself.
  */
-import { randomBytes } from "node:crypto";
-import { open, unlink } from "node:fs/promises";
-import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
-import { TMP_MARK } from "../util/atomicFile.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
+import { writeProbe } from "../util/writeProbe.js";
 
 export type WriteFailureReason = "no_space" | "read_only" | "permission" | "other";
 
@@ -106,28 +103,6 @@ export interface CheckpointVolumeOptions {
   registry?: Registry;
   /** How often a paused volume is probed (default 5 s). */
   probeIntervalMs?: number;
-}
-
-/** Bytes the probe writes: enough to fail on a volume that cannot take a journal append. */
-const PROBE_BYTES = 64 * 1024;
-
-/**
- * Prove that `dir` takes writes now: a new file of PROBE_BYTES written, synced and removed (its name
- * carries the temporary mark, so one a killed process left is removed at the next start).
- */
-export async function writeProbe(dir: string): Promise<void> {
-  const file = join(
-    dir,
-    `.sitehost-exporter-probe${TMP_MARK}${process.pid}-${randomBytes(4).toString("hex")}`,
-  );
-  const handle = await open(file, "wx");
-  try {
-    await handle.writeFile(Buffer.alloc(PROBE_BYTES));
-    await handle.sync();
-  } finally {
-    await handle.close();
-    await unlink(file).catch(() => undefined);
-  }
 }
 
 /** Every failure reason, for the counter's series at 0 from the start. */

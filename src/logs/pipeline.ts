@@ -36,7 +36,8 @@ import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
 
 export interface LogPipelineDeps {
-  config: Config;
+  /** Its slice: the logs section, the SLOs counted from the logs, the histogram's cache switch, the shard. */
+  config: Pick<Config, "logs" | "slos" | "metrics" | "sites">;
   api: SitehostApi;
   registry: Registry;
   logger: Logger;

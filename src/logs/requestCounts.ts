@@ -14,10 +14,9 @@
  * `RequestTimeUnit`).
  */
 import type { ServerLogEntry } from "../api/schemas.js";
+import { DURATION_BUCKETS } from "../config/slos.js";
 import { counterKey } from "./mapper.js";
 
-/** Upper bounds of the duration buckets, seconds: web pages, from a cached hit (5 ms) to a timeout (30 s). */
-export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 
 /** Counter keys per record of a web-server entry: status, duration (bucket or untimed), duration sum, bytes. */

@@ -4,9 +4,9 @@
  * contract (dashboards and alert rules query them); renaming one breaks users. Drives HELP/TYPE in
  * the exposition, `metrics.exclude`, the `MetricName` type and docs/metrics.md.
  */
-import { ROUTES, type RouteName } from "../api/routes.js";
+import { ROUTES, type RouteName } from "../routes.js";
 import type { CollectorName } from "../config/schema.js";
-import type { MetricFamily } from "./sample.js";
+import type { MetricFamily } from "./family.js";
 
 /**
  * A family; `routes` are the endpoints it comes from, from the shared route table, or `{ from }` for a

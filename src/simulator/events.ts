@@ -8,6 +8,15 @@ import type { Restore } from "./restores.js";
 
 type SiteState = { id: number; state: string };
 
+/** What a restore's events say of it in common; each adds when it ended. */
+type RestoreFields = {
+  restored_by: string;
+  database_id: string;
+  filesystem_id: string;
+  requested_at: string;
+  requested_at_timestamp: number;
+};
+
 export type WebhookPayload =
   | { event: "site_created"; site: SiteState; cms_admin: { username: string; email: string } }
   | { event: "site_deleted"; site: { id: number; staging: boolean; sandbox: boolean; url: string } }
@@ -20,29 +29,12 @@ export type WebhookPayload =
   | {
       event: "site_restored";
       site: { id: number };
-      restore: {
-        restored_by: string;
-        database_id: string;
-        filesystem_id: string;
-        requested_at: string;
-        requested_at_timestamp: number;
-        completed_at: string;
-        completed_at_timestamp: number;
-      };
+      restore: RestoreFields & { completed_at: string; completed_at_timestamp: number };
     }
   | {
       event: "site_restore_failed";
       site: { id: number };
-      restore: {
-        restored_by: string;
-        database_id: string;
-        filesystem_id: string;
-        requested_at: string;
-        requested_at_timestamp: number;
-        failed_at: string;
-        failed_at_timestamp: number;
-        error: string;
-      };
+      restore: RestoreFields & { failed_at: string; failed_at_timestamp: number; error: string };
     }
   | {
       event: "sync_success";

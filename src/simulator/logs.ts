@@ -17,8 +17,7 @@ import { unit } from "./random.js";
 export type { LogSource } from "./logEntries.js";
 
 export type SimStream = "php" | "server";
-export type LogOrder = "newest-first" | "oldest-first";
-export type ScrollMode = "snapshot" | "cursor";
+export type { LogOrder, ScrollMode } from "./options.js";
 
 export const LOG_PAGE_SIZE = 200;
 export const RETENTION_SECONDS = 7 * 86_400;

@@ -3,7 +3,9 @@
  * platform's documentation leaves open, and start-up settings. Validation of the run-time objects
  * sent to the control API lives here too, next to the types it checks.
  */
-import type { LogOrder, ScrollMode } from "./logs.js";
+/** The order a log endpoint pages in, and whether a scroll is a snapshot or follows new entries. */
+export type LogOrder = "newest-first" | "oldest-first";
+export type ScrollMode = "snapshot" | "cursor";
 
 export interface SimulatorFaults {
   /** Added latency per request, ms. */

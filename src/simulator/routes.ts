@@ -3,7 +3,7 @@
  * exporter calls): state changes the exporter never makes and the activity action catalogs. Written
  * and matched the same way as the shared table.
  */
-import { routeMatcher, type RouteSpec } from "../api/routes.js";
+import { routeMatcher, type RouteSpec } from "../routes.js";
 
 export const LOCAL_ROUTES = {
   disableSite: { method: "PUT", template: "/sites/{id}/disable", base: "api" },

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { matchRoute, type RouteName } from "../api/routes.js";
+import { matchRoute, type RouteName } from "../routes.js";
 import { fail, INTERNAL, NOT_FOUND, type Reply } from "./envelope.js";
 import { API_HANDLERS, LOCAL_HANDLERS, type Handler } from "./handlers/index.js";
 import type { Platform } from "./platform.js";

@@ -9,7 +9,7 @@ import { globToRegExp } from "../config/glob.js";
 import { siteKind } from "../discovery/kind.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
-import type { Availability, Latency, SlosConfig } from "./config.js";
+import type { Availability, Latency, SlosConfig } from "../config/slos.js";
 import { parseDuration } from "../config/duration.js";
 
 export interface SiteObjectives {

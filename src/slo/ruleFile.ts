@@ -1,6 +1,6 @@
 /** The SLO rules as a Prometheus rules file (what `sitehost-exporter slo-rules` prints). */
 import { stringify } from "yaml";
-import type { SlosConfig } from "./config.js";
+import type { SlosConfig } from "../config/slos.js";
 import { sloRuleGroups } from "./rules.js";
 
 export function sloRuleFile(slos: SlosConfig): string {

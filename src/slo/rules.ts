@@ -10,7 +10,7 @@
  *   sitehost_site_slo:requests:increaseW  requests the SLI counts
  *   sitehost_site_slo:errors:increaseW    of those, the bad ones (5xx; slower than the threshold)
  */
-import type { SlosConfig } from "./config.js";
+import type { SlosConfig } from "../config/slos.js";
 
 export interface RecordingRule {
   record: string;

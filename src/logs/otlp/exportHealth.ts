@@ -170,7 +170,7 @@ export function formatDuration(ms: number): string {
 
 /** The export health of the endpoint the OTEL_* variables choose, with the config's threshold. */
 export function exportHealthFor(
-  config: Config,
+  config: Pick<Config, "logs">,
   env: NodeJS.ProcessEnv,
   logger: Logger,
   clock: Pick<Clock, "now"> = systemClock,

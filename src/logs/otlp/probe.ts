@@ -3,12 +3,11 @@
  * empty ExportLogsServiceRequest (zero bytes in protobuf, `{}` in JSON) is valid OTLP and writes
  * nothing. For gRPC, only the connection is tried (an empty call needs the gRPC stack).
  */
-import { readFile } from "node:fs/promises";
 import { connect } from "node:net";
 import { Agent, request } from "undici";
 import { VERSION } from "../../version.js";
 import { classifyHttpStatus, type ExportOutcome } from "./outcome.js";
-import type { OtlpSettings } from "./settings.js";
+import { tlsOptions, type OtlpSettings } from "./settings.js";
 
 export interface OtlpProbe {
   /** accepted: a 2xx to the empty export; connected: gRPC, a TCP connection only. */
@@ -48,15 +47,7 @@ export async function probeOtlpEndpoint(settings: OtlpSettings): Promise<OtlpPro
       : { result: "connected", latencyMs: elapsed() };
   }
   const json = settings.protocol === "http/json";
-  const { certificate, clientKey, clientCertificate } = settings;
-  const tls =
-    certificate || clientKey || clientCertificate
-      ? {
-          ca: certificate ? await readFile(certificate) : undefined,
-          key: clientKey ? await readFile(clientKey) : undefined,
-          cert: clientCertificate ? await readFile(clientCertificate) : undefined,
-        }
-      : undefined;
+  const tls = await tlsOptions(settings);
   const agent = new Agent(tls ? { connect: tls } : {});
   try {
     const res = await request(settings.url, {

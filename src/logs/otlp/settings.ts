@@ -4,6 +4,7 @@
  * CLIENT_KEY, CLIENT_CERTIFICATE}; the LOGS_ form wins over the general one. Their values were checked
  * when the configuration was loaded (config/otelEnv.ts); INSECURE is read by the gRPC exporter itself.
  */
+import { readFile } from "node:fs/promises";
 import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
 
 export interface OtlpSettings {
@@ -17,6 +18,19 @@ export interface OtlpSettings {
   certificate?: string;
   clientKey?: string;
   clientCertificate?: string;
+}
+
+/** The TLS files of the settings, read, for undici's `connect`; undefined when none is set. */
+export async function tlsOptions(
+  settings: Pick<OtlpSettings, "certificate" | "clientKey" | "clientCertificate">,
+): Promise<{ ca?: Buffer; key?: Buffer; cert?: Buffer } | undefined> {
+  const { certificate, clientKey, clientCertificate } = settings;
+  if (!certificate && !clientKey && !clientCertificate) return undefined;
+  return {
+    ca: certificate ? await readFile(certificate) : undefined,
+    key: clientKey ? await readFile(clientKey) : undefined,
+    cert: clientCertificate ? await readFile(clientCertificate) : undefined,
+  };
 }
 
 function pick(env: NodeJS.ProcessEnv, suffix: string): string | undefined {

@@ -3,7 +3,6 @@
  * encoded as they join a batch, sent with one HTTP request, and the answer (partial success included)
  * is read. `http/json` and `grpc` go through the OpenTelemetry JS exporters.
  */
-import { readFile } from "node:fs/promises";
 import { gzip } from "node:zlib";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
@@ -22,7 +21,7 @@ import {
 } from "./encode.js";
 import { classifyHttpStatus, parsePartialSuccess, type ExportOutcome } from "./outcome.js";
 import type { ProtoWriter } from "./protoWriter.js";
-import type { OtlpSettings } from "./settings.js";
+import { tlsOptions, type OtlpSettings } from "./settings.js";
 
 const gzipAsync = promisify(gzip);
 
@@ -83,15 +82,7 @@ export class ProtobufHttpSink implements LogSink {
 
   private async dispatcher(): Promise<Agent> {
     if (this.connection.agent) return this.connection.agent;
-    const { certificate, clientKey, clientCertificate } = this.settings;
-    const tls =
-      certificate || clientKey || clientCertificate
-        ? {
-            ca: certificate ? await readFile(certificate) : undefined,
-            key: clientKey ? await readFile(clientKey) : undefined,
-            cert: clientCertificate ? await readFile(clientCertificate) : undefined,
-          }
-        : undefined;
+    const tls = await tlsOptions(this.settings);
     this.connection.agent ??= new Agent({
       keepAliveTimeout: 30_000,
       connections: 32,

@@ -4,7 +4,9 @@
  * whether to keep the scroll for the next read, and why). The read loop (run.ts) only gathers the
  * facts and does what the step says; the rules live here and in decide.test.ts's table.
  */
-import type { EndReason, Hold, Order, ScrollStart } from "./types.js";
+import type { EndReason, Hold, Order, ReadLimits, ScrollStart } from "./types.js";
+
+export type { ReadLimits } from "./types.js";
 
 /** Pages in a row without one usable entry after which a read stops: they give no place to stop at. */
 export const MAX_UNUSABLE_PAGES = 20;
@@ -49,16 +51,6 @@ export interface ReadFacts {
   buffered: boolean;
   collectorDown: boolean;
   last: LastPage;
-}
-
-export interface ReadLimits {
-  /** Pages an oldest-first read fetches before it stops and resumes next time (the page cap). */
-  capPages: number;
-  /** Pages one read fetches at most, whatever its order (a scroll that never ends). */
-  maxPages: number;
-  /** Bytes of new records one read holds back at most (a newest-first scroll that never ends). */
-  maxHeldBytes: number;
-  unusablePages: number;
 }
 
 export type Step =

@@ -15,7 +15,7 @@ import { preparePage, type PreparedPage } from "../prepared.js";
 import type { StreamShipper } from "../shipper.js";
 import { ReadBuffer } from "../spool.js";
 import { readBounds, type WindowFacts } from "./bounds.js";
-import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts, type ReadLimits } from "./decide.js";
+import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts } from "./decide.js";
 import { PageReader } from "./pageReader.js";
 import { PagesSeen } from "./repeats.js";
 import type {
@@ -23,6 +23,7 @@ import type {
   PagingProblem,
   PageCursor,
   PageSource,
+  ReadLimits,
   ReadResult,
   SiteIdentity,
   SourcePage,

@@ -10,7 +10,16 @@ import type { StreamEntry } from "../pending.js";
 import type { RecordEncoder } from "../prepared.js";
 import type { ReadPace } from "../pace.js";
 import type { BufferBudget } from "../spool.js";
-import type { ReadLimits } from "./decide.js";
+
+export interface ReadLimits {
+  /** Pages an oldest-first read fetches before it stops and resumes next time (the page cap). */
+  capPages: number;
+  /** Pages one read fetches at most, whatever its order (a scroll that never ends). */
+  maxPages: number;
+  /** Bytes of new records one read holds back at most (a newest-first scroll that never ends). */
+  maxHeldBytes: number;
+  unusablePages: number;
+}
 
 /** A site as the log pipeline names it; a rename is a new identity handed to each part (never mutated). */
 export interface SiteIdentity {

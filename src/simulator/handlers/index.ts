@@ -1,5 +1,5 @@
 /** Which handler answers which route: every API route of the shared table, and the local ones. */
-import type { RouteName } from "../../api/routes.js";
+import type { RouteName } from "../../routes.js";
 import type { LocalRouteName } from "../routes.js";
 import * as activity from "./activity.js";
 import type { Handler } from "./context.js";

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SlosSchema } from "../../../src/slo/config.js";
+import { SlosSchema } from "../../../src/config/slos.js";
 import { sloRuleGroups } from "../../../src/slo/rules.js";
 import { parse, parseAllDocuments } from "yaml";
 import { outputs } from "../../../config/alerts/src/generate.js";

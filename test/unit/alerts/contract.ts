@@ -5,7 +5,7 @@
  * fails this test instead of silently breaking a dashboard.
  */
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { SlosSchema } from "../../../src/slo/config.js";
+import { SlosSchema } from "../../../src/config/slos.js";
 import { sloRuleGroups } from "../../../src/slo/rules.js";
 
 /** The series of a histogram family: its buckets, sum and count. */

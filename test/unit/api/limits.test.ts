@@ -142,6 +142,10 @@ describe("a response of 100,000 invalid records", () => {
       res.end(body);
     });
     tc = makeClient(server, { maxResponseBytes: 64 * 1024 * 1024 });
+    // The one block allowed: parsing the body, timed here on this machine as it is loaded now.
+    const parseStarted = performance.now();
+    JSON.parse(body);
+    const parseMs = performance.now() - parseStarted;
     const delay = monitorEventLoopDelay({ resolution: 5 });
     delay.enable();
     const result = await tc.client.domains({ id: 1 });
@@ -160,7 +164,8 @@ describe("a response of 100,000 invalid records", () => {
       rejected: 100_000,
       field: "data[0].domainName",
     });
-    // JSON.parse of the body is one block; validation is sliced. No single block near the 10 s seen before.
-    expect(delay.max / 1e6).toBeLessThan(1_000);
+    // JSON.parse of the body is one block; validation is sliced, so no block is much longer than the
+    // parse (unsliced, validating 100,000 records held the loop for about 10 s).
+    expect(delay.max / 1e6).toBeLessThan(Math.max(1_000, 4 * parseMs));
   });
 });

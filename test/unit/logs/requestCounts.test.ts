@@ -6,10 +6,10 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
+import { DURATION_BUCKETS } from "../../../src/config/slos.js";
 import { LogCounts } from "../../../src/logs/counts.js";
 import {
   bucketIndex,
-  DURATION_BUCKETS,
   RequestTimeUnit,
   SERVER_COUNT_SLOTS,
   serverCounts,

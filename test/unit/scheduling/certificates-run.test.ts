@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
-import { ROUTES } from "../../../src/api/routes.js";
+import { ROUTES } from "../../../src/routes.js";
 import type { Account, DnsRecord, Site, SslDetails, Zone } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { collectionFor } from "../../helpers/collection.js";

@@ -1,7 +1,7 @@
 /** The git collector run by the runner: enrolled and not-enrolled sites, the daily re-check, failures. */
 import { describe, expect, it } from "vitest";
 import { ApiHttpError } from "../../../src/api/errors.js";
-import { ROUTES } from "../../../src/api/routes.js";
+import { ROUTES } from "../../../src/routes.js";
 import type { Account, GitDeploy, Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { collectionFor } from "../../helpers/collection.js";

@@ -1,7 +1,7 @@
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
-import { ROUTES } from "../../../src/api/routes.js";
+import { ROUTES } from "../../../src/routes.js";
 import type { Account, Domain, Site } from "../../../src/api/schemas.js";
 import type { SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js";

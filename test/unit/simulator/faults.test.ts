@@ -4,7 +4,7 @@
  * route table, and the control endpoints over HTTP.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ROUTES, routePath, type RouteName } from "../../../src/api/routes.js";
+import { ROUTES, routePath, type RouteName } from "../../../src/routes.js";
 import { dataOf, startTestSim, T0, type Reply, type TestSim } from "./helpers.js";
 import { SHAPES, shapeProblems, type Shape } from "./shapes.js";
 

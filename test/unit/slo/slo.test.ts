@@ -10,7 +10,7 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { SlosSchema } from "../../../src/slo/config.js";
+import { SlosSchema } from "../../../src/config/slos.js";
 import { objectiveSamples, objectivesFor } from "../../../src/slo/objectives.js";
 import { sloRuleFile } from "../../../src/slo/ruleFile.js";
 import { makeSite } from "../collectors/fixtures.js";

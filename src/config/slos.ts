@@ -4,9 +4,15 @@
  * tag or kind, and the burn-rate alerts the rules are generated with.
  */
 import { z } from "zod";
-import { parseDuration } from "../config/duration.js";
-import { SITE_KINDS } from "../config/siteKinds.js";
-import { DURATION_BUCKETS } from "../logs/requestCounts.js";
+import { parseDuration } from "./duration.js";
+import { SITE_KINDS } from "./siteKinds.js";
+
+/**
+ * Upper bounds of the latency histogram's buckets (sitehost_site_http_request_duration_seconds),
+ * seconds: web pages, from a cached hit (5 ms) to a timeout (30 s). A latency objective's threshold
+ * must be one of them, so it is counted exactly.
+ */
+export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
 /** One Prometheus duration of a single unit (`5m`, `1h`, `3d`): it names recording rules. */
 const window = z.string().regex(/^[1-9]\d*[smhdw]$/, "must be a duration of one unit, such as 5m, 1h or 3d");
