@@ -4,12 +4,12 @@
  * is down it says so first, with the reason, since when and the runbook entry; /-/ready names the
  * discovery error.
  */
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { StatusReport } from "../../src/server/status.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
+import { freePort } from "../helpers/prometheus.js";
 import { waitFor } from "../helpers/wait.js";
 
 let sim: RunningSimulator;
@@ -26,14 +26,6 @@ afterAll(async () => {
   await receiver?.close();
   await sim?.close();
 });
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function daemon(config: Record<string, unknown>, env: Record<string, string>): Promise<DaemonProcess> {
   const d = await startDaemonProcess({
@@ -119,7 +111,7 @@ describe("the status page", () => {
   });
 
   it("the OTLP collector down for longer than logs.exportFailureWarnAfter: log shipping first, naming the endpoint and the error", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}/v1/logs`;
     const d = await daemon({ exportFailureWarnAfter: "1s" }, { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: endpoint });
     await waitFor("a lasting export failure", async () => (await status(d)).logs.health === "critical", {
@@ -147,7 +139,7 @@ describe("the status page", () => {
       SITEHOST_WEBHOOK_TOKEN: "webhook-token-5d1e0c77aa39f2",
       OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer otlp-bearer-8c2f41e6",
     };
-    const port = await closedPort();
+    const port = await freePort();
     const e = await startDaemonProcess({
       sim,
       config: {

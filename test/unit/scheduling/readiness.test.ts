@@ -57,21 +57,20 @@ describe("/-/ready says why it is not ready", () => {
   it("standing by: names the host, pid and exporter that hold the checkpoint lock", async () => {
     const dir = await tempDir();
     const logger = pino({ level: "silent" });
-    const holder = new CheckpointLock({
-      dir,
-      timeoutMs: 60_000,
-      logger,
-      identity: { host: "node-a", bootId: "boot-a" },
-    });
-    cleanups.push(() => holder.release());
+    /** A lock on `dir` as the exporter on `host` holds it (another boot: its pid says nothing here). */
+    const lockOn = (host: string) => {
+      const l = new CheckpointLock({
+        dir,
+        timeoutMs: 60_000,
+        logger,
+        identity: { host, bootId: `boot-${host}` },
+      });
+      cleanups.push(() => l.release());
+      return l;
+    };
+    const holder = lockOn("node-a");
     expect(await holder.tryAcquire()).toBe("free");
-    const lock = new CheckpointLock({
-      dir,
-      timeoutMs: 60_000,
-      logger,
-      identity: { host: "node-b", bootId: "boot-b" },
-    });
-    cleanups.push(() => lock.release());
+    const lock = lockOn("node-b");
     const activation = new Activation({
       lock,
       standBy: true,
