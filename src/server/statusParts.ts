@@ -1,7 +1,7 @@
 /** Each part of the status report, from what that part says of itself. */
 import { displayUrl } from "../api/redact.js";
 import { perSiteHour } from "../scheduling/plan.js";
-import type { Part, StatusInputs, StatusReport } from "./status.js";
+import type { Part, StatusInputs, StatusReport } from "./statusTypes.js";
 
 const iso = (ms: number | Date | undefined) =>
   ms === undefined ? undefined : (ms instanceof Date ? ms : new Date(ms)).toISOString();
@@ -127,7 +127,9 @@ export function lockPart(i: StatusInputs): Part {
       health: "warning",
       summary: `not held (${i.lock.reason}): the traffic counters are not kept across restarts of this exporter`,
     };
-  return { health: "warning", summary: i.lock.reason };
+  // Standing by for another replica is how a high-availability pair works, not a problem; an
+  // unwritable directory shows as one in its own part.
+  return { health: "pending", summary: i.lock.reason };
 }
 
 export function volumePart(i: StatusInputs): Part {
@@ -183,7 +185,7 @@ export function webhooksPart(i: StatusInputs): StatusReport["webhooks"] {
     : {
         path: w.path,
         ...queued,
-        health: "warning",
+        health: "pending",
         summary: `not accepting events yet on POST ${w.path} (starting or standing by): the platform retries`,
       };
 }

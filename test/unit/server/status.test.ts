@@ -87,7 +87,7 @@ describe("the status report", () => {
     expect(renderLanding(s)).toContain("<strong>Checkpoint directory</strong>");
   });
 
-  it("standing by: the lock's holder is the reason, and nothing of the active parts is claimed", () => {
+  it("standing by: the lock's holder is the reason, not a problem, and nothing of the active parts is claimed", () => {
     const reason = "standby: the checkpoint lock on /data is held by exporter x (host node-a, pid 7)";
     const s = statusOf({
       logs: { enabled: true, shipping: true, streams: ["php"] },
@@ -95,7 +95,9 @@ describe("the status report", () => {
       volume: { writable: true },
       ready: { ready: false, reason },
     });
-    expect(s.problems).toEqual([{ subject: "Checkpoint lock", health: "warning", reason }]);
+    // Standing by for another replica is how a pair works: said, not raised as a problem.
+    expect(s.problems).toEqual([]);
+    expect(s.lock).toEqual({ health: "pending", summary: reason });
     expect(s.discovery).toMatchObject({ health: "off", summary: "standing by" });
     expect(s.collectors).toEqual([]);
     expect(renderLanding(s)).toContain(`not ready: ${reason}`);
