@@ -14,7 +14,8 @@ import { counter, gauge } from "../metrics/selfMetric.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { writeProbe } from "../util/writeProbe.js";
 
-export type WriteFailureReason = "no_space" | "read_only" | "permission" | "other";
+const WRITE_FAILURE_REASONS = ["no_space", "read_only", "permission", "other"] as const;
+export type WriteFailureReason = (typeof WRITE_FAILURE_REASONS)[number];
 
 /** What was being written. */
 export type CheckpointFileKind =
@@ -147,6 +148,10 @@ export class CheckpointVolume implements WriteFailures {
     this.warnings = new ThrottledWarnings(this.log, 60_000, { now: () => Date.now() });
     this.metrics = opts.registry ? volumeMetrics(opts.registry) : undefined;
     this.metrics?.paused.set(0);
+    // Every reason and file at 0 from the start: rate() and increase() see the first failure.
+    for (const reason of WRITE_FAILURE_REASONS) {
+      for (const file of Object.keys(KIND_WORDS)) this.metrics?.errors.inc({ reason, file }, 0);
+    }
   }
 
   /** True while writes fail: no log stream is read, nothing new is sent. */

@@ -199,6 +199,8 @@ export function simulateCommand(): Command {
     8787,
   ).action(async (flags: SimulateFlags) => {
     const sim = await startSimulator(simulatorOptions(flags));
+    // Before the first line: whoever waits for it may signal at once.
+    onSignals(() => sim.close());
     // The simulator's credentials are throwaway demo values: printing them is the point.
     process.stdout.write(
       [
@@ -214,7 +216,6 @@ export function simulateCommand(): Command {
         "",
       ].join("\n"),
     );
-    onSignals(() => sim.close());
   });
 }
 

@@ -155,10 +155,19 @@ describe.skipIf(TMPFS_UNAVAILABLE)("a checkpoint volume that fills up", () => {
     const marks = new Marks(sim, "start-full");
     await volume.fill();
     const d = await start();
-    const ready = await fetch(`${d.url}/-/ready`);
-    expect(ready.status).toBe(503);
-    expect(await ready.text()).toMatch(
-      /cannot take the checkpoint lock: .*under logs\.checkpointDir \(no space left/,
+    // The listener answers before the first attempt at the lock has ended: wait for its verdict.
+    let why = "";
+    await waitFor(
+      "/-/ready to name the full volume",
+      async () => {
+        const ready = await fetch(`${d.url}/-/ready`);
+        why = `${ready.status} ${await ready.text()}`;
+        return /cannot take the checkpoint lock/.test(why);
+      },
+      { timeoutMs: 20_000, last: () => why },
+    );
+    expect(why).toMatch(
+      /^503 .*cannot take the checkpoint lock: .*under logs\.checkpointDir \(no space left/,
     );
     expect(await metric(d, "sitehost_exporter_log_shipping_paused")).toBe(1);
     expect(await metric(d, "sitehost_exporter_checkpoint_lock_held")).toBe(0);

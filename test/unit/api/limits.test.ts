@@ -165,7 +165,8 @@ describe("a response of 100,000 invalid records", () => {
       field: "data[0].domainName",
     });
     // JSON.parse of the body is one block; validation is sliced, so no block is much longer than the
-    // parse (unsliced, validating 100,000 records held the loop for about 10 s).
-    expect(delay.max / 1e6).toBeLessThan(Math.max(1_000, 4 * parseMs));
+    // parse. Unsliced, validating 100,000 records held the loop for about 10 s on a quiet machine; the
+    // bound leaves room for a loaded CI machine's pauses.
+    expect(delay.max / 1e6).toBeLessThan(Math.max(5_000, 4 * parseMs));
   });
 });

@@ -176,7 +176,7 @@ describe("a second signal", () => {
     d.child.kill("SIGTERM");
     await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
     d.child.kill("SIGTERM");
-    expect(await exitWithin(d, 10_000)).toEqual({ code: null, signal: "SIGTERM" });
+    expect(await exitWithin(d, 20_000)).toEqual({ code: null, signal: "SIGTERM" });
   });
 });
 
