@@ -106,16 +106,8 @@ export interface CheckpointVolumeOptions {
   probeIntervalMs?: number;
 }
 
-/** Every failure reason, for the counter's series at 0 from the start. */
-const REASONS: Record<WriteFailureReason, true> = {
-  no_space: true,
-  read_only: true,
-  permission: true,
-  other: true,
-};
-
 function volumeMetrics(registry: Registry) {
-  const metrics = {
+  return {
     errors: counter(registry, {
       name: "sitehost_exporter_checkpoint_write_errors_total",
       help: "Writes under logs.checkpointDir that failed, by reason (no_space, read_only, permission, other) and file (journal, snapshot, spool, lock, webhook_queue, shard_layout, probe).",
@@ -126,12 +118,6 @@ function volumeMetrics(registry: Registry) {
       help: "1 while writes under logs.checkpointDir fail: no log stream is read or shipped and webhook events are answered 503, so nothing is acknowledged that could be lost; shipping resumes by itself once a probe write succeeds.",
     }),
   };
-  // At 0 from the start: a rate over the first failure of a kind sees it.
-  for (const reason of Object.keys(REASONS) as WriteFailureReason[]) {
-    for (const file of Object.keys(KIND_WORDS) as CheckpointFileKind[])
-      metrics.errors.inc({ reason, file }, 0);
-  }
-  return metrics;
 }
 
 export class CheckpointVolume implements WriteFailures {
