@@ -19,7 +19,12 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
   sim = await startSimulator({ sites: 1000 });
   daemon = await startDaemonProcess({
     sim,
-    config: { api: { maxRequestsPerSecond: 20, maxConcurrency: 8 }, logs: { pollInterval: "30s" } },
+    config: {
+      api: { maxRequestsPerSecond: 20, maxConcurrency: 8 },
+      logs: { pollInterval: "30s" },
+      // Every site's traffic once a minute (busy or idle): the demand the assertions below are made of.
+      collectors: { traffic: { schedule: "0 * * * * *", maxInterval: "1m" } },
+    },
   });
   const d = daemon;
   let metrics = "";
@@ -28,7 +33,7 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
     async () => {
       metrics = await (await fetch(`${d.url}/metrics`)).text();
       return (
-        d.logs().includes("API requests/s but the budget") &&
+        d.logs().includes("but the budget (api.maxRequestsPerSecond) is") &&
         /sitehost_exporter_api_planned_requests_per_second\{source="logs"\} [1-9]/.test(metrics)
       );
     },
@@ -47,7 +52,7 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
   const warning = daemon
     .logs()
     .split("\n")
-    .find((l) => l.includes("API requests/s but the budget"));
+    .find((l) => l.includes("but the budget (api.maxRequestsPerSecond) is"));
   expect(warning).toContain("raise api.maxRequestsPerSecond");
   expect(warning).toContain("sites.shard");
   const landing = await (await fetch(`${daemon.url}/`)).text();
