@@ -5,12 +5,15 @@
  *   node dist/bench/fleet.js budget [sites=1000] [budget=100] [minutes=6] [logRatePerSite=0.2]
  *     time to ready, collector runs skipped after ready, when every log stream was first read to its
  *     end, the longest time any stream went without a read, API requests per second by kind
- *   node dist/bench/fleet.js rss [sites=5000] [minutes=4]
- *     the daemon's resident memory with logs on (and a generous budget, so everything runs)
+ *   node dist/bench/fleet.js rss [sites=5000] [minutes=4] [heap-snapshot-file]
+ *     the daemon's resident memory with logs on (and a generous budget, so everything runs), once every
+ *     stream was read and every site's traffic counted, for `minutes` more; with a
+ *     file, a heap snapshot of the daemon taken after the last sample (summarise it with
+ *     `node dist/bench/heapSummary.js <file>`)
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
@@ -63,6 +66,7 @@ async function startDaemon(
   sim: RunningSimulator,
   otlp: string,
   api: Record<string, unknown>,
+  nodeOptions?: string,
 ): Promise<Daemon> {
   const dir = await mkdtemp(join(tmpdir(), "sitehost-fleet-"));
   const port = await freePort();
@@ -83,7 +87,9 @@ async function startDaemon(
         ...process.env,
         SITEHOST_CLIENT_SECRET: sim.clientSecret,
         OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
+        ...(nodeOptions ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${nodeOptions}` } : {}),
       },
+      cwd: dir,
       stdio: ["ignore", "ignore", "inherit"],
     },
   );
@@ -213,51 +219,100 @@ async function budget(sites: number, rps: number, minutes: number, logRate?: num
   );
 }
 
-/** Resident memory with logs on at 5,000 sites (by default). */
-async function rss(sites: number, minutes: number): Promise<void> {
+/**
+ * A heap snapshot of the daemon (started with --heapsnapshot-signal=SIGUSR2), moved to `file`. The
+ * daemon writes it on its main thread, so the first answer after the signal comes once it is written.
+ */
+async function heapSnapshot(d: Daemon, file: string): Promise<void> {
+  d.child.kill("SIGUSR2");
+  await sleep(1_000);
+  await scrape(d.url);
+  const name = (await readdir(d.dir)).find((n) => n.endsWith(".heapsnapshot"));
+  if (!name) throw new Error(`the daemon wrote no heap snapshot in ${d.dir}`);
+  await rename(join(d.dir, name), resolve(file));
+}
+
+/** The longest the rss run waits for every stream to be read and every site's traffic to be counted. */
+const WARM_UP_CAP_MS = 20 * 60_000;
+
+/**
+ * Resident memory with logs on at 5,000 sites (by default): first until the daemon is ready, every
+ * stream was read to its end once and every site has traffic counters (so the per-stream and per-site
+ * state is all there, however slow a shared machine makes start-up), then `minutes` of steady state.
+ * RSS is read every 5 s and /metrics scraped every 30 s, as Prometheus would.
+ */
+async function rss(sites: number, minutes: number, snapshotFile?: string): Promise<void> {
   const sim = await startSimulator({ sites, seed: 5 });
   const receiver = await ackingReceiver();
-  const d = await startDaemon(sim, receiver.url, { maxRequestsPerSecond: 5000, maxConcurrency: 32 });
+  const d = await startDaemon(
+    sim,
+    receiver.url,
+    { maxRequestsPerSecond: 5000, maxConcurrency: 32 },
+    snapshotFile ? "--heapsnapshot-signal=SIGUSR2" : undefined,
+  );
+  const streams = sites * 3 + 1;
   let readyS: number | undefined;
-  const samples: number[] = [];
-  const deadline = d.started + minutes * 60_000;
-  while (performance.now() < deadline) {
+  let warmS: number | undefined;
+  let text = "";
+  const all: number[] = [];
+  const steady: number[] = [];
+  /** RSS every 30 s, MB. */
+  const timeline: number[] = [];
+  let steadyUntil = Infinity;
+  for (let tick = 1; performance.now() < steadyUntil; tick++) {
     await sleep(5_000);
-    if (readyS === undefined) {
-      try {
-        if ((await fetch(`${d.url}/-/ready`)).ok) readyS = (performance.now() - d.started) / 1000;
-      } catch {
-        // starting
-      }
+    const now = performance.now();
+    const mb = (await rssOf(d.child.pid as number)).rss / 1048576;
+    all.push(mb);
+    if (warmS !== undefined) steady.push(mb);
+    if (tick % 6 !== 0) continue;
+    timeline.push(Math.round(mb));
+    try {
+      text = await scrape(d.url);
+      if (readyS === undefined && (await fetch(`${d.url}/-/ready`)).ok) readyS = (now - d.started) / 1000;
+    } catch {
+      continue; // starting
     }
-    samples.push((await rssOf(d.child.pid as number)).rss / 1048576);
+    const read = values(text, "sitehost_exporter_log_last_read_timestamp_seconds").length;
+    const counted = new Set(
+      values(text, "sitehost_site_requests_total").map((r) => /site_id="(\d+)"/.exec(r.labels)?.[1]),
+    ).size;
+    const warm = readyS !== undefined && read >= streams && counted >= sites;
+    if (warmS === undefined && (warm || now - d.started > WARM_UP_CAP_MS)) {
+      warmS = (now - d.started) / 1000;
+      steadyUntil = now + minutes * 60_000;
+    }
   }
   const mem = await rssOf(d.child.pid as number);
-  const text = await scrape(d.url);
+  text = await scrape(d.url);
   const shipped = sum(values(text, "sitehost_exporter_log_records_shipped_total"));
   const lastReads = values(text, "sitehost_exporter_log_last_read_timestamp_seconds").length;
   const mb = (name: string) => Math.round(sum(values(text, name)) / 1048576);
+  if (snapshotFile) await heapSnapshot(d, snapshotFile);
   await stop(d, sim, receiver.server);
-  samples.sort((a, b) => a - b);
+  const median = (xs: number[]) => Math.round(xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0);
   console.log(
     JSON.stringify({
       phase: "rss",
       sites,
-      readySeconds: readyS === undefined ? null : +readyS.toFixed(1),
-      streamsRead: lastReads,
+      readySeconds: readyS === undefined ? null : Math.round(readyS),
+      warmSeconds: Math.round(warmS ?? 0),
+      streamsRead: `${lastReads}/${streams}`,
       recordsShipped: shipped,
+      rssMbMedian: median(all),
+      rssMbSteadyMedian: median(steady),
       rssMbEnd: Math.round(mem.rss / 1048576),
-      rssMbMedian: Math.round(samples[Math.floor(samples.length / 2)] ?? 0),
       peakRssMb: Math.round(mem.hwm / 1048576),
       heapUsedMb: mb("nodejs_heap_size_used_bytes"),
       heapTotalMb: mb("nodejs_heap_size_total_bytes"),
       externalMb: mb("nodejs_external_memory_bytes"),
+      rssMbEvery30s: timeline,
     }),
   );
 }
 
 const [mode, ...rest] = process.argv.slice(2);
-if (mode === "rss") await rss(Number(rest[0] ?? 5000), Number(rest[1] ?? 4));
+if (mode === "rss") await rss(Number(rest[0] ?? 5000), Number(rest[1] ?? 4), rest[2]);
 else
   await budget(
     Number(rest[0] ?? 1000),

@@ -30,11 +30,14 @@ export interface QueryOpts {
   /** Instant query in table format (tables, bar gauges of "now"). */
   table?: boolean;
   instant?: boolean;
+  /** Ask for the series' exemplars (the log records behind duration buckets and 5xx counts). */
+  exemplar?: boolean;
 }
 
 export function q(expr: string, opts: QueryOpts = {}): DataqueryBuilder {
   const b = new DataqueryBuilder().datasource(DS).expr(expr);
   if (opts.legend !== undefined) b.legendFormat(opts.legend);
+  if (opts.exemplar) b.exemplar(true);
   if (opts.table) b.instant().format(PromQueryFormat.Table);
   else if (opts.instant) b.instant();
   else b.range();

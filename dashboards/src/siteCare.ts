@@ -173,12 +173,13 @@ export function siteCareSections(d: DashboardBuilder): void {
     timeSeries({
       title: "HTTP responses by status class",
       description:
-        "Web-server responses per second by status class, counted from the site's web-server log records.",
+        "Web-server responses per second by status class, counted from the site's web-server log records. Exemplars (with Prometheus's exemplar storage) name a recent 5xx log record.",
       unit: "reqps",
       w: 8,
       targets: [
         q(`sum by (status_class) (rate(sitehost_site_http_responses_total${S}[$__rate_interval]))`, {
           legend: "{{status_class}}",
+          exemplar: true,
         }),
       ],
     }),

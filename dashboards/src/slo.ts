@@ -71,12 +71,13 @@ export function siteSloSection(d: DashboardBuilder): void {
     timeSeries({
       title: "Latency percentiles",
       description:
-        "Median, 90th and 99th percentile of the time the web server took per request (request_time of the web-server log), from the duration histogram; within its buckets' bounds (5 ms to 30 s).",
+        "Median, 90th and 99th percentile of the time the web server took per request (request_time of the web-server log), from the duration histogram; within its buckets' bounds (5 ms to 30 s). Exemplars (with Prometheus's exemplar storage) name a recent log record of each bucket.",
       unit: "s",
       w: 8,
       targets: [0.5, 0.9, 0.99].map((p) =>
         q(`histogram_quantile(${p}, sum by (le) (rate(${bucket}[$__rate_interval])))`, {
           legend: `p${p * 100}`,
+          exemplar: true,
         }),
       ),
     }),

@@ -226,6 +226,8 @@ export const ConfigSchema = z.strictObject({
       exclude: z.array(z.string().min(1)).default([]),
       /** false: publish only the cached="false" half of the duration histogram (what the origin served). */
       requestDurationCacheHits: z.boolean().default(true),
+      /** false: no exemplars (a recent record's log.record.uid) on duration buckets and 5xx counts. */
+      exemplars: z.boolean().default(true),
     })
     .prefault({}),
   collectors: z.strictObject(collectorsShape).prefault({}),

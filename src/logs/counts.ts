@@ -5,9 +5,11 @@
  */
 import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
-import type { Sample } from "../metrics/sample.js";
-import { serverSeries } from "./requestCounts.js";
+import type { Exemplar, Sample } from "../metrics/sample.js";
+import type { PreparedPage } from "./prepared.js";
+import { RecentRecords, serverSeries } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
+import { recordUid } from "./streams.js";
 
 export interface SiteCounts {
   site: SiteIdentity;
@@ -15,11 +17,23 @@ export interface SiteCounts {
   php?: Readonly<Record<string, number>>;
   /** `status_class|cached` → count. */
   server?: Readonly<Record<string, number>>;
+  /** Counter key → the newest shipped record it counted (duration buckets, 5xx), for exemplars. */
+  recent?: RecentRecords;
 }
 
 export interface CountOptions {
   /** Whether the duration histogram's cached="true" half is published. */
   cacheHits: boolean;
+  /** Whether duration buckets and 5xx counts carry an exemplar naming a recent record (OpenMetrics). */
+  exemplars: boolean;
+}
+
+/** The exemplar of the record behind a counter key, if one is known. */
+function exemplarOf(counts: SiteCounts, key: string): { exemplar?: Exemplar } {
+  const r = counts.recent?.get(key);
+  if (!r) return {};
+  const uid = recordUid(counts.site.id, "server", r.fingerprint, r.occurrence);
+  return { exemplar: { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs } };
 }
 
 /**
@@ -40,13 +54,20 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
       name: "sitehost_site_http_responses_total",
       labels: { ...labels, status_class, cached },
       value,
+      ...exemplarOf(counts, `${status_class}|${cached}`),
     });
   }
   const duration = "sitehost_site_http_request_duration_seconds";
   for (const { cached, buckets, sum, count } of server.durations) {
     const of = { ...labels, cached };
     for (const { le, value } of buckets) {
-      samples.push({ name: duration, suffix: "_bucket", labels: { ...of, le }, value });
+      samples.push({
+        name: duration,
+        suffix: "_bucket",
+        labels: { ...of, le },
+        value,
+        ...exemplarOf(counts, `d|${cached}|${le}`),
+      });
     }
     samples.push({ name: duration, suffix: "_sum", labels: of, value: sum });
     samples.push({ name: duration, suffix: "_count", labels: of, value: count });
@@ -74,15 +95,25 @@ export class LogCounts {
 
   constructor(
     private readonly store: MetricStore | undefined,
-    private readonly opts: CountOptions = { cacheHits: true },
+    private readonly opts: CountOptions = { cacheHits: true, exemplars: true },
   ) {}
 
-  /** A counted stream's checkpoint moved: its counts as they now stand. */
-  update(site: SiteIdentity, stream: LogStream, counts: Readonly<Record<string, number>>): void {
+  /**
+   * A counted stream's checkpoint moved: its counts as they now stand, and the pages just shipped
+   * (the newest records of which the exemplars name).
+   */
+  update(
+    site: SiteIdentity,
+    stream: LogStream,
+    counts: Readonly<Record<string, number>>,
+    shipped?: readonly PreparedPage[],
+  ): void {
     if (!this.store || (stream !== "php" && stream !== "server")) return;
     let entry = this.sites.get(site.id);
     if (!entry) this.sites.set(site.id, (entry = { site }));
     entry[stream] = { ...counts };
+    if (shipped && stream === "server" && this.opts.exemplars)
+      (entry.recent ??= new RecentRecords()).take(shipped);
     publishCounts(this.store, entry, this.opts);
   }
 

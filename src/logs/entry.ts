@@ -42,7 +42,13 @@ function canonicalText(value: unknown, keepNulls: boolean): string {
     .join(",")}}`;
 }
 
-const sha = (text: string) => hash("sha256", text, "hex").slice(0, 32);
+/**
+ * A fingerprint is a flat string of its own: a slice of the 64-character digest would keep the whole
+ * digest alive for as long as a checkpoint remembers the entry (about 60 bytes more each, times every
+ * entry of every stream's overlap window). JSON.parse of the quoted slice is the cheapest copy (about
+ * 0.2 µs; a Buffer digest costs 2 µs more).
+ */
+const sha = (text: string): string => JSON.parse(`"${hash("sha256", text, "hex").slice(0, 32)}"`) as string;
 
 /** Stable content hash (128 bits of sha256, hex) of the entry as the API sent it (after validation). */
 export function fingerprint(entry: unknown): string {

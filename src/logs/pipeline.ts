@@ -27,7 +27,7 @@ import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
-import { streamResource } from "./resource.js";
+import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
@@ -54,6 +54,11 @@ export interface LogPipelineDeps {
   fence?: () => string | undefined;
   /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
   exportHealth?: ExportHealth;
+  /**
+   * false: web-server records count their status alone, no duration, bytes or exemplars (the
+   * benchmark's baseline for what the histogram costs per record). Default true.
+   */
+  requestDurations?: boolean;
 }
 
 /** Bytes of new, encoded records held in memory by all reads together; beyond it pages spill to disk. */
@@ -95,7 +100,10 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
-    this.counts = new LogCounts(deps.store, { cacheHits: deps.config.metrics.requestDurationCacheHits });
+    this.counts = new LogCounts(deps.store, {
+      cacheHits: deps.config.metrics.requestDurationCacheHits,
+      exemplars: deps.config.metrics.exemplars,
+    });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
     this.reporting = {
@@ -182,12 +190,14 @@ export class LogPipeline {
     const { logs } = this.deps.config;
     const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
     const env = this.deps.env ?? process.env;
+    const sinks = new WeakMap<ResourceIdentity, LogSink>();
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
       sink,
       counts: this.counts,
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
+      requestDurations: this.deps.requestDurations ?? true,
       clock: this.clock,
       overlapMs: durationMs(this.deps.config.logs.overlap),
       startFromMs: () => startFromMs,
@@ -197,7 +207,15 @@ export class LogPipeline {
       collectorDown: () => this.health.down,
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
-      sinkFor: (who) => sink.forResource?.(streamResource(who, resources, env)) ?? sink,
+      sinkFor: (who) => {
+        // The streams of one site share their spec's resource, and so one sink (its encoded frame).
+        let forWho = sinks.get(who);
+        if (!forWho) {
+          forWho = sink.forResource?.(streamResource(who, resources, env)) ?? sink;
+          sinks.set(who, forWho);
+        }
+        return forWho;
+      },
       shipper: (stored, streamSink, reporter, delivered) =>
         new StreamShipper(
           streamSink,

@@ -134,45 +134,79 @@ export function recordBytes(page: PreparedPage, i: number): Buffer {
 
 // ------------------------------------------------------------------ spool frames
 
+/** A typed array's bytes, as a Buffer over the same memory (no copy). */
+function bytesOf(a: ArrayBufferView): Buffer {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+}
+
+/** Binary sections of a spool frame, in order after the header. */
+const SECTIONS = 5;
+
 /**
- * A page as bytes for the spool: [u32 header length][header JSON][u32 ends length][ends][records].
- * The header holds the fingerprints, occurrences, times and counter keys and increments. Given as parts, to be
- * written one after the other (no copy of the records into one buffer first).
+ * A page as bytes for the spool: [u32 header length][header JSON][u32 length × 5][ends][occurrences]
+ * [times][counter key indices][counter increments][records]. The header holds the fingerprints and
+ * the counter slots and keys (each distinct key once: a record's keys are indices into them); the
+ * numbers are written as their bytes, not as JSON. Given as parts, to be written one after the other
+ * (no copy of the records into one buffer first).
  */
 export function serializePage(page: PreparedPage): Buffer[] {
-  const json = JSON.stringify([
-    page.fingerprints,
-    Array.from(page.occurrences),
-    Array.from(page.times),
-    page.counts ? [page.counts.slots, page.counts.keys, Array.from(page.counts.values)] : null,
-  ]);
-  const head = Buffer.allocUnsafe(4 + Buffer.byteLength(json, "utf8") + 4);
-  const headerLength = head.write(json, 4, "utf8");
-  head.writeUInt32LE(headerLength, 0);
-  head.writeUInt32LE(page.ends.byteLength, 4 + headerLength);
-  const ends = Buffer.from(page.ends.buffer, page.ends.byteOffset, page.ends.byteLength);
-  return [head, ends, page.bytes];
+  const c = page.counts;
+  const dictionary = [""];
+  let indices = new Uint16Array(0);
+  if (c) {
+    const index = new Map<string, number>([["", 0]]);
+    indices = new Uint16Array(c.keys.length);
+    for (let i = 0; i < c.keys.length; i++) {
+      const key = c.keys[i] ?? "";
+      let k = index.get(key);
+      if (k === undefined) {
+        k = dictionary.length;
+        index.set(key, k);
+        dictionary.push(key);
+      }
+      indices[i] = k;
+    }
+  }
+  const json = JSON.stringify([page.fingerprints, c ? [c.slots, dictionary] : null]);
+  const sections = [page.ends, page.occurrences, page.times, indices, c?.values ?? new Float64Array(0)];
+  const head = Buffer.allocUnsafe(4 + Buffer.byteLength(json, "utf8") + 4 * SECTIONS);
+  let at = 4 + head.write(json, 4, "utf8");
+  head.writeUInt32LE(at - 4, 0);
+  for (const section of sections) at = head.writeUInt32LE(section.byteLength, at);
+  return [head.subarray(0, at), ...sections.map(bytesOf), page.bytes];
 }
 
 export function deserializePage(frame: Buffer): PreparedPage {
   const headerLength = frame.readUInt32LE(0);
-  const [fingerprints, occurrences, times, counts] = JSON.parse(
-    frame.subarray(4, 4 + headerLength).toString("utf8"),
-  ) as [string[], number[], number[], [number, string[], number[]] | null];
-  const endsLength = frame.readUInt32LE(4 + headerLength);
-  const endsAt = 8 + headerLength;
-  // Copied: the frame's offset need not be 4-byte aligned.
-  const ends = new Uint32Array(
-    frame.buffer.slice(frame.byteOffset + endsAt, frame.byteOffset + endsAt + endsLength),
-  );
+  const [fingerprints, counts] = JSON.parse(frame.subarray(4, 4 + headerLength).toString("utf8")) as [
+    string[],
+    [number, string[]] | null,
+  ];
+  let at = 4 + headerLength;
+  const lengths: number[] = [];
+  for (let i = 0; i < SECTIONS; i++, at += 4) lengths.push(frame.readUInt32LE(at));
+  // Copied: the frame's offset need not be aligned for the typed arrays.
+  const section = (i: number): ArrayBuffer => {
+    const from = frame.byteOffset + at;
+    at += lengths[i] as number;
+    return frame.buffer.slice(from, from + (lengths[i] as number)) as ArrayBuffer;
+  };
+  const ends = new Uint32Array(section(0));
+  const occurrences = new Uint32Array(section(1));
+  const times = new Float64Array(section(2));
+  const indices = new Uint16Array(section(3));
+  const values = new Float64Array(section(4));
   const page: PreparedPage = {
     count: fingerprints.length,
-    bytes: frame.subarray(endsAt + endsLength),
+    bytes: frame.subarray(at),
     ends,
     fingerprints,
-    occurrences: Uint32Array.from(occurrences),
-    times: Float64Array.from(times),
+    occurrences,
+    times,
   };
-  if (counts) page.counts = { slots: counts[0], keys: counts[1], values: Float64Array.from(counts[2]) };
+  if (counts) {
+    const [slots, dictionary] = counts;
+    page.counts = { slots, keys: Array.from(indices, (k) => dictionary[k] as string), values };
+  }
   return page;
 }

@@ -8,8 +8,9 @@ import type { Logger } from "pino";
 import type { LogStream } from "../api/schemas.js";
 import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
-import type { Checkpoint } from "./checkpoint.js";
+import type { Checkpoint, CorruptCheckpointError } from "./checkpoint.js";
 import type { LogMetrics } from "./metrics.js";
+import type { PreparedPage } from "./prepared.js";
 import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
@@ -35,7 +36,7 @@ export interface Reporting {
   exportHealth: ExportHealth;
 }
 
-export class StreamReporter {
+export class StreamReporter implements TailerEvents {
   private named: SiteIdentity;
   /** When the stream was last read to its end, ms (undefined before the first time). */
   private lastReadAtMs: number | undefined;
@@ -96,59 +97,76 @@ export class StreamReporter {
     this.r.metrics.lag.set(this.labels(), Math.max(0, (this.r.clock.now() - this.highWaterMs) / 1000));
   }
 
-  tailerEvents(): TailerEvents {
-    const { metrics: m, warnings, log } = this.r;
+  // The tailer's events, as methods: one reporter per stream serves them without a closure each.
+  deduplicated(n: number): void {
+    this.r.metrics.deduplicated.inc({ stream: this.stream }, n);
+  }
+
+  malformed(n: number): void {
+    this.r.metrics.malformed.inc({ stream: this.stream }, n);
+  }
+
+  future(n: number): void {
     const stream = this.stream;
-    return {
-      deduplicated: (n) => m.deduplicated.inc({ stream }, n),
-      malformed: (n) => m.malformed.inc({ stream }, n),
-      future: (n) => {
-        m.future.inc({ stream }, n);
-        warnings.warn(
-          `future ${stream}`,
-          { stream, siteId: this.named.id, site: this.named.name, entries: n },
-          "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
-        );
+    this.r.metrics.future.inc({ stream }, n);
+    this.r.warnings.warn(
+      `future ${stream}`,
+      { stream, siteId: this.named.id, site: this.named.name, entries: n },
+      "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
+    );
+  }
+
+  late(n: number): void {
+    this.r.metrics.late.inc({ stream: this.stream }, n);
+  }
+
+  gap(fromMs: number, toMs: number): void {
+    const stream = this.stream;
+    this.r.metrics.gaps.inc({ stream });
+    this.r.log.warn(
+      {
+        site: this.named.name,
+        siteId: this.named.id,
+        stream,
+        from: new Date(fromMs).toISOString(),
+        to: new Date(toMs).toISOString(),
       },
-      late: (n) => m.late.inc({ stream }, n),
-      gap: (fromMs, toMs) => {
-        m.gaps.inc({ stream });
-        log.warn(
-          {
-            site: this.named.name,
-            siteId: this.named.id,
-            stream,
-            from: new Date(fromMs).toISOString(),
-            to: new Date(toMs).toISOString(),
-          },
-          "log gap: entries after the checkpoint are gone (the platform's retention) or could not be read (its paging broke off)",
-        );
-      },
-      pagingProblem: (problem) => {
-        m.pagingProblems.inc({ stream, problem });
-        warnings.warn(
-          `paging ${stream} ${problem}`,
-          { stream, siteId: this.named.id, site: this.named.name, problem },
-          PAGING_PROBLEMS[problem],
-        );
-      },
-      checkpointError: (err) => {
-        m.checkpointErrors.inc({ stream });
-        log.error({ site: this.named.name, siteId: this.named.id, stream, file: err.file, err }, err.message);
-      },
-      readToEnd: (atMs) => {
-        this.lastReadAtMs = atMs;
-        this.setLastRead();
-      },
-      startedFresh: (fromMs) => {
-        m.startedFresh.inc({ stream });
-        warnings.warn(
-          `fresh ${stream}`,
-          { stream, siteId: this.named.id, site: this.named.name, from: new Date(fromMs).toISOString() },
-          "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
-        );
-      },
-    };
+      "log gap: entries after the checkpoint are gone (the platform's retention) or could not be read (its paging broke off)",
+    );
+  }
+
+  pagingProblem(problem: PagingProblem): void {
+    const stream = this.stream;
+    this.r.metrics.pagingProblems.inc({ stream, problem });
+    this.r.warnings.warn(
+      `paging ${stream} ${problem}`,
+      { stream, siteId: this.named.id, site: this.named.name, problem },
+      PAGING_PROBLEMS[problem],
+    );
+  }
+
+  checkpointError(err: CorruptCheckpointError): void {
+    const stream = this.stream;
+    this.r.metrics.checkpointErrors.inc({ stream });
+    this.r.log.error(
+      { site: this.named.name, siteId: this.named.id, stream, file: err.file, err },
+      err.message,
+    );
+  }
+
+  readToEnd(atMs: number): void {
+    this.lastReadAtMs = atMs;
+    this.setLastRead();
+  }
+
+  startedFresh(fromMs: number): void {
+    const stream = this.stream;
+    this.r.metrics.startedFresh.inc({ stream });
+    this.r.warnings.warn(
+      `fresh ${stream}`,
+      { stream, siteId: this.named.id, site: this.named.name, from: new Date(fromMs).toISOString() },
+      "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
+    );
   }
 
   /** A read of this stream failed: it starts again from the checkpoint. */
@@ -162,29 +180,39 @@ export class StreamReporter {
   }
 
   /** `delivered`: what else to do after a commit (the log-derived counters). */
-  shipperHooks(delivered: (checkpoint: Checkpoint) => void): ShipperHooks {
-    const { metrics: m, warnings } = this.r;
-    const stream = this.stream;
-    return {
-      delivered: (count, cp) => {
-        this.r.exportHealth.succeeded(stream);
-        m.shipped.inc({ stream }, count);
-        delivered(cp);
-        this.checkpointMoved(cp);
-      },
-      rejected: (count, reason) => {
-        m.rejected.inc({ stream }, count);
-        warnings.warn(
-          `rejected ${stream} ${reason}`,
-          { stream, siteId: this.named.id, site: this.named.name, records: count, reason },
-          "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
-        );
-      },
-      retrying: (outcome) => {
-        m.exportFailures.inc({ stream });
-        // One warning per cause for every stream together, naming the endpoint; again while it lasts.
-        this.r.exportHealth.failed(outcome, stream);
-      },
-    };
+  shipperHooks(delivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void): ShipperHooks {
+    return new ShipperReport(this, this.r, delivered);
+  }
+}
+
+/** What a stream's shipper reports, as methods (one object per stream, no closure each). */
+class ShipperReport implements ShipperHooks {
+  constructor(
+    private readonly reporter: StreamReporter,
+    private readonly r: Reporting,
+    private readonly onDelivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void,
+  ) {}
+
+  delivered(count: number, cp: Checkpoint, pages: readonly PreparedPage[]): void {
+    this.r.exportHealth.succeeded(this.reporter.stream);
+    this.r.metrics.shipped.inc({ stream: this.reporter.stream }, count);
+    this.onDelivered(cp, pages);
+    this.reporter.checkpointMoved(cp);
+  }
+
+  rejected(count: number, reason: string): void {
+    const { stream, site } = this.reporter;
+    this.r.metrics.rejected.inc({ stream }, count);
+    this.r.warnings.warn(
+      `rejected ${stream} ${reason}`,
+      { stream, siteId: site.id, site: site.name, records: count, reason },
+      "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
+    );
+  }
+
+  retrying(outcome: Parameters<ShipperHooks["retrying"]>[0]): void {
+    this.r.metrics.exportFailures.inc({ stream: this.reporter.stream });
+    // One warning per cause for every stream together, naming the endpoint; again while it lasts.
+    this.r.exportHealth.failed(outcome, this.reporter.stream);
   }
 }

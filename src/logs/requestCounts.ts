@@ -16,6 +16,7 @@
 import type { ServerLogEntry } from "../api/schemas.js";
 import { DURATION_BUCKETS } from "../config/slos.js";
 import { counterKey } from "./mapper.js";
+import type { PreparedPage } from "./prepared.js";
 
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 
@@ -93,6 +94,72 @@ export function serverCounts(
     keys[at + 3] = BYTES_KEYS[cached] as string;
     values[at + 3] = bytes;
   } else keys[at + 3] = "";
+}
+
+/**
+ * The record an exemplar names (its fingerprint and occurrence make its `log.record.uid`, built when
+ * published: the fingerprint string is the one the checkpoint holds anyway), its value (seconds, or 1
+ * for a count) and time.
+ */
+export interface RecentRecord {
+  fingerprint: string;
+  occurrence: number;
+  value: number;
+  timeMs: number;
+}
+
+/** The counter keys that get an exemplar, by index: every duration bucket, and 5xx responses. */
+const EXEMPLAR_KEYS = new Map([...BUCKET_KEYS, ...keysOf("5xx")].map((key, i) => [key, i]));
+
+/**
+ * The newest shipped record behind each duration bucket and each 5xx count of a site, in arrays of
+ * fixed size (thousands of sites keep one each: no object or map entry per record).
+ */
+export class RecentRecords {
+  private readonly fingerprints = new Array<string>(EXEMPLAR_KEYS.size).fill("");
+  /** Per key: occurrence, value, time (ms). */
+  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.size * 3);
+
+  /**
+   * Take the newest record of each key from these pages (oldest first, as shipped), read from the
+   * newest record back and only until every key has one.
+   */
+  take(pages: readonly PreparedPage[]): void {
+    const found = new Uint8Array(EXEMPLAR_KEYS.size);
+    let left = EXEMPLAR_KEYS.size;
+    for (let p = pages.length - 1; p >= 0 && left > 0; p--) {
+      const page = pages[p] as PreparedPage;
+      const c = page.counts;
+      if (c?.slots !== SERVER_COUNT_SLOTS) continue;
+      for (let i = page.count - 1; i >= 0 && left > 0; i--) {
+        const at = i * SERVER_COUNT_SLOTS;
+        for (let slot = at; slot <= at + 1; slot++) {
+          const k = EXEMPLAR_KEYS.get(c.keys[slot] as string);
+          if (k === undefined || found[k]) continue;
+          found[k] = 1;
+          left -= 1;
+          this.fingerprints[k] = page.fingerprints[i] as string;
+          this.numbers[k * 3] = page.occurrences[i] as number;
+          // The bucket's: the duration (the sum's increment); the status count's: 1.
+          this.numbers[k * 3 + 1] = slot === at ? 1 : (c.values[at + 2] as number);
+          this.numbers[k * 3 + 2] = page.times[i] as number;
+        }
+      }
+    }
+  }
+
+  /** The newest record counted under `key`, if one was shipped. */
+  get(key: string): RecentRecord | undefined {
+    const k = EXEMPLAR_KEYS.get(key);
+    if (k === undefined || this.fingerprints[k] === "") return undefined;
+    const n = this.numbers;
+    return {
+      fingerprint: this.fingerprints[k] as string,
+      occurrence: n[k * 3] as number,
+      value: n[k * 3 + 1] as number,
+      timeMs: n[k * 3 + 2] as number,
+    };
+  }
 }
 
 /** The server stream's cumulative counts by family, as published. */

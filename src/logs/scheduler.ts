@@ -57,7 +57,8 @@ interface Slot {
   reading: Promise<void> | undefined;
   removed: boolean;
   version: number;
-  stop: AbortController;
+  /** Aborts the read in progress: one exists only while the stream is read, not per stream. */
+  stop: AbortController | undefined;
 }
 
 /** A binary min-heap of (dueAt, slot, version); stale versions are skipped when popped. */
@@ -153,7 +154,7 @@ export class LogScheduler {
       reading: undefined,
       removed: false,
       version: 0,
-      stop: new AbortController(),
+      stop: undefined,
     };
     this.slots.set(stream.key, slot);
     this.heap.push(slot);
@@ -166,7 +167,7 @@ export class LogScheduler {
     if (!slot) return;
     this.slots.delete(key);
     slot.removed = true;
-    slot.stop.abort(new Error("stream removed"));
+    slot.stop?.abort(new Error("stream removed"));
     await slot.reading;
   }
 
@@ -219,14 +220,17 @@ export class LogScheduler {
 
   private start(slot: Slot): void {
     this.active += 1;
+    const stop = new AbortController();
+    slot.stop = stop;
     slot.reading = slot.stream
-      .read(slot.stop.signal)
+      .read(stop.signal)
       .then(
         (outcome) => this.settle(slot, outcome, undefined),
         (err: unknown) => this.settle(slot, undefined, err),
       )
       .finally(() => {
         slot.reading = undefined;
+        slot.stop = undefined;
         this.active -= 1;
         if (!slot.removed && !this.stopped) this.heap.push(slot);
         this.pump();
@@ -273,7 +277,7 @@ export class LogScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer.cancel();
-    for (const slot of this.slots.values()) slot.stop.abort(new Error("shutting down"));
+    for (const slot of this.slots.values()) slot.stop?.abort(new Error("shutting down"));
     await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
   }
 

@@ -35,10 +35,10 @@ export class CollectorHealth {
 
 export interface ShipperHooks extends DeliverHooks {
   /**
-   * After a commit: how many records the collector took (those it rejected are reported apart), and
-   * the checkpoint as it now stands.
+   * After a commit: how many records the collector took (those it rejected are reported apart), the
+   * checkpoint as it now stands, and the pages of the export.
    */
-  delivered(count: number, checkpoint: Checkpoint): void;
+  delivered(count: number, checkpoint: Checkpoint, pages: readonly PreparedPage[]): void;
 }
 
 export interface ShipperOptions {
@@ -170,7 +170,7 @@ export class StreamShipper {
         return;
       }
       const checkpoint = entry.prepared.commit();
-      this.hooks.delivered(entry.count - entry.rejected, checkpoint);
+      this.hooks.delivered(entry.count - entry.rejected, checkpoint, entry.prepared.payload.pages);
       entry.resolve();
     }
   }

@@ -187,11 +187,17 @@ function addAttributes(out: AttributeWriter, site: SiteIdentity, stream: LogStre
     out.add("sitehost.site.name", site.name);
   }
   out.add("sitehost.log.stream", stream);
-  // Unique per site and stream: the same line in two sites is two records.
-  out.add(
-    "log.record.uid",
-    `${site.id === 0 ? "account" : site.id}-${stream}-${r.fingerprint}-${r.occurrence}`,
-  );
+  out.add("log.record.uid", recordUid(site.id, stream, r.fingerprint, r.occurrence));
+}
+
+/** A record's `log.record.uid`: unique per site and stream (the same line in two sites is two records). */
+export function recordUid(
+  siteId: number,
+  stream: LogStream,
+  fingerprint: string,
+  occurrence: number,
+): string {
+  return `${siteId === 0 ? "account" : siteId}-${stream}-${fingerprint}-${occurrence}`;
 }
 
 /** The record shipped for a new entry: the mapped entry plus its site, stream and unique id. */
@@ -219,46 +225,80 @@ export function encoderFor(
   site: SiteIdentity,
   stream: LogStream,
   now: () => number,
-  requestTime: RequestTimeSetting = "auto",
+  counting: ServerCounting = { requestTime: "auto", durations: true },
 ): StreamEncoder {
-  const mapping = MAPPINGS[stream];
-  const encodeFrom = sink.encodeFrom?.bind(sink);
-  let named = site;
+  return new SinkEncoder(sink, site, stream, now, counterFor(stream, counting));
+}
+
+/** One per stream, so its parts are methods and fields rather than closures (thousands of streams). */
+class SinkEncoder implements StreamEncoder {
+  /** The record being encoded, for `writeAttributes`. */
+  private current: PendingRecord | undefined;
   // One function for every record of the stream (no closure per record): it reads `current`.
-  let current: PendingRecord | undefined;
-  const writeAttributes = (out: AttributeWriter) =>
-    addAttributes(out, named, stream, current as PendingRecord);
-  const encode = encodeFrom
-    ? (w: ProtoWriter, r: PendingRecord) => {
-        const head = mapping.head(r.entry, r.timeMs) as RecordHead;
-        head.observedMs = now();
-        current = r;
-        encodeFrom(w, head, writeAttributes);
-        current = undefined;
-      }
-    : (w: ProtoWriter, r: PendingRecord) => sink.encode(w, outgoingRecord(named, stream, r, now()));
-  const rename = (renamed: SiteIdentity) => {
-    named = renamed;
-  };
-  const counter = counterFor(stream, requestTime);
-  return counter ? { encode, rename, counter } : { encode, rename };
+  private readonly writeAttributes = (out: AttributeWriter): void =>
+    addAttributes(out, this.named, this.stream, this.current as PendingRecord);
+  private readonly mapping: EntryMapping<StreamEntry>;
+
+  constructor(
+    private readonly sink: LogSink,
+    private named: SiteIdentity,
+    private readonly stream: LogStream,
+    private readonly now: () => number,
+    readonly counter: RecordCounter | undefined,
+  ) {
+    this.mapping = MAPPINGS[stream];
+  }
+
+  encode(w: ProtoWriter, r: PendingRecord): void {
+    if (!this.sink.encodeFrom) {
+      this.sink.encode(w, outgoingRecord(this.named, this.stream, r, this.now()));
+      return;
+    }
+    const head = this.mapping.head(r.entry, r.timeMs) as RecordHead;
+    head.observedMs = this.now();
+    this.current = r;
+    this.sink.encodeFrom(w, head, this.writeAttributes);
+    this.current = undefined;
+  }
+
+  rename(site: SiteIdentity): void {
+    this.named = site;
+  }
+}
+
+/** How web-server records are counted: `request_time`'s unit, and whether durations are counted at all. */
+export interface ServerCounting {
+  requestTime: RequestTimeSetting;
+  /** false: the status alone, as for the other counted kinds. */
+  durations: boolean;
 }
 
 /** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
-function counterFor(stream: LogStream, requestTime: RequestTimeSetting): RecordCounter | undefined {
+function counterFor(stream: LogStream, counting: ServerCounting): RecordCounter | undefined {
   if (!STREAM_KINDS[stream].counted) return undefined;
-  if (stream === "server") {
-    const unit = new RequestTimeUnit(requestTime);
+  if (stream === "server" && counting.durations) {
+    const unit = new RequestTimeUnit(counting.requestTime);
     return {
       slots: SERVER_COUNT_SLOTS,
       write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),
     };
   }
+  return KEY_COUNTERS[stream as ScrollStream];
+}
+
+/** A record that counts once, by its key (PHP entries; web-server entries without durations). */
+function keyCounter(stream: ScrollStream): RecordCounter {
   return {
     slots: 1,
     write: (r, keys, values, at) => {
-      keys[at] = counterKey(stream as ScrollStream, r.entry as LogEntry);
+      keys[at] = counterKey(stream, r.entry as LogEntry);
       values[at] = 1;
     },
   };
 }
+
+/** Stateless, so one per kind for every stream of it. */
+const KEY_COUNTERS: Record<ScrollStream, RecordCounter> = {
+  php: keyCounter("php"),
+  server: keyCounter("server"),
+};

@@ -15,6 +15,7 @@ import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
+import type { PreparedPage } from "./prepared.js";
 import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
@@ -30,6 +31,8 @@ export interface StreamContext {
   sink: LogSink;
   counts: LogCounts;
   requestTimeUnit: RequestTimeSetting;
+  /** false: web-server records count their status alone (see LogPipelineDeps). */
+  requestDurations: boolean;
   clock: Clock;
   overlapMs: number;
   startFromMs: () => number;
@@ -46,7 +49,7 @@ export interface StreamContext {
     cp: StreamCheckpoint,
     sink: LogSink,
     reporter: StreamReporter,
-    delivered: (cp: Checkpoint) => void,
+    delivered: (cp: Checkpoint, pages: readonly PreparedPage[]) => void,
   ) => StreamShipper;
   /** The stream is no longer wanted: stop scheduling it, then `closed`. */
   unschedule: (key: string) => Promise<void>;
@@ -87,14 +90,17 @@ export class TailedStream implements ManagedStream {
     this.current = spec;
     this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), ctx.requestTimeUnit);
+    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), {
+      requestTime: ctx.requestTimeUnit,
+      durations: ctx.requestDurations,
+    });
     this.tailer = new Tailer(
       site,
       kind.stream,
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
-      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp) => this.countsMoved(cp)),
-      this.reporter.tailerEvents(),
+      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages)),
+      this.reporter,
       {
         overlapMs: ctx.overlapMs,
         startFromMs: ctx.startFromMs,
@@ -137,9 +143,9 @@ export class TailedStream implements ManagedStream {
     return outcome;
   }
 
-  private countsMoved(cp: Checkpoint): void {
+  private countsMoved(cp: Checkpoint, shipped?: readonly PreparedPage[]): void {
     const { kind, site } = this.current;
-    if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts);
+    if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts, shipped);
   }
 
   close(): void {

@@ -1,14 +1,14 @@
 /**
- * The cached exposition: the store's text is rendered once per change, the
- * prom-client self-metrics at most once per `selfMetricsTtlMs`, and concurrent
- * scrapes share one render. Scrape cost does not grow with scrape rate.
+ * The cached exposition, per format: the store's text is rendered once per change, the prom-client
+ * self-metrics at most once per `selfMetricsTtlMs` (shared by both formats), and concurrent scrapes
+ * share one render. Scrape cost does not grow with scrape rate; a format nobody asks for is never
+ * rendered.
  */
 import { gunzipSync, gzipSync } from "node:zlib";
 
 import type { Registry } from "prom-client";
+import { CONTENT_TYPES, openMetricsFromText, type ExpositionFormat } from "./openMetrics.js";
 import type { MetricStore } from "./store.js";
-
-export const CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
 export interface ExpositionBody {
   /** Uncompressed text; decompressed from `gzip` on first use and kept until the next change. */
@@ -20,9 +20,9 @@ export interface ExpositionBody {
 /** Only the compressed text is kept by default: Prometheus always asks for gzip. */
 class CachedBody implements ExpositionBody {
   private plain: Buffer | undefined;
-  readonly contentType = CONTENT_TYPE;
   constructor(
     readonly gzip: Buffer,
+    readonly contentType: string,
     readonly storeVersion: number,
     readonly at: number,
   ) {}
@@ -33,9 +33,10 @@ class CachedBody implements ExpositionBody {
 }
 
 export class Exposition {
-  private cached: CachedBody | undefined;
-  private inFlight: Promise<ExpositionBody> | undefined;
-  /** How many times the body was rebuilt (tests, benchmark). */
+  private readonly cached = new Map<ExpositionFormat, CachedBody>();
+  private readonly inFlight = new Map<ExpositionFormat, Promise<ExpositionBody>>();
+  private self: { text: Promise<string>; at: number } | undefined;
+  /** How many times a body was rebuilt (tests, benchmark). */
   renders = 0;
 
   constructor(
@@ -44,25 +45,41 @@ export class Exposition {
     private readonly selfMetricsTtlMs = 1000,
   ) {}
 
-  current(): Promise<ExpositionBody> {
-    const c = this.cached;
+  current(format: ExpositionFormat = "text"): Promise<ExpositionBody> {
+    const c = this.cached.get(format);
     if (c && c.storeVersion === this.store.version && Date.now() - c.at < this.selfMetricsTtlMs) {
       return Promise.resolve(c);
     }
-    if (!this.inFlight) {
-      this.inFlight = this.build().finally(() => {
-        this.inFlight = undefined;
-      });
+    let pending = this.inFlight.get(format);
+    if (!pending) {
+      pending = this.build(format).finally(() => this.inFlight.delete(format));
+      this.inFlight.set(format, pending);
     }
-    return this.inFlight;
+    return pending;
   }
 
-  private async build(): Promise<ExpositionBody> {
+  /** prom-client's text and when it was asked for, rendered at most once per TTL for both formats. */
+  private selfMetrics(): { text: Promise<string>; at: number } {
+    const now = Date.now();
+    if (!this.self || now - this.self.at >= this.selfMetricsTtlMs) {
+      const self = { text: this.registry.metrics(), at: now };
+      self.text.catch(() => {
+        if (this.self === self) this.self = undefined;
+      });
+      this.self = self;
+    }
+    return this.self;
+  }
+
+  private async build(format: ExpositionFormat): Promise<ExpositionBody> {
     const storeVersion = this.store.version;
-    const self = await this.registry.metrics();
-    const zipped = Buffer.concat([...this.store.gzipParts(), gzipSync(self, { level: 1 })]);
+    const { text, at } = this.selfMetrics();
+    const self = await text;
+    const tail = format === "text" ? self : `${openMetricsFromText(self)}# EOF\n`;
+    const zipped = Buffer.concat([...this.store.gzipParts(format), gzipSync(tail, { level: 1 })]);
     this.renders += 1;
-    this.cached = new CachedBody(zipped, storeVersion, Date.now());
-    return this.cached;
+    const body = new CachedBody(zipped, CONTENT_TYPES[format], storeVersion, at);
+    this.cached.set(format, body);
+    return body;
   }
 }

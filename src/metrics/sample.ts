@@ -15,6 +15,18 @@ export interface Sample<N extends string = MetricName> {
   value: number;
   /** A histogram's series: `_bucket` (with an `le` label), `_sum` or `_count` after the family's name. */
   suffix?: HistogramSuffix;
+  /**
+   * A recent event this series counted, shown in OpenMetrics only and only on a counter's series or a
+   * histogram's `_bucket` (where OpenMetrics allows one).
+   */
+  exemplar?: Exemplar;
+}
+
+/** Labels (128 characters in all at most), the event's value and when it happened. */
+export interface Exemplar {
+  labels: Labels;
+  value: number;
+  timestampMs?: number;
 }
 
 export type { HistogramSuffix, MetricFamily, MetricType } from "./family.js";

@@ -13,6 +13,7 @@ import type { MetricName } from "./families.js";
 import type { HistogramSuffix, MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
+import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
 import { globToRegExp } from "../config/glob.js";
 
 const GLOBAL = "\u0000global";
@@ -22,14 +23,22 @@ interface FamilyState {
   /** Position in name order; what entries refer to. */
   readonly index: number;
   readonly header: string;
+  /** The header in OpenMetrics (a counter's family named without `_total`). */
+  readonly omHeader: string;
   /** `name{`, the start of every line that carries labels. */
   readonly head: string;
   /** Collectors that have stored lines of this family (rendering visits only their entries). */
   readonly producers: Set<string>;
   /** Entries holding lines of this family; no lines, no header. */
   entries: number;
-  /** This family's text as one gzip member; dropped when the family changes. */
+  /** Entries whose lines of this family carry exemplars (OpenMetrics renders its own body then). */
+  exemplarEntries: number;
+  /** The headers as gzip members, made once. */
+  headerGzip: Record<ExpositionFormat, Buffer | undefined>;
+  /** This family's series lines as one gzip member; dropped when the family changes. */
   gzip: Buffer | undefined;
+  /** The same lines with their exemplars, for OpenMetrics (only while some entry has exemplars). */
+  omGzip: Buffer | undefined;
 }
 
 /**
@@ -41,6 +50,11 @@ interface Entry {
   sitePart: string;
   families: number[];
   texts: string[];
+  /**
+   * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
+   * line of `texts`, joined by newlines (one string, not a copy of the lines).
+   */
+  exemplarTexts?: Array<string | undefined>;
 }
 
 /** `site_id="…",site="…"` as renderSample writes them, or "" when a sample lacks them. */
@@ -85,6 +99,30 @@ function expand(text: string, name: string, sitePart: string): string {
   return out;
 }
 
+/** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
+function exemplarAllowed(family: MetricFamily, sample: Sample<string>): boolean {
+  return family.type === "counter" || (family.type === "histogram" && sample.suffix === "_bucket");
+}
+
+/** Stored lines with each line's exemplar (newline-joined `marks`, one per line) before its newline. */
+function withExemplars(text: string, marks: string): string {
+  const each = marks.split("\n");
+  let out = "";
+  let from = 0;
+  for (let i = 0; from < text.length; i++) {
+    const end = text.indexOf("\n", from);
+    out += text.slice(from, end) + (each[i] ?? "") + "\n";
+    from = end + 1;
+  }
+  return out;
+}
+
+/** The family's rendered lines are out of date. */
+function invalidate(state: FamilyState): void {
+  state.gzip = undefined;
+  state.omGzip = undefined;
+}
+
 /**
  * `N`: the family names it keeps, taken from the families it is built with (METRIC_FAMILIES: every
  * published name), so samples of an unknown family do not compile.
@@ -110,10 +148,14 @@ export class MetricStore<N extends string = MetricName> {
         family,
         index,
         header: renderFamilyHeader(family),
+        omHeader: openMetricsHeader(family.name, family.help, family.type),
         head: `${family.name}{`,
         producers: new Set<string>(),
         entries: 0,
+        exemplarEntries: 0,
+        headerGzip: { text: undefined, openmetrics: undefined },
         gzip: undefined,
+        omGzip: undefined,
       }));
     for (const state of this.families) this.byName.set(state.family.name, state);
     this.exclude = (opts.exclude ?? []).map((p) => globToRegExp(p));
@@ -174,35 +216,45 @@ export class MetricStore<N extends string = MetricName> {
     return [...this.siteCollectors.keys()];
   }
 
-  /** The exposition text of every family (for `once`; the daemon serves `gzipParts`). */
-  render(): string {
+  /** The exposition text of every family (for `once`; the daemon serves `gzipParts`), without `# EOF`. */
+  render(format: ExpositionFormat = "text"): string {
     let text = "";
-    for (const state of this.families) if (state.entries > 0) text += this.renderFamily(state);
+    for (const state of this.families) {
+      if (state.entries === 0) continue;
+      text += (format === "text" ? state.header : state.omHeader) + this.renderLines(state, format);
+    }
     return text;
   }
 
   /**
-   * The exposition as gzip members, one per family, in name order. A gzip stream
-   * may hold several members and decompresses to their concatenation, so a change
-   * to one family (traffic, every minute) re-renders and re-compresses only that family.
+   * The exposition as gzip members, a header and the series lines per family, in name order. A gzip
+   * stream may hold several members and decompresses to their concatenation, so a change to one
+   * family (traffic, every minute) re-renders and re-compresses only that family. Both formats share
+   * the lines of a family without exemplars; the headers are compressed once.
    */
-  gzipParts(): Buffer[] {
+  gzipParts(format: ExpositionFormat = "text"): Buffer[] {
     const parts: Buffer[] = [];
+    // Level 1: scrapes are frequent and the text compresses well anyway.
+    const zip = (text: string) => gzipSync(text, { level: 1 });
     for (const state of this.families) {
       if (state.entries === 0) continue;
-      // Level 1: scrapes are frequent and the text compresses well anyway.
-      state.gzip ??= gzipSync(this.renderFamily(state), { level: 1 });
-      parts.push(state.gzip);
+      parts.push((state.headerGzip[format] ??= zip(format === "text" ? state.header : state.omHeader)));
+      if (format === "openmetrics" && state.exemplarEntries > 0) {
+        parts.push((state.omGzip ??= zip(this.renderLines(state, format))));
+      } else parts.push((state.gzip ??= zip(this.renderLines(state, "text"))));
     }
     return parts;
   }
 
-  private renderFamily(state: FamilyState): string {
-    const parts = [state.header];
+  private renderLines(state: FamilyState, format: ExpositionFormat): string {
+    const parts: string[] = [];
     for (const collector of state.producers) {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
         const at = entry.families.indexOf(state.index);
-        if (at >= 0) parts.push(expand(entry.texts[at] as string, state.family.name, entry.sitePart));
+        if (at < 0) continue;
+        const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
+        const text = entry.texts[at] as string;
+        parts.push(expand(marks ? withExemplars(text, marks) : text, state.family.name, entry.sitePart));
       }
     }
     return parts.join("");
@@ -211,6 +263,8 @@ export class MetricStore<N extends string = MetricName> {
   /** Stores the entry's new lines; true when the exposition text changed. */
   private replace(collector: string, scope: string, samples: readonly Sample<N>[]): boolean {
     const byFamily = new Map<FamilyState, Map<string, string>>();
+    /** Per family, label set → the exemplar to append to that line. */
+    const exemplars = new Map<FamilyState, Map<string, string>>();
     let sitePart: string | undefined;
     for (const sample of samples) {
       const state = this.byName.get(sample.name);
@@ -225,7 +279,15 @@ export class MetricStore<N extends string = MetricName> {
       let lines = byFamily.get(state);
       if (!lines) byFamily.set(state, (lines = new Map()));
       // Same label set twice: the last one wins (no duplicate series).
-      lines.set(line.slice(0, line.lastIndexOf(" ")), stored);
+      const series = line.slice(0, line.lastIndexOf(" "));
+      lines.set(series, stored);
+      const exemplar =
+        sample.exemplar && exemplarAllowed(state.family, sample) ? renderExemplar(sample.exemplar) : "";
+      let marks = exemplars.get(state);
+      if (exemplar !== "") {
+        if (!marks) exemplars.set(state, (marks = new Map()));
+        marks.set(series, exemplar);
+      } else marks?.delete(series);
     }
 
     let entries = this.collectors.get(collector);
@@ -244,6 +306,15 @@ export class MetricStore<N extends string = MetricName> {
       families: states.map((state) => state.index),
       texts: states.map((state) => [...(byFamily.get(state) as Map<string, string>).values()].join("")),
     };
+    if (exemplars.size > 0) {
+      next.exemplarTexts = states.map((state) => {
+        const marks = exemplars.get(state);
+        if (!marks?.size) return undefined;
+        return [...(byFamily.get(state) as Map<string, string>).keys()]
+          .map((series) => marks.get(series) ?? "")
+          .join("\n");
+      });
+    }
 
     let changed = false;
     const renamed = previous !== undefined && previous.sitePart !== next.sitePart;
@@ -254,6 +325,14 @@ export class MetricStore<N extends string = MetricName> {
         state.entries += 1;
         state.producers.add(collector);
       }
+      const marked = next.exemplarTexts?.[i];
+      const hadMarked = at >= 0 ? previous?.exemplarTexts?.[at] : undefined;
+      state.exemplarEntries += (marked !== undefined ? 1 : 0) - (hadMarked !== undefined ? 1 : 0);
+      if (marked !== hadMarked) {
+        if (marked !== undefined) (next.exemplarTexts as string[])[i] = detached(marked);
+        state.omGzip = undefined;
+        changed = true;
+      } else if (marked !== undefined) (next.exemplarTexts as string[])[i] = hadMarked as string;
       const stored = at >= 0 ? previous?.texts[at] : undefined;
       if (stored !== undefined && stored === next.texts[i]) {
         next.texts[i] = stored; // keep the stored copy
@@ -261,14 +340,15 @@ export class MetricStore<N extends string = MetricName> {
       } else {
         next.texts[i] = detached(next.texts[i] as string);
       }
-      state.gzip = undefined;
+      invalidate(state);
       changed = true;
     }
-    for (const index of previous?.families ?? []) {
+    for (const [at, index] of (previous?.families ?? []).entries()) {
       if (next.families.includes(index)) continue;
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
-      state.gzip = undefined;
+      if (previous?.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
+      invalidate(state);
       changed = true;
     }
 
@@ -288,10 +368,11 @@ export class MetricStore<N extends string = MetricName> {
     const entry = entries?.get(scope);
     if (!entries || !entry) return false;
     entries.delete(scope);
-    for (const index of entry.families) {
+    for (const [at, index] of entry.families.entries()) {
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
-      state.gzip = undefined;
+      if (entry.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
+      invalidate(state);
     }
     if (scope !== GLOBAL) {
       const collectors = this.siteCollectors.get(scope);

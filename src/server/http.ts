@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import { parseListenAddress } from "../config/listenAddress.js";
 import { redactQueryToken } from "../config/redact.js";
 import type { Exposition } from "../metrics/exposition.js";
+import { negotiateFormat } from "../metrics/openMetrics.js";
 import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
 import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
 import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
@@ -137,13 +138,13 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return;
     }
     if (path === opts.telemetryPath) {
-      const exp = await opts.exposition.current();
+      const exp = await opts.exposition.current(negotiateFormat(req.headers.accept));
       const wantsGzip = /\bgzip\b/i.test(String(req.headers["accept-encoding"] ?? ""));
       const body = wantsGzip ? exp.gzip : exp.body;
       res.writeHead(200, {
         "content-type": exp.contentType,
         "content-length": String(body.length),
-        vary: "Accept-Encoding",
+        vary: "Accept, Accept-Encoding",
         ...(wantsGzip ? { "content-encoding": "gzip" } : {}),
       });
       finish(req, res, body);

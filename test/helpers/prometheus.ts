@@ -21,6 +21,8 @@ export interface PrometheusOptions {
   alertmanagerUrl?: string;
   /** Default 1s. */
   evaluationInterval?: string;
+  /** `--enable-feature` values, e.g. exemplar-storage. */
+  features?: string[];
 }
 
 export interface PromSample {
@@ -135,6 +137,7 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
       `--storage.tsdb.path=${join(dir, "data")}`,
       `--web.listen-address=127.0.0.1:${port}`,
       "--log.level=warn",
+      ...(opts.features ?? []).map((f) => `--enable-feature=${f}`),
     ],
     { stdio: ["ignore", "pipe", "pipe"] },
   );

@@ -4,7 +4,8 @@
  * real OTLP receiver and is scraped by a real Prometheus that evaluates the rules `slo-rules` prints.
  * The histogram's percentiles match the simulator's own request times within one bucket, every record
  * carries its site's resource, the burn-rate alerts fire for the failing and the slow site and for no
- * other, and no rule is unhealthy.
+ * other, and no rule is unhealthy. Prometheus negotiates OpenMetrics and stores the exemplars, which
+ * name records the receiver got.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
@@ -20,6 +21,7 @@ import type { WebFault } from "../../src/simulator/options.js";
 import { MAIN, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
 import { startPrometheus, type RunningPrometheus } from "../helpers/prometheus.js";
+import { waitFor } from "../helpers/wait.js";
 
 const run = promisify(execFile);
 const JOB = "sitehost-exporter";
@@ -82,6 +84,7 @@ beforeAll(async () => {
   prom = await startPrometheus({
     scrapeTargets: [{ job: JOB, target: daemon.url.replace("http://", "") }],
     ruleFiles: [rulesFile],
+    features: ["exemplar-storage"],
   });
 }, 120_000);
 
@@ -184,4 +187,54 @@ describe("visitors' SLOs from the logs", () => {
       rules.filter((r) => r.health !== "ok").map((r) => `${r.name}: ${r.health} ${r.lastError ?? ""}`),
     ).toEqual([]);
   }, 120_000);
+
+  it("Prometheus stores exemplars that name shipped records: a slow bucket's and a 5xx count's", async () => {
+    interface ExemplarSeries {
+      seriesLabels: Record<string, string>;
+      exemplars: Array<{ labels: Record<string, string>; value: string; timestamp: number }>;
+    }
+    const exemplars = async (query: string): Promise<ExemplarSeries[]> => {
+      const params = new URLSearchParams({
+        query,
+        start: String(Date.now() / 1000 - 3600),
+        end: String(Date.now() / 1000 + 60),
+      });
+      const res = await fetch(`${prom.url}/api/v1/query_exemplars?${params.toString()}`);
+      const body = (await res.json()) as { status: string; error?: string; data?: ExemplarSeries[] };
+      if (body.status !== "success") throw new Error(`query_exemplars ${query}: ${body.error ?? res.status}`);
+      return body.data ?? [];
+    };
+    const slowBuckets = `sitehost_site_http_request_duration_seconds_bucket{job="${JOB}",site_id="${ids.slow}"}`;
+    const failing5xx = `sitehost_site_http_responses_total{job="${JOB}",site_id="${ids.failing}",status_class="5xx"}`;
+    const found = await waitFor(
+      "exemplars of the slow site's buckets and the failing site's 5xx count",
+      async () => {
+        const [buckets, errors] = await Promise.all([exemplars(slowBuckets), exemplars(failing5xx)]);
+        return buckets.length > 0 && errors.length > 0 && { buckets, errors };
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    const shipped = new Map(receiver.records.map((r) => [r.attributes["log.record.uid"] as string, r]));
+    const bounds = (le: string) => (le === "+Inf" ? Infinity : Number(le));
+    for (const series of found.buckets) {
+      const le = series.seriesLabels.le as string;
+      for (const e of series.exemplars) {
+        const record = shipped.get(e.labels.log_record_uid as string);
+        expect(
+          record,
+          `exemplar ${e.labels.log_record_uid} of le=${le} names a shipped record`,
+        ).toBeDefined();
+        const seconds = record?.attributes["sitehost.http.request_time"] as number;
+        // The record's duration is the exemplar's value, and the bucket is the record's own.
+        expect(Number(e.value)).toBeCloseTo(seconds, 6);
+        expect(bucketIndex(seconds)).toBe(bucketIndex(bounds(le)));
+        expect(record?.attributes["sitehost.site.id"]).toBe(String(ids.slow));
+      }
+    }
+    for (const e of found.errors.flatMap((s) => s.exemplars)) {
+      const record = shipped.get(e.labels.log_record_uid as string);
+      expect(record?.attributes["sitehost.site.id"]).toBe(String(ids.failing));
+      expect(Math.floor(Number(record?.attributes["http.response.status_code"]) / 100)).toBe(5);
+    }
+  }, 90_000);
 });

@@ -15,6 +15,7 @@ import {
   serverCounts,
   serverSeries,
 } from "../../../src/logs/requestCounts.js";
+import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 
@@ -158,5 +159,86 @@ describe("the published histogram", () => {
     const text = store.render();
     expect(text).not.toContain('site="shop"');
     expect(text.match(/site="boutique"/g)?.length).toBeGreaterThan(2 * (DURATION_BUCKETS.length + 3));
+  });
+});
+
+/** One shipped page of these entries, as the pipeline prepares it (fingerprint `fp<i>`, time i s). */
+function shippedPage(entries: ServerLogEntry[], first = 0): PreparedPage {
+  const n = entries.length;
+  const keys: string[] = [];
+  const values = new Float64Array(n * SERVER_COUNT_SLOTS);
+  const unit = new RequestTimeUnit("seconds");
+  entries.forEach((e, i) => serverCounts(e, unit, keys, values, i * SERVER_COUNT_SLOTS));
+  return {
+    count: n,
+    bytes: Buffer.alloc(0),
+    ends: new Uint32Array(n),
+    fingerprints: entries.map((_, i) => `fp${first + i}`),
+    occurrences: new Uint32Array(n),
+    times: Float64Array.from(entries, (_, i) => (first + i) * 1000),
+    counts: { slots: SERVER_COUNT_SLOTS, keys, values },
+  };
+}
+
+describe("exemplars", () => {
+  const site = { id: 3, name: "shop" };
+  const bucket = (le: string, cached = "false") =>
+    `sitehost_site_http_request_duration_seconds_bucket{site_id="3",site="shop",cached="${cached}",le="${le}"}`;
+  const older = [entry(0.3), entry(0.02, 503), entry(0.4)];
+  const newer = [entry(0.02), entry(2, 502), entry(0.001, 200, "HIT")];
+
+  function published(exemplars: boolean) {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars });
+    const all = [...older, ...newer];
+    logCounts.update(site, "server", countsOf(all), [shippedPage(older), shippedPage(newer, 3)]);
+    return store;
+  }
+
+  it("each bucket and 5xx count names the newest shipped record it counted, in OpenMetrics only", () => {
+    const store = published(true);
+    const om = store.render("openmetrics");
+    // 0.4 s (record 2) is the newest in le=0.5; 2 s (record 4) the newest 5xx, in le=2.5.
+    expect(om).toContain(`${bucket("0.5")} 4 # {log_record_uid="3-server-fp2-0"} 0.4 2.000\n`);
+    expect(om).toContain(`${bucket("2.5")} 5 # {log_record_uid="3-server-fp4-0"} 2 4.000\n`);
+    expect(om).toContain(`${bucket("0.025")} 2 # {log_record_uid="3-server-fp3-0"} 0.02 3.000\n`);
+    expect(om).toContain(`${bucket("0.005", "true")} 1 # {log_record_uid="3-server-fp5-0"} 0.001 5.000\n`);
+    expect(om).toContain(
+      'sitehost_site_http_responses_total{site_id="3",site="shop",status_class="5xx",cached="false"} 2 # {log_record_uid="3-server-fp4-0"} 1 4.000\n',
+    );
+    // No exemplar where nothing fell: le=1 holds no record of its own.
+    expect(om).toContain(`${bucket("1")} 4\n`);
+    expect(om).toContain('status_class="2xx",cached="false"} 3\n');
+    expect(store.render("text")).not.toContain("log_record_uid");
+  });
+
+  it("a later export's records replace older exemplars; metrics.exemplars: false shows none", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    logCounts.update(site, "server", countsOf(older), [shippedPage(older)]);
+    expect(store.render("openmetrics")).toContain('log_record_uid="3-server-fp2-0"} 0.4');
+    logCounts.update(site, "server", countsOf([...older, entry(0.45)]), [shippedPage([entry(0.45)], 9)]);
+    expect(store.render("openmetrics")).toContain(
+      `${bucket("0.5")} 4 # {log_record_uid="3-server-fp9-0"} 0.45 9.000\n`,
+    );
+    expect(published(false).render("openmetrics")).not.toContain("log_record_uid");
+  });
+});
+
+describe("a spooled page", () => {
+  it("reads back as the same page: records, fingerprints, occurrences, times, counter keys and increments", () => {
+    const page = shippedPage([entry(0.3, 200, "MISS", 512), entry("x", 503), entry(31, 200, "HIT")], 4);
+    page.occurrences[1] = 2;
+    page.bytes = Buffer.from("abcdef");
+    page.ends = Uint32Array.from([2, 3, 6]);
+    const frame = Buffer.concat([Buffer.from("pad"), ...serializePage(page)]).subarray(3);
+    const back = deserializePage(frame);
+    expect({ ...back, bytes: back.bytes.toString() }).toEqual({ ...page, bytes: "abcdef" });
+    expect(addCounts([back])).toEqual(addCounts([page]));
+    const plain = deserializePage(
+      Buffer.concat(serializePage({ ...page, counts: undefined } as PreparedPage)),
+    );
+    expect(plain.counts).toBeUndefined();
+    expect([...plain.times]).toEqual([4000, 5000, 6000]);
   });
 });

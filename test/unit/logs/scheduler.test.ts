@@ -245,6 +245,25 @@ describe("sharing the workers", () => {
     await s.stop();
   });
 
+  it("a removed stream is never read again: its read in progress is aborted, a waiting one never starts", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const reading = stream("1/php", () => ({ kind: "found", shipped: 1 }), 10 * S);
+    const waiting = stream("2/php", () => ({ kind: "found", shipped: 1 }));
+    s.add(reading);
+    s.add(waiting);
+    await vi.advanceTimersByTimeAsync(1 * S);
+    expect([reading.starts.length, waiting.starts.length]).toEqual([1, 1]);
+    // One is in the middle of a read, the other waits for its next one.
+    const removed = Promise.all([s.remove("1/php"), s.remove("2/php")]);
+    await vi.advanceTimersByTimeAsync(0);
+    await removed;
+    await vi.advanceTimersByTimeAsync(10 * MIN);
+    expect([reading.starts.length, waiting.starts.length]).toEqual([1, 1]);
+    expect(s.size).toBe(0);
+    await s.stop();
+  });
+
   it("starts nothing while paused (the collector is down)", async () => {
     vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
     let paused = true;

@@ -62,7 +62,7 @@ describe("routes", () => {
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("text/plain; version=0.0.4; charset=utf-8");
     expect(r.headers["content-encoding"]).toBeUndefined();
-    expect(r.headers.vary).toBe("Accept-Encoding");
+    expect(r.headers.vary).toBe("Accept, Accept-Encoding");
     expect(r.body.toString("utf8").trimEnd().split("\n")).toEqual(EXPECTED_METRICS);
     expect(Number(r.headers["content-length"])).toBe(r.body.length);
   });
@@ -72,7 +72,7 @@ describe("routes", () => {
     const r = await send(`${url}/metrics`, { headers: { "accept-encoding": "deflate, gzip;q=1.0" } });
     expect(r.status).toBe(200);
     expect(r.headers["content-encoding"]).toBe("gzip");
-    expect(r.headers.vary).toBe("Accept-Encoding");
+    expect(r.headers.vary).toBe("Accept, Accept-Encoding");
     expect(r.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
     expect(gunzipSync(r.body).toString("utf8").trimEnd().split("\n")).toEqual(EXPECTED_METRICS);
   });

@@ -108,3 +108,20 @@ describe("records written straight from their entries", () => {
     },
   );
 });
+
+describe("web-server counting without durations (the benchmark's baseline)", () => {
+  it("counts the status alone: one key per record, no bucket, sum or bytes", () => {
+    const counted = encoderFor(sink, { id: 7, name: "shop" }, "server", () => OBSERVED, {
+      requestTime: "auto",
+      durations: false,
+    }).counter;
+    const full = encoderFor(sink, { id: 7, name: "shop" }, "server", () => OBSERVED).counter;
+    expect(full?.slots).toBe(4);
+    expect(counted?.slots).toBe(1);
+    const keys: string[] = [];
+    const values = new Float64Array(serverEntries.length);
+    serverEntries.forEach((e, i) => counted?.write(pending(e, i), keys, values, i));
+    expect(keys.every((k) => /^(\dxx|other)\|(true|false)$/.test(k))).toBe(true);
+    expect([...values]).toEqual(serverEntries.map(() => 1));
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * Memory per site of the log-derived series, and what rendering them costs at thousands of sites, in
+ * text format and in OpenMetrics with exemplars: `MetricStore` and `LogCounts` of `sites` sites, each
+ * fed the counts and one shipped page of 200 web-server records (every bucket of both cache states
+ * and some 5xx hit, so every exemplar is there), heap after a full GC.
+ *
+ *   npx tsc -p tsconfig.json && node --expose-gc dist/bench/countsMemory.js [sites=5000]
+ *   (each variant in a process of its own)
+ */
+import type { ServerLogEntry } from "../src/api/schemas.js";
+import { LogCounts } from "../src/logs/counts.js";
+import type { PreparedPage } from "../src/logs/prepared.js";
+import { DURATION_BUCKETS } from "../src/config/slos.js";
+import { RequestTimeUnit, SERVER_COUNT_SLOTS, serverCounts } from "../src/logs/requestCounts.js";
+import { METRIC_FAMILIES } from "../src/metrics/families.js";
+import type { ExpositionFormat } from "../src/metrics/openMetrics.js";
+import { MetricStore } from "../src/metrics/store.js";
+
+const sites = Number(process.argv[2] ?? 5000);
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error("run with node --expose-gc");
+
+/** 200 records: every bucket of both cache states, 5xx among them. */
+function page(site: number): { page: PreparedPage; counts: Record<string, number> } {
+  const n = 200;
+  const keys: string[] = [];
+  const values = new Float64Array(n * SERVER_COUNT_SLOTS);
+  const unit = new RequestTimeUnit("seconds");
+  const bounds = [...DURATION_BUCKETS, 60];
+  for (let i = 0; i < n; i++) {
+    const entry: ServerLogEntry = {
+      timestamp: 1_764_000_000 + i,
+      status: i % 10 === 0 ? 503 : 200,
+      cached: i % 2 ? "HIT" : "MISS",
+      request_time: (bounds[i % bounds.length] as number) * 0.9,
+      body_bytes_sent: 1000 + i,
+    };
+    serverCounts(entry, unit, keys, values, i * SERVER_COUNT_SLOTS);
+  }
+  const counts: Record<string, number> = {};
+  keys.forEach((k, i) => {
+    if (k) counts[k] = (counts[k] ?? 0) + (values[i] as number);
+  });
+  const fingerprints = Array.from(
+    { length: n },
+    (_, i) => `${site.toString(16).padStart(8, "0")}${i.toString(16).padStart(24, "0")}`,
+  );
+  return {
+    counts,
+    page: {
+      count: n,
+      bytes: Buffer.alloc(0),
+      ends: new Uint32Array(n),
+      fingerprints,
+      occurrences: new Uint32Array(n),
+      times: Float64Array.from({ length: n }, (_, i) => (1_764_000_000 + i) * 1000),
+      counts: { slots: SERVER_COUNT_SLOTS, keys, values },
+    },
+  };
+}
+
+function heapMb(): number {
+  gc?.();
+  gc?.();
+  return process.memoryUsage().heapUsed / 1048576;
+}
+
+/** Median ms of rendering the histogram family anew (after a site's change) in `format`. */
+function renderMs(
+  store: MetricStore,
+  counts: LogCounts,
+  fed: Array<ReturnType<typeof page>>,
+  format: ExpositionFormat,
+): number {
+  const times: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const site = { id: 1, name: "site-1" };
+    const { counts: c, page: p } = fed[0] as ReturnType<typeof page>;
+    c["2xx|false"] = (c["2xx|false"] ?? 0) + 1;
+    counts.update(site, "server", c, [p]);
+    const t0 = performance.now();
+    store.gzipParts(format);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[3] as number;
+}
+
+const fed = Array.from({ length: sites }, (_, i) => page(i + 1));
+const rows: Array<Record<string, unknown>> = [];
+const VARIANTS = [
+  "status only",
+  "histogram",
+  'histogram, cached="false" only',
+  "histogram + exemplars",
+] as const;
+// One variant per process (argv[3]: its index), so none inherits another's heap; all three by default.
+if (process.argv[3] === undefined) {
+  const { spawnSync } = await import("node:child_process");
+  for (let v = 0; v < VARIANTS.length; v++) {
+    const args = [...process.execArgv, import.meta.filename, String(sites), String(v)];
+    spawnSync(process.execPath, args, { stdio: "inherit" });
+  }
+  process.exit(0);
+}
+for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[number]]) {
+  const base = heapMb();
+  const store = new MetricStore(METRIC_FAMILIES, {
+    exclude:
+      variant === "status only"
+        ? [
+            "sitehost_site_http_request_duration_seconds",
+            "sitehost_site_http_response_size_bytes_total",
+            "sitehost_site_http_requests_without_duration_total",
+          ]
+        : [],
+  });
+  const counts = new LogCounts(store, {
+    cacheHits: variant !== 'histogram, cached="false" only',
+    exemplars: variant === "histogram + exemplars",
+  });
+  for (let i = 0; i < sites; i++) {
+    const { counts: c, page: p } = fed[i] as ReturnType<typeof page>;
+    counts.update({ id: i + 1, name: `site-${i + 1}` }, "server", c, [p]);
+  }
+  store.gzipParts("text");
+  if (variant === "histogram + exemplars") store.gzipParts("openmetrics");
+  const bytesPerSite = ((heapMb() - base) * 1048576) / sites;
+  rows.push({
+    variant,
+    series:
+      store
+        .render()
+        .split("\n")
+        .filter((l) => l && !l.startsWith("#")).length / sites,
+    bytesPerSite: Math.round(bytesPerSite),
+    renderTextMs: +renderMs(store, counts, fed, "text").toFixed(1),
+    renderOpenMetricsMs: +renderMs(store, counts, fed, "openmetrics").toFixed(1),
+  });
+  // Keep both alive until measured.
+  void store;
+}
+for (const row of rows) console.log(JSON.stringify({ sites, ...row }));
