@@ -21,6 +21,8 @@ import { gauge } from "./metrics/selfMetric.js";
 import { MetricStore } from "./metrics/store.js";
 import { createCollection } from "./scheduling/collection.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./server/http.js";
+import { readinessWith } from "./scheduling/readiness.js";
+import { buildStatus } from "./server/status.js";
 import { ComponentGroup, type Component } from "./util/components.js";
 import { REVISION, VERSION } from "./version.js";
 import { exportHealthFor, type ExportHealth } from "./logs/otlp/exportHealth.js";
@@ -130,13 +132,29 @@ export async function runDaemon({
     onFailed: stopAndExit,
     logger,
   });
+  const ready = () => readinessWith(activation.readiness(), core.volume?.status());
   const server = new HttpServerComponent({
     listenAddress: config.web.listenAddress,
     telemetryPath: config.web.telemetryPath,
     webConfigFile: config.web.configFile,
     exposition: new Exposition(core.store, core.registry),
-    readiness: () => activation.readiness(),
-    landing: () => ({ version: VERSION, telemetryPath: config.web.telemetryPath, ...activation.landing() }),
+    readiness: ready,
+    status: () =>
+      buildStatus({
+        version: VERSION,
+        telemetryPath: config.web.telemetryPath,
+        apiUrl: config.api.url,
+        ready: ready(),
+        auth: core.api.authStatus(),
+        active: activation.status(),
+        logs: { enabled: config.logs.enabled, shipping: config.logs.ship, streams: config.logs.streams },
+        export: core.exportHealth?.status(),
+        lock: lock && { held: lock.held, reason: lock.standbyReason(), dir: config.logs.checkpointDir },
+        volume: core.volume?.status(),
+        shard: config.sites.shard,
+        webhooks: core.webhooks?.status(),
+        now: Date.now(),
+      }),
     logger,
     webhook: core.webhooks,
   });

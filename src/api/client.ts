@@ -28,6 +28,16 @@ function joinUrl(base: string, path: string): string {
   return base.replace(/\/+$/, "") + path;
 }
 
+/** One API request, ready to send with a token. */
+interface AuthorizedRequest {
+  route: RouteName;
+  url: string;
+  /** `GET https://…/v1/sites/1` (no credentials): what errors name. */
+  where: string;
+  body: unknown;
+  repeatable: boolean;
+}
+
 class ApiCore {
   readonly budget: RequestBudget;
   private readonly wire: Wire;
@@ -126,13 +136,11 @@ class ApiCore {
     let where: string | undefined;
     try {
       if (this.closed) throw new ApiAbortedError(endpoint, true);
-      const parts = e.request(input);
-      const url = new URL(joinUrl(this.opts.apiUrl, routePath(e.route, parts.params as never)));
-      for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
-      const repeatable = e.repeatable?.(input) ?? true;
-      where = `${ROUTES[e.route].method} ${displayUrl(url.toString())}`;
-      const text = await this.authorized(e.route, url.toString(), where, parts.body, repeatable, opts);
-      return await e.decode(parseJsonBody(text, endpoint), this.decodeContext(endpoint));
+      const req = this.requestOf(e, input, e.repeatable?.(input) ?? true);
+      where = req.where;
+      const result = await this.authorizedExchange(req, opts);
+      if (!result.ok) throw this.wire.failure(e.route, where, result);
+      return await e.decode(parseJsonBody(result.response.body, endpoint), this.decodeContext(endpoint));
     } catch (err) {
       const reason = err instanceof SitehostApiError ? err.reason : "other";
       if (reason !== "aborted" && reason !== "closed") this.metrics.failures.inc({ endpoint, reason });
@@ -142,28 +150,18 @@ class ApiCore {
     }
   }
 
-  /** An API request with a bearer token: a new token after a 401, once; never a token past its window. */
-  private async authorized(
-    route: RouteName,
-    url: string,
-    where: string,
-    body: unknown,
-    repeatable: boolean,
-    opts: RequestOptions,
-  ): Promise<string> {
-    const result = await this.authorizedExchange(route, url, where, body, repeatable, opts);
-    if (result.ok) return result.response.body;
-    throw this.wire.failure(route, where, result);
+  /** The URL, the words that name it in errors, and the body of an endpoint's request. */
+  private requestOf<I, O>(e: Endpoint<I, O>, input: I, repeatable: boolean): AuthorizedRequest {
+    const parts = e.request(input);
+    const url = new URL(joinUrl(this.opts.apiUrl, routePath(e.route, parts.params as never)));
+    for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
+    const where = `${ROUTES[e.route].method} ${displayUrl(url.toString())}`;
+    return { route: e.route, url: url.toString(), where, body: parts.body, repeatable };
   }
 
-  private async authorizedExchange(
-    route: RouteName,
-    url: string,
-    where: string,
-    body: unknown,
-    repeatable: boolean,
-    opts: RequestOptions,
-  ): Promise<ExchangeResult> {
+  /** An API request with a bearer token: a new token after a 401, once; never a token past its window. */
+  private async authorizedExchange(req: AuthorizedRequest, opts: RequestOptions): Promise<ExchangeResult> {
+    const { route, url, where, body, repeatable } = req;
     const endpoint = ROUTES[route].template;
     let token = "";
     return this.wire.exchange(route, {
@@ -201,16 +199,19 @@ class ApiCore {
 
   /** One request of an endpoint, answered with whatever status came (doctor); no answer throws. */
   async probe<I, O>(e: Endpoint<I, O>, input: I, opts: RequestOptions = {}): Promise<ProbeAnswer> {
-    const parts = e.request(input);
-    const url = new URL(joinUrl(this.opts.apiUrl, routePath(e.route, parts.params as never)));
-    for (const [k, v] of Object.entries(parts.query ?? {})) url.searchParams.set(k, v);
-    const where = `${ROUTES[e.route].method} ${displayUrl(url.toString())}`;
+    const req = this.requestOf(e, input, true);
+    const where = req.where;
     const started = performance.now();
-    const result = await this.authorizedExchange(e.route, url.toString(), where, parts.body, true, opts);
+    const result = await this.authorizedExchange(req, opts);
     const answer = result.ok ? result.response : result.last;
     if (answer.kind !== "response") throw this.wire.failure(e.route, where, result as FailedExchange);
     const { status, headers, body } = answer;
     return { where, status, latencyMs: performance.now() - started, headers, json: jsonOrUndefined(body) };
+  }
+
+  /** Whether the platform gives this client tokens (the status page). */
+  authStatus(): { ok: boolean; lastError?: string; at?: number } {
+    return this.tokens.status();
   }
 
   /** A token (the manager's), and what its answer said; a refusal throws its ApiAuthError. */
@@ -273,6 +274,8 @@ export interface ApiClient extends SitehostApi {
   probe<N extends EndpointName>(name: N, input: InputOf<N>, opts?: RequestOptions): Promise<ProbeAnswer>;
   /** A token, and what the token endpoint said (doctor). */
   tokenReport(): Promise<TokenReport>;
+  /** Whether the last token request worked, and if not why and when. */
+  authStatus(): { ok: boolean; lastError?: string; at?: number };
 }
 
 /** The API client: one method per endpoint of the endpoint table, plus allSites and close. */
@@ -291,6 +294,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     allSites: (o) => core.allSites(o),
     probe: (name, input, o) => core.probe(ENDPOINTS[name] as Endpoint<unknown, unknown>, input, o),
     tokenReport: () => core.tokenReport(),
+    authStatus: () => core.authStatus(),
     close: () => core.close(),
   };
 }

@@ -52,7 +52,7 @@ export interface TokenEvents {
 export class TokenManager {
   private token: Token | undefined;
   private inFlight: Promise<Token> | undefined;
-  private failure: { error: Error; until: number } | undefined;
+  private failure: { error: Error; until: number; at: number } | undefined;
   private consecutiveFailures = 0;
   /** When the last token request started (epoch ms), for the refresh interval's floor. */
   private lastRequestAt: number | undefined;
@@ -87,6 +87,12 @@ export class TokenManager {
     return this.token?.value;
   }
 
+  /** Whether the last token request worked; when it did not, why and when (the status page). */
+  status(): { ok: boolean; lastError?: string; at?: number } {
+    if (!this.failure) return { ok: this.token !== undefined };
+    return { ok: false, lastError: this.failure.error.message, at: this.failure.at };
+  }
+
   private refresh(): Promise<Token> {
     if (this.inFlight) return this.inFlight;
     if (this.failure && this.clock.now() < this.failure.until) return Promise.reject(this.failure.error);
@@ -117,7 +123,7 @@ export class TokenManager {
         baseMs: FAILURE_COOLDOWN_BASE_MS,
         capMs: FAILURE_COOLDOWN_CAP_MS,
       });
-      this.failure = { error, until: this.clock.now() + cooldown };
+      this.failure = { error, until: this.clock.now() + cooldown, at: this.clock.now() };
       throw error;
     }
   }

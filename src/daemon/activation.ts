@@ -107,8 +107,9 @@ export class Activation implements Component {
     );
   }
 
-  landing(): ReturnType<ActiveExporter["landing"]> {
-    return this.active?.landing() ?? { sitesDiscovered: 0, collectors: [], plan: undefined };
+  /** What the status page says of the active parts; undefined while standing by. */
+  status(): ReturnType<ActiveExporter["status"]> | undefined {
+    return this.active?.status();
   }
 
   async stop(): Promise<void> {

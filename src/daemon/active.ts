@@ -32,7 +32,7 @@ import { MeasuredRates } from "../scheduling/measuredRates.js";
 import { ReadinessPolicy, type Readiness } from "../scheduling/readiness.js";
 import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
-import type { LandingInfo } from "../server/landing.js";
+import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
@@ -53,7 +53,8 @@ export interface Core {
 
 export interface ActiveExporter {
   readiness(): Readiness;
-  landing(): Pick<LandingInfo, "sitesDiscovered" | "collectors" | "plan">;
+  /** What the status page says of the active parts. */
+  status(): ActiveStatus;
   stop(): Promise<void>;
 }
 
@@ -122,6 +123,7 @@ export async function activate(
   const readiness = new ReadinessPolicy({
     discoveredAt: () => discovery.discoveredAt,
     withoutFirstRun: () => runner.withoutFirstRun(),
+    discoveryError: () => runner.status().find((s) => s.name === discovery.name)?.lastError?.message,
     readyTimeout: config.web.readyTimeout,
     logger,
   });
@@ -219,11 +221,16 @@ export async function activate(
   ]);
   return {
     readiness: () => readiness.check(),
-    landing: () => ({
-      sitesDiscovered: discovery.sites.length,
-      collectors: runner.status(),
-      plan: planner.current(),
-    }),
+    status: () => {
+      const plan = planner.current();
+      const advice = plan && !plan.fits ? planner.adviceFor(plan) : undefined;
+      return {
+        sitesDiscovered: discovery.sites.length,
+        collectors: runner.status(),
+        ...(plan ? { plan } : {}),
+        ...(advice ? { budgetAdvice: advice } : {}),
+      };
+    },
     stop: () => parts.stop(),
   };
 }

@@ -36,11 +36,19 @@ function exemplarOf(counts: SiteCounts, key: string): { exemplar?: Exemplar } {
   return { exemplar: { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs } };
 }
 
+/**
+ * The series an alert or dashboard selects, at 0 from a stream's first read (a series that appears
+ * with its first event hides that event from rate()): 5xx responses, untimed requests and response
+ * bytes for the web server; fatal and parse errors for PHP. Not kept in checkpoints.
+ */
+const SERVER_ZERO: Readonly<Record<string, number>> = { "5xx|false": 0, "du|false": 0, "b|false": 0 };
+const PHP_ZERO: Readonly<Record<string, number>> = { fatal: 0, parse: 0 };
+
 /** Replace the site's log-derived samples (collector "logs"). */
 export function publishCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): void {
   const labels = { site_id: String(counts.site.id), site: counts.site.name };
   const samples: Sample[] = [];
-  const server = serverSeries(counts.server ?? {}, opts.cacheHits);
+  const server = serverSeries(counts.server ? { ...SERVER_ZERO, ...counts.server } : {}, opts.cacheHits);
   for (const { statusClass: status_class, cached, value } of server.responses) {
     samples.push({
       name: "sitehost_site_http_responses_total",
@@ -75,7 +83,7 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
       value,
     });
   }
-  for (const [severity, value] of Object.entries(counts.php ?? {})) {
+  for (const [severity, value] of Object.entries(counts.php ? { ...PHP_ZERO, ...counts.php } : {})) {
     samples.push({ name: "sitehost_site_php_log_entries_total", labels: { ...labels, severity }, value });
   }
   store.replaceSite("logs", String(counts.site.id), samples);

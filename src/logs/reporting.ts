@@ -194,7 +194,7 @@ class ShipperReport implements ShipperHooks {
   ) {}
 
   delivered(count: number, cp: Checkpoint, pages: readonly PreparedPage[]): void {
-    this.r.exportHealth.succeeded();
+    this.r.exportHealth.succeeded(this.reporter.stream);
     this.r.metrics.shipped.inc({ stream: this.reporter.stream }, count);
     this.onDelivered(cp, pages);
     this.reporter.checkpointMoved(cp);

@@ -110,6 +110,15 @@ export class BudgetPlanner {
     this.startupTimer = undefined;
   }
 
+  /** The ways out of a plan over the budget (the warning's text, and the status page's). */
+  adviceFor(plan: RequestPlan): string {
+    return adviceFor(plan, {
+      shardCount: this.settings.shardCount,
+      maxPollInterval: this.settings.logsMaxPollInterval,
+      traffic: this.settings.traffic,
+    });
+  }
+
   /** The plan, with what each source took from the budget lately. */
   current(): RequestPlan | undefined {
     const plan = this.plan;
@@ -186,11 +195,7 @@ export class BudgetPlanner {
         this.warnedTotal = plan.total;
         this.log.warn(
           { plannedRequestsPerSecond: round(plan.total), budgetRequestsPerSecond: plan.budget },
-          adviceFor(plan, {
-            shardCount: this.settings.shardCount,
-            maxPollInterval: this.settings.logsMaxPollInterval,
-            traffic: this.settings.traffic,
-          }),
+          this.adviceFor(plan),
         );
       }
     } else if (before && !before.fits) {

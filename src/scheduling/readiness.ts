@@ -8,6 +8,7 @@
 import type { Logger } from "pino";
 import { durationMs } from "../config/duration.js";
 import type { CollectorName } from "../config/schema.js";
+import type { CheckpointVolumeStatus } from "../ha/volume.js";
 
 export interface Readiness {
   ready: boolean;
@@ -19,6 +20,8 @@ export interface ReadinessInputs {
   discoveredAt(): number | undefined;
   /** The enabled collectors that have not finished a first run yet. */
   withoutFirstRun(): CollectorName[];
+  /** Why the last discovery failed, if it did: /-/ready says it while discovery has not succeeded. */
+  discoveryError?(): string | undefined;
   /** `web.readyTimeout`; 0 waits for every first run however long it takes. */
   readyTimeout: string;
   logger: Logger;
@@ -37,7 +40,13 @@ export class ReadinessPolicy {
 
   check(): Readiness {
     const discoveredAt = this.inputs.discoveredAt();
-    if (discoveredAt === undefined) return { ready: false, reason: "site discovery has not succeeded yet" };
+    if (discoveredAt === undefined) {
+      const error = this.inputs.discoveryError?.();
+      return {
+        ready: false,
+        reason: `site discovery has not succeeded yet${error ? `: ${error}` : ""}`,
+      };
+    }
     const waiting = this.inputs.withoutFirstRun();
     if (waiting.length === 0) return { ready: true };
     const timeoutMs = durationMs(this.inputs.readyTimeout);
@@ -53,4 +62,13 @@ export class ReadinessPolicy {
     }
     return { ready: false, reason: `waiting for a first run of ${waiting.join(", ")}` };
   }
+}
+
+/**
+ * An exporter whose checkpoint directory does not take writes ships nothing and answers webhook
+ * events 503: not ready, saying why (a standby's own reason, which names the directory, goes first).
+ */
+export function readinessWith(readiness: Readiness, volume: CheckpointVolumeStatus | undefined): Readiness {
+  if (!readiness.ready || !volume || volume.writable) return readiness;
+  return { ready: false, reason: volume.message };
 }

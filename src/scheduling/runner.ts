@@ -19,6 +19,7 @@ import {
   type SettledRun,
   type SiteCollectedListener,
 } from "./runs.js";
+import { errorReason } from "../api/errors.js";
 import { FailureLog } from "./failureLog.js";
 import { collectorSelfMetrics, type CollectorSelfMetrics } from "./selfMetrics.js";
 
@@ -38,6 +39,10 @@ export interface CollectorStatus {
   running: boolean;
   completedRuns: number;
   lastRun?: { startedAt: Date; durationSeconds: number; result: RunResult };
+  /** Why the last failed run failed, and when (cleared by a run that worked): the status page shows it. */
+  lastError?: { reason: string; message: string; at: Date };
+  /** When a run last worked (success or partial). */
+  lastSuccessAt?: Date;
 }
 
 /** What one run of a collector is expected to cost, for planning the request budget. */
@@ -193,6 +198,17 @@ export class CollectorRunner {
         const status = this.statuses.get(name) as CollectorStatus;
         status.completedRuns += 1;
         status.lastRun = { startedAt: new Date(started), durationSeconds: seconds, result };
+        if (result === "failure") {
+          const err = outcome.error;
+          status.lastError = {
+            reason: errorReason(err),
+            message: err instanceof Error ? err.message : String(err ?? "failed"),
+            at: new Date(this.now()),
+          };
+        } else {
+          status.lastSuccessAt = new Date(this.now());
+          delete status.lastError;
+        }
         this.running.delete(name);
         return outcome;
       });

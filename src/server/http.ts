@@ -13,7 +13,8 @@ import { negotiateFormat } from "../metrics/openMetrics.js";
 import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
 import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
 import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
-import { renderLanding, type LandingInfo } from "./landing.js";
+import { renderLanding } from "./landing.js";
+import type { StatusReport } from "./status.js";
 import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";
 
@@ -50,7 +51,8 @@ export interface HttpServerOptions {
   webConfigFile?: string;
   exposition: Exposition;
   readiness: () => { ready: boolean; reason?: string };
-  landing: () => LandingInfo;
+  /** What the landing page and /-/status show. */
+  status: () => StatusReport;
   logger: Logger;
   timeouts?: Partial<ServerTimeouts>;
   authLimits?: Partial<BasicAuthLimits>;
@@ -163,9 +165,15 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return;
     }
     if (path === "/") {
-      const html = renderLanding(opts.landing());
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      const html = renderLanding(opts.status());
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" });
       finish(req, res, html);
+      return;
+    }
+    if (path === "/-/status") {
+      const json = `${JSON.stringify(opts.status(), null, 2)}\n`;
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
+      finish(req, res, json);
       return;
     }
     res.writeHead(404, { "content-type": "text/plain" });

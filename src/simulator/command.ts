@@ -267,7 +267,7 @@ export function demoCommand(): Command {
             "sitehost-exporter demo is running (Ctrl-C stops it)",
             "",
             `  metrics:       ${daemon.url}/metrics`,
-            `  landing page:  ${daemon.url}/`,
+            `  status page:   ${daemon.url}/ (JSON: ${daemon.url}/-/status)`,
             `  readiness:     ${daemon.url}/-/ready`,
             `  webhooks:      ${flags.webhookUrl ? `the simulator sends its events to ${redactQueryToken(redactUrl(flags.webhookUrl))}` : `the simulator POSTs its events to ${webhookUrl} (token generated for this run)`}`,
             `  simulator API: ${sim.apiUrl}`,

@@ -123,6 +123,11 @@ export class WebhookReceiver {
     );
   }
 
+  /** What the status page says of the receiver. */
+  status(): { path: string; accepting: boolean; queued: number | undefined } {
+    return { path: this.path, accepting: this.target !== undefined, queued: this.queue?.depth };
+  }
+
   /** API requests per second the site refreshes made lately (for the request plan). */
   requestsPerSecond(): number {
     return this.refresher?.requestsPerSecond() ?? 0;
@@ -148,7 +153,7 @@ export class WebhookReceiver {
       sink,
       {
         shipped: (n) => {
-          health.succeeded();
+          health.succeeded(stream);
           m.shipped.inc({ stream }, n);
         },
         rejected: (n, reason) => {

@@ -23,6 +23,7 @@ export function collectionFor(
   const policy = new ReadinessPolicy({
     discoveredAt: () => discovery.discoveredAt,
     withoutFirstRun: () => runner.withoutFirstRun(),
+    discoveryError: () => runner.status().find((s) => s.name === discovery.name)?.lastError?.message,
     readyTimeout: config.web.readyTimeout,
     logger,
     now: deps.now,

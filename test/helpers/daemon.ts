@@ -149,6 +149,14 @@ export function metricValue(text: string, name: string, labels = ""): number | u
   return undefined;
 }
 
+/** The sum of every series of `name` whose labels include `labels` (counters pre-set at 0 per label set). */
+export function metricSum(text: string, name: string, labels = ""): number {
+  return text
+    .split("\n")
+    .filter((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labels))
+    .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+}
+
 /** The values of every series of `name`. */
 export function metricValues(text: string, name: string): number[] {
   const out: number[] = [];

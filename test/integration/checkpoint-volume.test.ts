@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/index.js";
 import {
+  metricSum,
   metricValue,
   scrape,
   startDaemonProcess,
@@ -108,8 +109,14 @@ describe.skipIf(TMPFS_UNAVAILABLE)("a checkpoint volume that fills up", () => {
       { timeoutMs: 60_000, intervalMs: 500, last: () => d.logs().slice(-2000) },
     );
     expect(
-      await metric(d, "sitehost_exporter_checkpoint_write_errors_total", 'reason="no_space"'),
+      metricSum(await scrape(d), "sitehost_exporter_checkpoint_write_errors_total", 'reason="no_space"'),
     ).toBeGreaterThan(0);
+    // Not ready while it ships nothing, saying which file could not be written and why.
+    const ready = await fetch(`${d.url}/-/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.text()).toMatch(
+      /^Not ready: cannot write the .* under logs\.checkpointDir \(no space left on the device, ENOSPC\)/,
+    );
     // Events are answered 503 (the platform retries) once the queue's file needs space it has not.
     const statuses: number[] = [];
     for (let i = 0; i < 30 && !statuses.includes(503); i++) statuses.push(await webhook(d));
@@ -197,7 +204,7 @@ describe.skipIf(EXT4_UNAVAILABLE)("a checkpoint volume that turns read-only", ()
     );
     expect(d.child.exitCode).toBeNull();
     expect(
-      await metric(d, "sitehost_exporter_checkpoint_write_errors_total", 'reason="read_only"'),
+      metricSum(await scrape(d), "sitehost_exporter_checkpoint_write_errors_total", 'reason="read_only"'),
     ).toBeGreaterThan(0);
     expect(await metric(d, "sitehost_exporter_log_shipping_paused")).toBe(1);
     expect(await webhook(d)).toBe(503);

@@ -6,7 +6,6 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +13,7 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/index
 import { MAIN } from "../helpers/daemon.js";
 import { startFaultProxy, type Faults } from "../helpers/faultProxy.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
+import { freePort } from "../helpers/prometheus.js";
 
 let sim: RunningSimulator;
 let receiver: OtlpReceiver;
@@ -74,14 +74,6 @@ async function withProxy(faults: Faults, run: (env: Record<string, string>) => P
   } finally {
     await proxy.close();
   }
-}
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 describe("doctor", () => {
@@ -184,7 +176,7 @@ describe("doctor", () => {
   });
 
   it("an OTLP endpoint nothing listens on: FAIL naming the URL, exit 1", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const r = await doctor({
       OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "",
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,

@@ -67,9 +67,4 @@ export function ruleName(r: RuleDef): string {
   return "alert" in r ? r.alert : r.record;
 }
 
-export const RUNBOOK_BASE =
-  "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#";
-
-export function runbookUrl(alertName: string): string {
-  return RUNBOOK_BASE + alertName.toLowerCase();
-}
+export { RUNBOOK_BASE, runbookUrl } from "../../../src/server/runbook.js";

@@ -29,6 +29,13 @@ export interface ExportHealthOptions {
   clock: Pick<Clock, "now">;
 }
 
+/** One stream kind's shipping (php, server, activity, webhook). */
+export interface StreamExportStatus {
+  lastSuccessMs?: number;
+  lastFailureMs?: number;
+  lastError?: string;
+}
+
 export interface ExportStatus {
   /** The endpoint as messages show it (no credentials). */
   endpoint: string;
@@ -40,6 +47,8 @@ export interface ExportStatus {
   lastSuccessMs?: number;
   /** Whether the failure has lasted past the warning threshold. */
   lasting: boolean;
+  /** By stream kind, those that exported or failed so far. */
+  streams: Record<string, StreamExportStatus>;
 }
 
 /** An export the collector did not take now (refusals of single records are another matter). */
@@ -81,6 +90,7 @@ export class ExportHealth {
   private lastLastingWarning: number | undefined;
   private readonly causesWarned = new Set<string>();
   private settledOnce = false;
+  private readonly streams = new Map<string, StreamExportStatus>();
 
   constructor(
     private readonly url: string,
@@ -97,6 +107,7 @@ export class ExportHealth {
     this.failingSince ??= now;
     const text = describeExportFailure(this.url, outcome);
     this.lastError = text;
+    this.streams.set(stream, { ...this.streams.get(stream), lastFailureMs: now, lastError: text });
     const cause = causeOf(outcome);
     if (!this.causesWarned.has(cause)) {
       this.causesWarned.add(cause);
@@ -118,11 +129,12 @@ export class ExportHealth {
     }
   }
 
-  /** An export was accepted. */
-  succeeded(): void {
+  /** An export of this stream kind was accepted. */
+  succeeded(stream: string): void {
     const now = this.opts.clock.now();
     this.settledOnce = true;
     this.lastSuccess = now;
+    this.streams.set(stream, { ...this.streams.get(stream), lastSuccessMs: now });
     if (this.failingSince !== undefined) {
       this.log.info(
         { endpoint: this.endpoint, failedForSeconds: Math.round((now - this.failingSince) / 1000) },
@@ -142,6 +154,7 @@ export class ExportHealth {
       ...(failing ? { failingSinceMs: this.failingSince, lastError: this.lastError } : {}),
       ...(this.lastSuccess !== undefined ? { lastSuccessMs: this.lastSuccess } : {}),
       lasting: failing && this.opts.clock.now() - (this.failingSince as number) >= this.opts.lastingAfterMs,
+      streams: Object.fromEntries(this.streams),
     };
   }
 }

@@ -71,6 +71,16 @@ describe("webhooks configuration", () => {
     expect(p.join("\n")).not.toContain("short-secret");
   });
 
+  it("the status endpoint is the exporter's own too", async () => {
+    const p = await configProblems(
+      loadConfig({
+        configFile: yaml("webhooks:\n  enabled: true\n  path: /-/status\n"),
+        env: { SITEHOST_WEBHOOK_TOKEN: "a-webhook-token-long-enough" },
+      }),
+    );
+    expect(p).toEqual([`webhooks.path: "/-/status" is served by the exporter already; choose another path`]);
+  });
+
   it("a token of the wrong type is not echoed in the error", async () => {
     const p = await configProblems(
       loadConfig({ configFile: yaml("webhooks:\n  token: 1234567890123456789\n"), env: {} }),

@@ -6,7 +6,7 @@ import { negotiateFormat } from "../../../src/metrics/openMetrics.js";
 import type { MetricFamily, Sample } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
-import { send, silentLogger } from "../server/helpers.js";
+import { send, silentLogger, statusOf } from "../server/helpers.js";
 
 /** What Prometheus 2.x sends by default, and Prometheus 3's default scrape_protocols. */
 const PROMETHEUS_2 =
@@ -158,7 +158,7 @@ describe("/metrics in OpenMetrics", () => {
       telemetryPath: "/metrics",
       exposition,
       readiness: () => ({ ready: true }),
-      landing: () => ({ version: "1", sitesDiscovered: 1, telemetryPath: "/metrics", collectors: [] }),
+      status: () => statusOf(),
       logger: silentLogger,
     });
     const text = await send(`${server.url}/metrics`);

@@ -301,7 +301,11 @@ describe("CollectorRunner", () => {
     fake.listFailure = new ApiNetworkError("/sites", "ECONNREFUSED");
     await runner.run("inventory");
     clock += 600_000;
-    expect(readiness()).toEqual({ ready: false, reason: "site discovery has not succeeded yet" });
+    expect(readiness()).toEqual({
+      ready: false,
+      reason:
+        "site discovery has not succeeded yet: /sites: connection refused: nothing listens at /sites (ECONNREFUSED)",
+    });
   });
 
   it("backups: on-demand backups and restores answered 404 are empty listings, not a deleted site", async () => {

@@ -9,7 +9,7 @@ import bcrypt from "bcryptjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { decodeBasicAuth } from "../../../src/server/basicAuth.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
-import { makeExposition, send, silentLogger, type Reply } from "./helpers.js";
+import { makeExposition, send, silentLogger, type Reply, statusOf } from "./helpers.js";
 import { waitFor } from "../../helpers/wait.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-auth-"));
@@ -56,7 +56,7 @@ async function start(verify: (p: string, h: string) => Promise<boolean>, limits?
     webConfigFile: webFile,
     exposition,
     readiness: () => ({ ready: true }),
-    landing: () => ({ version: "1", sitesDiscovered: 0, telemetryPath: "/metrics", collectors: [] }),
+    status: () => statusOf(),
     logger: silentLogger,
     verifyPassword: verify,
     authLimits: limits,

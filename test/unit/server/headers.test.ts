@@ -7,7 +7,7 @@ import bcrypt from "bcryptjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { loadWebConfig } from "../../../src/server/webConfig.js";
-import { makeExposition, send, silentLogger } from "./helpers.js";
+import { makeExposition, send, silentLogger, statusOf } from "./helpers.js";
 import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-headers-"));
@@ -28,7 +28,7 @@ async function start(webConfigFile?: string): Promise<string> {
     webConfigFile,
     exposition,
     readiness: () => ({ ready: false, reason: "starting" }),
-    landing: () => ({ version: "1", sitesDiscovered: 0, telemetryPath: "/metrics", collectors: [] }),
+    status: () => statusOf(),
     logger: silentLogger,
   });
   return server.url;

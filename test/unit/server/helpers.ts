@@ -5,6 +5,7 @@ import { Gauge, Registry } from "prom-client";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import type { MetricFamily } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";
+import { buildStatus, type StatusInputs, type StatusReport } from "../../../src/server/status.js";
 
 export const silentLogger = pino({ level: "silent" });
 
@@ -72,3 +73,18 @@ export const EXPECTED_METRICS = [
   "# TYPE sitehost_test_self gauge",
   "sitehost_test_self 1",
 ];
+
+/** A status report for servers under test: built the daemon's way from the inputs given (a quiet exporter by default). */
+export function statusOf(over: Partial<StatusInputs> = {}): StatusReport {
+  return buildStatus({
+    version: "1",
+    telemetryPath: "/metrics",
+    apiUrl: "http://127.0.0.1:9/v1",
+    ready: { ready: true },
+    auth: { ok: true },
+    logs: { enabled: false, shipping: false, streams: [] },
+    shard: { index: 0, count: 1 },
+    now: Date.UTC(2026, 0, 31, 12, 5, 0),
+    ...over,
+  });
+}

@@ -1,8 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
-import type { LandingInfo } from "../../../src/server/landing.js";
-import { EXPECTED_METRICS, makeExposition, send, silentLogger } from "./helpers.js";
+import { EXPECTED_METRICS, makeExposition, send, silentLogger, statusOf } from "./helpers.js";
 
 let server: RunningHttpServer | undefined;
 afterEach(async () => {
@@ -10,24 +9,33 @@ afterEach(async () => {
   server = undefined;
 });
 
-const landing: LandingInfo = {
+const landing = statusOf({
   version: "9.9.9",
-  sitesDiscovered: 42,
-  telemetryPath: "/metrics",
-  collectors: [
-    {
-      name: "traffic",
-      enabled: true,
-      schedule: "0 * * * * *",
-      lastRun: {
-        startedAt: new Date(Date.UTC(2026, 0, 31, 12, 0, 0)),
-        durationSeconds: 1.5,
-        result: "partial",
+  active: {
+    sitesDiscovered: 42,
+    collectors: [
+      {
+        name: "traffic",
+        enabled: true,
+        schedule: "0 * * * * *",
+        running: false,
+        completedRuns: 1,
+        lastRun: {
+          startedAt: new Date(Date.UTC(2026, 0, 31, 12, 0, 0)),
+          durationSeconds: 1.5,
+          result: "partial",
+        },
       },
-    },
-    { name: "backups<script>alert(1)</script>", enabled: false, schedule: '7 * * * * & "q"' },
-  ],
-};
+      {
+        name: "backups<script>alert(1)</script>" as never,
+        enabled: false,
+        schedule: '7 * * * * & "q"',
+        running: false,
+        completedRuns: 0,
+      },
+    ],
+  },
+});
 
 async function start(
   ready: { ready: boolean; reason?: string } = { ready: true },
@@ -40,7 +48,7 @@ async function start(
     telemetryPath,
     exposition,
     readiness: () => state,
-    landing: () => landing,
+    status: () => landing,
     logger: silentLogger,
   });
   return { url: server.url, state };
@@ -116,16 +124,16 @@ describe("routes", () => {
     const r = await send(`${url}/`);
     expect(r.status).toBe(200);
     expect(r.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(r.headers["cache-control"]).toBe("no-store");
     const html = r.body.toString("utf8");
-    expect(html).toContain("Version 9.9.9");
-    expect(html).toContain("42 sites discovered");
-    expect(html).toContain('<a href="/metrics">');
-    // traffic: started 2026-01-31T12:00:00Z, 1.5 s shown with two decimals, result partial.
+    expect(html).toContain("Version 9.9.9 &middot; 42 sites");
+    expect(html).toContain('<a href="/metrics">Metrics</a>');
+    // traffic: started 2026-01-31T12:00:00Z, its last run partial.
     expect(html).toContain(
-      "<tr><td>traffic</td><td>yes</td><td><code>0 * * * * *</code></td><td>2026-01-31T12:00:00.000Z</td><td>1.50 s</td><td>partial</td></tr>",
+      '<tr><td>traffic</td><td><span class="state h-warning">WARNING</span></td><td><code>0 * * * * *</code></td><td>2026-01-31T12:00:00.000Z <small>partial</small></td>',
     );
     expect(html).toContain(
-      "<tr><td>backups&lt;script&gt;alert(1)&lt;/script&gt;</td><td>no</td><td><code>7 * * * * &amp; &quot;q&quot;</code></td><td>not yet</td>",
+      '<tr><td>backups&lt;script&gt;alert(1)&lt;/script&gt;</td><td><span class="state h-off">off</span></td><td><code>7 * * * * &amp; &quot;q&quot;</code></td><td>not yet</td>',
     );
     expect(html).not.toContain("<script>");
   });
@@ -156,7 +164,7 @@ describe("routes", () => {
         telemetryPath: "/metrics",
         exposition,
         readiness: () => ({ ready: true }),
-        landing: () => landing,
+        status: () => landing,
         logger: silentLogger,
       }),
     ).rejects.toThrow(/EADDRINUSE/);
@@ -171,7 +179,7 @@ describe("listen address", () => {
       telemetryPath: "/metrics",
       exposition,
       readiness: () => ({ ready: true }),
-      landing: () => landing,
+      status: () => landing,
       logger: silentLogger,
     });
     expect(server.url).toMatch(/^http:\/\/\[::1\]:\d+$/);

@@ -11,7 +11,7 @@ import { connect as connectTls } from "node:tls";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startHttpServer, type RunningHttpServer, type ServerTimeouts } from "../../../src/server/http.js";
 import { selfSignedServerCert } from "../../helpers/tls.js";
-import { makeExposition, silentLogger } from "./helpers.js";
+import { makeExposition, silentLogger, statusOf } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-timeouts-"));
 const p = (name: string) => join(dir, name);
@@ -43,7 +43,7 @@ async function start(webConfigFile?: string): Promise<number> {
     webConfigFile,
     exposition,
     readiness: () => ({ ready: true }),
-    landing: () => ({ version: "1", sitesDiscovered: 0, telemetryPath: "/metrics", collectors: [] }),
+    status: () => statusOf(),
     logger: silentLogger,
     timeouts: SHORT,
   });

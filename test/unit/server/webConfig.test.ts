@@ -10,7 +10,7 @@ import { startHttpServer, type RunningHttpServer } from "../../../src/server/htt
 import { loadWebConfig, WebConfigSchema } from "../../../src/server/webConfig.js";
 import { parse } from "yaml";
 import { selfSignedServerCert } from "../../helpers/tls.js";
-import { makeExposition, send, silentLogger } from "./helpers.js";
+import { makeExposition, send, silentLogger, statusOf } from "./helpers.js";
 import { configProblems } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webcfg-"));
@@ -92,7 +92,7 @@ async function start(webConfigFile: string): Promise<string> {
     webConfigFile,
     exposition,
     readiness: () => ({ ready: true }),
-    landing: () => ({ version: "1", sitesDiscovered: 0, telemetryPath: "/metrics", collectors: [] }),
+    status: () => statusOf(),
     logger: silentLogger,
   });
   return server.url;
@@ -222,7 +222,7 @@ describe("basic auth", () => {
 
   it("protects the health endpoints and the landing page too (as exporter-toolkit does)", async () => {
     const url = await start(webFile(`basic_auth_users:\n  alice: '${hash}'\n`));
-    for (const path of ["/-/healthy", "/-/ready", "/"]) {
+    for (const path of ["/-/healthy", "/-/ready", "/-/status", "/"]) {
       expect((await send(`${url}${path}`)).status).toBe(401);
       expect((await send(`${url}${path}`, { headers: basic("alice", PASSWORD) })).status).toBe(200);
     }

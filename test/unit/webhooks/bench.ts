@@ -13,6 +13,7 @@ import { Exposition } from "../../../src/metrics/exposition.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
+import { statusOf } from "../server/helpers.js";
 import { WebhookAuth } from "../../../src/webhooks/auth.js";
 import { createWebhookHandler, type WebhookTarget } from "../../../src/webhooks/handler.js";
 import { EventCounts, webhookSelfMetrics } from "../../../src/webhooks/metrics.js";
@@ -145,7 +146,7 @@ export async function start(
     webConfigFile: opts.webConfigFile,
     exposition: new Exposition(store, registry),
     readiness: () => ({ ready: true }),
-    landing: () => ({ version: "1", sitesDiscovered: 0, telemetryPath: "/metrics", collectors: [] }),
+    status: () => statusOf(),
     logger,
     webhook: { path: "/hooks/sitehost", handle },
     verifyPassword: (password, hash) => bcrypt.compare(password, hash),

@@ -41,7 +41,7 @@ describe("OTLP export health", () => {
     expect(t.health.status()).toMatchObject({ state: "failing", lasting: true, failingSinceMs: 1_000_000 });
 
     t.clock.ms += 1000;
-    t.health.succeeded();
+    t.health.succeeded("php");
     expect(t.lines.at(-1)).toMatchObject({
       level: 30,
       msg: "OTLP export to http://127.0.0.1:4318/v1/logs works again after 10 min",
@@ -54,7 +54,7 @@ describe("OTLP export health", () => {
     t.health.failed(refused, "php");
     t.health.failed({ kind: "misconfigured", reason: "HTTP 404: Not Found" }, "php");
     t.health.failed({ kind: "misconfigured", reason: "HTTP 404: Not Found" }, "server");
-    t.health.succeeded();
+    t.health.succeeded("php");
     t.health.failed(refused, "php");
     expect(t.lines.filter((l) => l.level === 40)).toHaveLength(3);
   });
