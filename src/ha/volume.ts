@@ -9,7 +9,7 @@
  * again (space freed, remounted read-write), and shipping resumes by itself.
  */
 import type { Logger } from "pino";
-import type { Registry } from "prom-client";
+import type { Counter, Gauge, Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { writeProbe } from "../util/writeProbe.js";
@@ -106,18 +106,26 @@ export interface CheckpointVolumeOptions {
   probeIntervalMs?: number;
 }
 
-function volumeMetrics(registry: Registry) {
-  return {
-    errors: counter(registry, {
-      name: "sitehost_exporter_checkpoint_write_errors_total",
-      help: "Writes under logs.checkpointDir that failed, by reason (no_space, read_only, permission, other) and file (journal, snapshot, spool, lock, webhook_queue, shard_layout, probe).",
-      labelNames: ["reason", "file"],
-    }),
-    paused: gauge(registry, {
-      name: "sitehost_exporter_log_shipping_paused",
-      help: "1 while writes under logs.checkpointDir fail: no log stream is read or shipped and webhook events are answered 503, so nothing is acknowledged that could be lost; shipping resumes by itself once a probe write succeeds.",
-    }),
-  };
+/** Failed writes by reason and file, every pair at 0 from the start: rate() and increase() see the first. */
+function writeErrorCounter(registry: Registry): Counter {
+  const errors = counter(registry, {
+    name: "sitehost_exporter_checkpoint_write_errors_total",
+    help: "Writes under logs.checkpointDir that failed, by reason (no_space, read_only, permission, other) and file (journal, snapshot, spool, lock, webhook_queue, shard_layout, probe).",
+    labelNames: ["reason", "file"],
+  });
+  for (const reason of WRITE_FAILURE_REASONS) {
+    for (const file of Object.keys(KIND_WORDS)) errors.inc({ reason, file }, 0);
+  }
+  return errors;
+}
+
+function pausedGauge(registry: Registry): Gauge {
+  const paused = gauge(registry, {
+    name: "sitehost_exporter_log_shipping_paused",
+    help: "1 while writes under logs.checkpointDir fail: no log stream is read or shipped and webhook events are answered 503, so nothing is acknowledged that could be lost; shipping resumes by itself once a probe write succeeds.",
+  });
+  paused.set(0);
+  return paused;
 }
 
 export class CheckpointVolume implements WriteFailures {
@@ -125,19 +133,16 @@ export class CheckpointVolume implements WriteFailures {
   private readonly reported = new WeakSet<Error>();
   private readonly log: Logger;
   private readonly warnings: ThrottledWarnings;
-  private readonly metrics: ReturnType<typeof volumeMetrics> | undefined;
+  private readonly errors: Counter | undefined;
+  private readonly pausedNow: Gauge | undefined;
   private timer: NodeJS.Timeout | undefined;
   private probing = false;
 
   constructor(private readonly opts: CheckpointVolumeOptions) {
     this.log = opts.logger.child({ component: "checkpoint-dir" });
     this.warnings = new ThrottledWarnings(this.log, 60_000, { now: () => Date.now() });
-    this.metrics = opts.registry ? volumeMetrics(opts.registry) : undefined;
-    this.metrics?.paused.set(0);
-    // Every reason and file at 0 from the start: rate() and increase() see the first failure.
-    for (const reason of WRITE_FAILURE_REASONS) {
-      for (const file of Object.keys(KIND_WORDS)) this.metrics?.errors.inc({ reason, file }, 0);
-    }
+    this.errors = opts.registry && writeErrorCounter(opts.registry);
+    this.pausedNow = opts.registry && pausedGauge(opts.registry);
   }
 
   /** True while writes fail: no log stream is read, nothing new is sent. */
@@ -153,7 +158,7 @@ export class CheckpointVolume implements WriteFailures {
   report(err: CheckpointWriteError): void {
     if (this.reported.has(err)) return;
     this.reported.add(err);
-    this.metrics?.errors.inc({ reason: err.reason, file: err.kind });
+    this.errors?.inc({ reason: err.reason, file: err.kind });
     const fields = { dir: this.opts.dir, path: err.path, code: err.code, file: err.kind };
     if (this.failing) {
       this.failing.failures += 1;
@@ -170,7 +175,7 @@ export class CheckpointVolume implements WriteFailures {
       failures: 1,
       message: err.message,
     };
-    this.metrics?.paused.set(1);
+    this.pausedNow?.set(1);
     // The first of an outage is always logged; the same cause again only once a minute.
     this.warnings.error(`${err.reason} ${err.kind}`, fields, err.message);
     const every = this.opts.probeIntervalMs ?? 5_000;
@@ -187,7 +192,7 @@ export class CheckpointVolume implements WriteFailures {
     } catch (err) {
       if (this.failing) this.failing.failures += 1;
       const reason = new CheckpointWriteError("probe", this.opts.dir, err).reason;
-      this.metrics?.errors.inc({ reason, file: "probe" });
+      this.errors?.inc({ reason, file: "probe" });
       return false;
     } finally {
       this.probing = false;
@@ -202,7 +207,7 @@ export class CheckpointVolume implements WriteFailures {
     this.failing = undefined;
     clearInterval(this.timer);
     this.timer = undefined;
-    this.metrics?.paused.set(0);
+    this.pausedNow?.set(0);
     this.log.info(
       {
         dir: this.opts.dir,
