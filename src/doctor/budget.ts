@@ -10,7 +10,8 @@ import { UNKEPT_TRAFFIC_STATE } from "../collectors/trafficState.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
-import { collectorSources, makePlan, runsPerSecond } from "../scheduling/plan.js";
+import { trafficPollingSettings } from "../scheduling/collection.js";
+import { collectorSources, makePlan } from "../scheduling/plan.js";
 import type { Finding } from "./types.js";
 
 const RATE_LIMIT_HEADER = /^(x-)?rate-?limit|^retry-after$/i;
@@ -24,12 +25,11 @@ export function plannedFor(
     { length: sites },
     (_, i) => ({ id: i + 1, name: `site-${i + 1}`, state: "live", tags: [] }) as Site,
   );
-  const { schedule, maxInterval } = config.collectors.traffic;
   const collectors = createCollectors({
     now: Date.now,
     concurrency: 1,
     traffic: {
-      polling: { runEveryMs: 1000 / runsPerSecond(schedule), maxIntervalMs: durationMs(maxInterval) },
+      polling: trafficPollingSettings(config.collectors.traffic),
       state: UNKEPT_TRAFFIC_STATE,
     },
   });

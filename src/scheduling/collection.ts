@@ -1,6 +1,7 @@
 /** Discovery, the collectors and the runner over them, put together the one way the daemon and `once` run them. */
 import { createCollectors } from "../collectors/index.js";
 import { UNKEPT_TRAFFIC_STATE, type TrafficStateStore } from "../collectors/trafficState.js";
+import type { TrafficPollingSettings } from "../collectors/trafficPolling.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
@@ -24,6 +25,14 @@ export interface CollectionDeps extends RunnerServices {
   createCollectors?: (env: CollectorEnv) => CollectorSet;
 }
 
+/** The traffic collector's polling from its settings: runs at the schedule, idle sites up to maxInterval. */
+export function trafficPollingSettings(traffic: Config["collectors"]["traffic"]): TrafficPollingSettings {
+  return {
+    runEveryMs: 1000 / runsPerSecond(traffic.schedule),
+    maxIntervalMs: durationMs(traffic.maxInterval),
+  };
+}
+
 export function createCollection(
   settings: CollectionSettings,
   deps: CollectionDeps,
@@ -31,12 +40,11 @@ export function createCollection(
   const { api, store, registry, logger, now = Date.now } = deps;
   const siteConcurrency = siteConcurrencyFor(settings.maxConcurrency);
   const discovery = new SiteDiscovery({ sites: settings.sites, api, store, registry, logger, now });
-  const { schedule, maxInterval } = settings.collectors.traffic;
   const collectors = (deps.createCollectors ?? createCollectors)({
     now,
     concurrency: siteConcurrency,
     traffic: {
-      polling: { runEveryMs: 1000 / runsPerSecond(schedule), maxIntervalMs: durationMs(maxInterval) },
+      polling: trafficPollingSettings(settings.collectors.traffic),
       state: deps.trafficState ?? UNKEPT_TRAFFIC_STATE,
     },
   });
