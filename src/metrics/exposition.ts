@@ -46,6 +46,7 @@ export class Exposition {
   ) {}
 
   current(format: ExpositionFormat = "text"): Promise<ExpositionBody> {
+    this.store.settle();
     const c = this.cached.get(format);
     if (c && c.storeVersion === this.store.version && Date.now() - c.at < this.selfMetricsTtlMs) {
       return Promise.resolve(c);

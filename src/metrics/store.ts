@@ -139,6 +139,7 @@ export class MetricStore<N extends string = MetricName> {
   private readonly siteParts = new Map<string, string>();
   private readonly exclude: RegExp[];
   private readonly listeners: Array<() => void> = [];
+  private readonly heldWriters: Array<() => void> = [];
   private versionCounter = 0;
 
   constructor(families: readonly MetricFamily<N>[], opts: { exclude?: string[] } = {}) {
@@ -167,6 +168,19 @@ export class MetricStore<N extends string = MetricName> {
 
   onChange(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * A writer that holds changes back (one that would otherwise replace a site's samples many times a
+   * second) and publishes them when asked: before every read of the store.
+   */
+  onRead(publishHeld: () => void): void {
+    this.heldWriters.push(publishHeld);
+  }
+
+  /** Have held-back changes published; every read does this first, so no reader sees them late. */
+  settle(): void {
+    for (const publish of this.heldWriters) publish();
   }
 
   isExcluded(metricName: string): boolean {
@@ -213,11 +227,13 @@ export class MetricStore<N extends string = MetricName> {
 
   /** Site ids that currently have samples (of any collector). */
   siteIds(): string[] {
+    this.settle();
     return [...this.siteCollectors.keys()];
   }
 
   /** The exposition text of every family (for `once`; the daemon serves `gzipParts`), without `# EOF`. */
   render(format: ExpositionFormat = "text"): string {
+    this.settle();
     let text = "";
     for (const state of this.families) {
       if (state.entries === 0) continue;
@@ -233,6 +249,7 @@ export class MetricStore<N extends string = MetricName> {
    * the lines of a family without exemplars; the headers are compressed once.
    */
   gzipParts(format: ExpositionFormat = "text"): Buffer[] {
+    this.settle();
     const parts: Buffer[] = [];
     // Level 1: scrapes are frequent and the text compresses well anyway.
     const zip = (text: string) => gzipSync(text, { level: 1 });
