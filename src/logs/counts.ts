@@ -124,7 +124,9 @@ export class LogCounts {
     if (!this.store || (stream !== "php" && stream !== "server")) return;
     let entry = this.sites.get(site.id);
     if (!entry) this.sites.set(site.id, (entry = { site }));
-    entry[stream] = { ...counts };
+    // The checkpoint's own counts (not a copy: thousands of sites would each hold a second one); the
+    // store reads them as they stand when it publishes.
+    entry[stream] = counts;
     if (shipped && stream === "server" && this.opts.exemplars)
       (entry.recent ??= new RecentRecords()).take(shipped);
     this.unpublished.add(entry);
