@@ -11,23 +11,31 @@ import { CONTENT_TYPES, openMetricsFromText, type ExpositionFormat } from "./ope
 import type { MetricStore } from "./store.js";
 
 export interface ExpositionBody {
-  /** Uncompressed text; decompressed from `gzip` on first use and kept until the next change. */
+  /** Uncompressed text; decompressed from the gzip members on first use and kept until the next change. */
   readonly body: Buffer;
-  gzip: Buffer;
+  /**
+   * The gzip stream as its members (the store's, one per family, then the self-metrics'), sent one
+   * after the other: joining them would copy the whole exposition on every change.
+   */
+  readonly gzipParts: readonly Buffer[];
+  readonly gzipLength: number;
   contentType: string;
 }
 
 /** Only the compressed text is kept by default: Prometheus always asks for gzip. */
 class CachedBody implements ExpositionBody {
   private plain: Buffer | undefined;
+  readonly gzipLength: number;
   constructor(
-    readonly gzip: Buffer,
+    readonly gzipParts: readonly Buffer[],
     readonly contentType: string,
     readonly storeVersion: number,
     readonly at: number,
-  ) {}
+  ) {
+    this.gzipLength = gzipParts.reduce((n, part) => n + part.length, 0);
+  }
   get body(): Buffer {
-    this.plain ??= gunzipSync(this.gzip);
+    this.plain ??= gunzipSync(Buffer.concat(this.gzipParts));
     return this.plain;
   }
 }
@@ -77,7 +85,7 @@ export class Exposition {
     const { text, at } = this.selfMetrics();
     const self = await text;
     const tail = format === "text" ? self : `${openMetricsFromText(self)}# EOF\n`;
-    const zipped = Buffer.concat([...this.store.gzipParts(format), gzipSync(tail, { level: 1 })]);
+    const zipped = [...this.store.gzipParts(format), gzipSync(tail, { level: 1 })];
     this.renders += 1;
     const body = new CachedBody(zipped, CONTENT_TYPES[format], storeVersion, at);
     this.cached.set(format, body);
