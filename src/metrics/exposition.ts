@@ -72,9 +72,13 @@ export class Exposition {
     const now = Date.now();
     if (!this.self || now - this.self.at >= this.selfMetricsTtlMs) {
       const self = { text: this.registry.metrics(), at: now };
-      self.text.catch(() => {
+      const forget = () => {
         if (this.self === self) this.self = undefined;
-      });
+      };
+      self.text.catch(forget);
+      // Not held past its TTL: with a stream's series per log stream it is megabytes at thousands of
+      // sites, and the next scrape renders it anew anyway.
+      setTimeout(forget, this.selfMetricsTtlMs).unref();
       this.self = self;
     }
     return this.self;
