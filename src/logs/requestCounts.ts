@@ -112,6 +112,9 @@ export interface RecentRecord {
   timeMs: number;
 }
 
+/** A fingerprint as `fingerprint()` makes them: 128 bits in lowercase hex. */
+const HEX_128 = /^[0-9a-f]{32}$/;
+
 /** The counter keys that get an exemplar: every duration bucket, and 5xx responses. */
 const EXEMPLAR_KEYS = [...BUCKET_KEYS, ...keysOf("5xx")];
 /** Exemplar slot by counter key id, -1 for keys without one. */
@@ -124,9 +127,30 @@ const EXEMPLAR_BY_KEY = new Map(EXEMPLAR_KEYS.map((key, i) => [key, i]));
  * fixed size (thousands of sites keep one each: no object or map entry per record).
  */
 export class RecentRecords {
-  private readonly fingerprints = new Array<string>(EXEMPLAR_KEYS.length).fill("");
-  /** Per key: occurrence, value, time (ms). */
-  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3);
+  /**
+   * Per key, the fingerprint's 128 bits as four numbers (a 32-hex-digit string would cost four times
+   * as much, at thousands of sites); a fingerprint of another form is kept as it is in `others`.
+   */
+  private readonly fingerprintBits = new Uint32Array(EXEMPLAR_KEYS.length * 4);
+  private others: Map<number, string> | undefined;
+  /** Per key: occurrence, value, time (ms); NaN time: none yet. */
+  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
+
+  private setFingerprint(k: number, fp: string): void {
+    if (HEX_128.test(fp)) {
+      for (let i = 0; i < 4; i++) this.fingerprintBits[k * 4 + i] = parseInt(fp.slice(i * 8, i * 8 + 8), 16);
+      this.others?.delete(k);
+    } else (this.others ??= new Map()).set(k, fp);
+  }
+
+  private fingerprint(k: number): string {
+    const other = this.others?.get(k);
+    if (other !== undefined) return other;
+    let hex = "";
+    for (let i = 0; i < 4; i++)
+      hex += (this.fingerprintBits[k * 4 + i] as number).toString(16).padStart(8, "0");
+    return hex;
+  }
 
   /**
    * Take the newest record of each key from these pages (oldest first, as shipped), read from the
@@ -146,7 +170,7 @@ export class RecentRecords {
           if (k < 0 || found[k]) continue;
           found[k] = 1;
           left -= 1;
-          this.fingerprints[k] = page.fingerprints[i] as string;
+          this.setFingerprint(k, page.fingerprints[i] as string);
           this.numbers[k * 3] = page.occurrences[i] as number;
           // The bucket's: the duration (the sum's increment); the status count's: 1.
           this.numbers[k * 3 + 1] = slot === at ? 1 : (c.values[at + 2] as number);
@@ -159,10 +183,10 @@ export class RecentRecords {
   /** The newest record counted under `key`, if one was shipped. */
   get(key: string): RecentRecord | undefined {
     const k = EXEMPLAR_BY_KEY.get(key);
-    if (k === undefined || this.fingerprints[k] === "") return undefined;
+    if (k === undefined || Number.isNaN(this.numbers[k * 3 + 2])) return undefined;
     const n = this.numbers;
     return {
-      fingerprint: this.fingerprints[k] as string,
+      fingerprint: this.fingerprint(k),
       occurrence: n[k * 3] as number,
       value: n[k * 3 + 1] as number,
       timeMs: n[k * 3 + 2] as number,

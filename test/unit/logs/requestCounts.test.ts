@@ -216,6 +216,21 @@ describe("exemplars", () => {
     expect(store.render("text")).not.toContain("log_record_uid");
   });
 
+  it("names a record by its whole fingerprint, leading zeros included", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const page = shippedPage([entry(0.3), entry(2, 503)]);
+    page.fingerprints = ["00000000ffffffff0000000a9b8c7d6e", "0123456789abcdef0123456789abcdef"];
+    logCounts.update(site, "server", countsOf([entry(0.3), entry(2, 503)]), [page]);
+    const om = store.render("openmetrics");
+    expect(om).toContain(
+      `${bucket("0.5")} 1 # {log_record_uid="3-server-00000000ffffffff0000000a9b8c7d6e-0"} 0.3`,
+    );
+    expect(om).toContain(
+      'cached="false"} 1 # {log_record_uid="3-server-0123456789abcdef0123456789abcdef-0"} 1',
+    );
+  });
+
   it("a later export's records replace older exemplars; metrics.exemplars: false shows none", () => {
     const store = new MetricStore(METRIC_FAMILIES);
     const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
