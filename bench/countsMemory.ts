@@ -8,6 +8,7 @@
  *   (each variant in a process of its own)
  */
 import type { ServerLogEntry } from "../src/api/schemas.js";
+import { counterKeyOf } from "../src/logs/counterKeys.js";
 import { LogCounts } from "../src/logs/counts.js";
 import type { PreparedPage } from "../src/logs/prepared.js";
 import { DURATION_BUCKETS } from "../src/config/slos.js";
@@ -23,7 +24,7 @@ if (!gc) throw new Error("run with node --expose-gc");
 /** 200 records: every bucket of both cache states, 5xx among them. */
 function page(site: number): { page: PreparedPage; counts: Record<string, number> } {
   const n = 200;
-  const keys: string[] = [];
+  const ids = new Uint16Array(n * SERVER_COUNT_SLOTS);
   const values = new Float64Array(n * SERVER_COUNT_SLOTS);
   const unit = new RequestTimeUnit("seconds");
   const bounds = [...DURATION_BUCKETS, 60];
@@ -35,11 +36,11 @@ function page(site: number): { page: PreparedPage; counts: Record<string, number
       request_time: (bounds[i % bounds.length] as number) * 0.9,
       body_bytes_sent: 1000 + i,
     };
-    serverCounts(entry, unit, keys, values, i * SERVER_COUNT_SLOTS);
+    serverCounts(entry, unit, ids, values, i * SERVER_COUNT_SLOTS);
   }
   const counts: Record<string, number> = {};
-  keys.forEach((k, i) => {
-    if (k) counts[k] = (counts[k] ?? 0) + (values[i] as number);
+  ids.forEach((id, i) => {
+    if (id) counts[counterKeyOf(id)] = (counts[counterKeyOf(id)] ?? 0) + (values[i] as number);
   });
   const fingerprints = Array.from(
     { length: n },
@@ -54,7 +55,7 @@ function page(site: number): { page: PreparedPage; counts: Record<string, number
       fingerprints,
       occurrences: new Uint32Array(n),
       times: Float64Array.from({ length: n }, (_, i) => (1_764_000_000 + i) * 1000),
-      counts: { slots: SERVER_COUNT_SLOTS, keys, values },
+      counts: { slots: SERVER_COUNT_SLOTS, ids, values },
     },
   };
 }

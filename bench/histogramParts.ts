@@ -39,14 +39,14 @@ function pages(durations: boolean): PreparedPage[] {
   const out: PreparedPage[] = [];
   for (let from = 0; from < records; from += PAGE) {
     const n = Math.min(PAGE, records - from);
-    const keys = new Array<string>(n * counter.slots);
+    const ids = new Uint16Array(n * counter.slots);
     const values = new Float64Array(n * counter.slots);
     const fingerprints = new Array<string>(n);
     const occurrences = new Uint32Array(n);
     const times = new Float64Array(n);
     for (let i = 0; i < n; i++) {
       const r = entries[from + i] as PendingRecord;
-      counter.write(r, keys, values, i * counter.slots);
+      counter.write(r, ids, values, i * counter.slots);
       fingerprints[i] = r.fingerprint;
       times[i] = r.timeMs;
     }
@@ -58,7 +58,7 @@ function pages(durations: boolean): PreparedPage[] {
       occurrences,
       times,
     };
-    page.counts = { slots: counter.slots, keys, values };
+    page.counts = { slots: counter.slots, ids, values };
     out.push(page);
   }
   return out;

@@ -260,18 +260,20 @@ export function mapActivityEntry(entry: ActivityEntry, timeMs: number): MappedRe
 }
 
 /** `<class>|<cached>` by index class × 2 + cached; class 0 stands for a status outside 100–599. */
-const SERVER_COUNTER_KEYS = [0, 1, 2, 3, 4, 5].flatMap((c) =>
+export const SERVER_COUNTER_KEYS = [0, 1, 2, 3, 4, 5].flatMap((c) =>
   [false, true].map((cached) => `${c === 0 ? "other" : `${c}xx`}|${cached}`),
 );
 
+/** A web-server entry's index in SERVER_COUNTER_KEYS (odd: served from the cache). */
+export function serverCounterIndex(e: ServerLogEntry): number {
+  const cls = e.status >= 100 && e.status < 600 ? Math.floor(e.status / 100) : 0;
+  const cached = String(e.cached ?? "").toUpperCase();
+  return cls * 2 + (cached === "HIT" || cached === "TRUE" ? 1 : 0);
+}
+
 /** Counter key of an entry: `status_class|cached` for server lines, the severity label for PHP. */
 export function counterKey(stream: ScrollStream, entry: PhpLogEntry | ServerLogEntry): string {
-  if (stream === "server") {
-    const e = entry as ServerLogEntry;
-    const cls = e.status >= 100 && e.status < 600 ? Math.floor(e.status / 100) : 0;
-    const cached = String(e.cached ?? "").toUpperCase();
-    // One of a dozen keys: taken from a table, not built for every line.
-    return SERVER_COUNTER_KEYS[cls * 2 + (cached === "HIT" || cached === "TRUE" ? 1 : 0)] as string;
-  }
+  // One of a dozen keys: taken from a table, not built for every line.
+  if (stream === "server") return SERVER_COUNTER_KEYS[serverCounterIndex(entry as ServerLogEntry)] as string;
   return phpSeverity((entry as PhpLogEntry).severity).label;
 }

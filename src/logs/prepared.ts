@@ -6,6 +6,7 @@
  */
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { PendingRecord } from "./pending.js";
+import { counterKeyCount, counterKeyId, counterKeyOf } from "./counterKeys.js";
 
 export interface PreparedPage {
   count: number;
@@ -21,19 +22,19 @@ export interface PreparedPage {
 }
 
 /**
- * Counter keys and increments, `slots` per record (record i's are at i × slots …); an empty key is an
- * unused slot.
+ * Counter key ids (see counterKeys.ts) and increments, `slots` per record (record i's are at i × slots
+ * …); id 0 is an unused slot.
  */
 export interface PageCounts {
   slots: number;
-  keys: string[];
+  ids: Uint16Array;
   values: Float64Array;
 }
 
-/** What a record adds to its stream's counters: `slots` keys and increments, written at `at`. */
+/** What a record adds to its stream's counters: `slots` key ids and increments, written at `at`. */
 export interface RecordCounter {
   slots: number;
-  write(r: PendingRecord, keys: string[], values: Float64Array, at: number): void;
+  write(r: PendingRecord, ids: Uint16Array, values: Float64Array, at: number): void;
 }
 
 export interface RecordEncoder {
@@ -44,15 +45,23 @@ export interface RecordEncoder {
 
 /** The counter increments of every record of these pages, added up by key. */
 export function addCounts(pages: readonly PreparedPage[]): Record<string, number> {
-  const sums: Record<string, number> = {};
+  const totals = new Float64Array(counterKeyCount());
+  const used = new Uint8Array(totals.length);
+  let any = false;
   for (const page of pages) {
     const c = page.counts;
     if (!c) continue;
-    for (let i = 0; i < c.keys.length; i++) {
-      const key = c.keys[i] as string;
-      if (key !== "") sums[key] = (sums[key] ?? 0) + (c.values[i] as number);
+    const { ids, values } = c;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i] as number;
+      totals[id] = (totals[id] as number) + (values[i] as number);
+      used[id] = 1;
+      any = true;
     }
   }
+  const sums: Record<string, number> = {};
+  if (!any) return sums;
+  for (let id = 1; id < totals.length; id++) if (used[id]) sums[counterKeyOf(id)] = totals[id] as number;
   return sums;
 }
 
@@ -71,7 +80,7 @@ export function preparePage(
   const counts: PageCounts | undefined = counter
     ? {
         slots: counter.slots,
-        keys: new Array<string>(n * counter.slots),
+        ids: new Uint16Array(n * counter.slots),
         values: new Float64Array(n * counter.slots),
       }
     : undefined;
@@ -83,7 +92,7 @@ export function preparePage(
     occurrences[i] = r.occurrence;
     times[i] = r.timeMs;
     fingerprints[i] = r.fingerprint;
-    if (counts) (counter as RecordCounter).write(r, counts.keys, counts.values, i * counts.slots);
+    if (counts) (counter as RecordCounter).write(r, counts.ids, counts.values, i * counts.slots);
   }
   // Copied out of the scratch writer into a buffer of its own (not zero-filled first: every byte is
   // written by the copy).
@@ -117,10 +126,10 @@ export function slicePage(page: PreparedPage, from: number, to: number): Prepare
     times: page.times.slice(from, to),
   };
   if (page.counts) {
-    const { slots, keys, values } = page.counts;
+    const { slots, ids, values } = page.counts;
     slice.counts = {
       slots,
-      keys: keys.slice(from * slots, to * slots),
+      ids: ids.slice(from * slots, to * slots),
       values: values.slice(from * slots, to * slots),
     };
   }
@@ -154,15 +163,16 @@ export function serializePage(page: PreparedPage): Buffer[] {
   const dictionary = [""];
   let indices = new Uint16Array(0);
   if (c) {
-    const index = new Map<string, number>([["", 0]]);
-    indices = new Uint16Array(c.keys.length);
-    for (let i = 0; i < c.keys.length; i++) {
-      const key = c.keys[i] ?? "";
-      let k = index.get(key);
-      if (k === undefined) {
-        k = dictionary.length;
-        index.set(key, k);
-        dictionary.push(key);
+    // The frame names its keys: ids are this process's, a frame may be read by the next one.
+    const local = new Int32Array(counterKeyCount()).fill(-1);
+    local[0] = 0;
+    indices = new Uint16Array(c.ids.length);
+    for (let i = 0; i < c.ids.length; i++) {
+      const id = c.ids[i] as number;
+      let k = local[id] as number;
+      if (k < 0) {
+        k = local[id] = dictionary.length;
+        dictionary.push(counterKeyOf(id));
       }
       indices[i] = k;
     }
@@ -206,7 +216,9 @@ export function deserializePage(frame: Buffer): PreparedPage {
   };
   if (counts) {
     const [slots, dictionary] = counts;
-    page.counts = { slots, keys: Array.from(indices, (k) => dictionary[k] as string), values };
+    const global = Uint16Array.from(dictionary, counterKeyId);
+    for (let i = 0; i < indices.length; i++) indices[i] = global[indices[i] as number] as number;
+    page.counts = { slots, ids: indices, values };
   }
   return page;
 }

@@ -15,7 +15,8 @@
  */
 import type { ServerLogEntry } from "../api/schemas.js";
 import { DURATION_BUCKETS } from "../config/slos.js";
-import { counterKey } from "./mapper.js";
+import { counterKeyId } from "./counterKeys.js";
+import { SERVER_COUNTER_KEYS, serverCounterIndex } from "./mapper.js";
 import type { PreparedPage } from "./prepared.js";
 
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
@@ -60,40 +61,43 @@ export function bucketIndex(seconds: number): number {
 
 const CACHED = ["false", "true"] as const;
 const keysOf = (prefix: string) => CACHED.map((c) => `${prefix}|${c}`);
-const SUM_KEYS = keysOf("ds");
-const UNTIMED_KEYS = keysOf("du");
-const BYTES_KEYS = keysOf("b");
-/** `d|<cached>|<le>` by cached × buckets + bucket: taken from a table, not built per line. */
+const idsOf = (prefix: string) => Uint16Array.from(keysOf(prefix), counterKeyId);
+const STATUS_IDS = Uint16Array.from(SERVER_COUNTER_KEYS, counterKeyId);
+const SUM_IDS = idsOf("ds");
+const UNTIMED_IDS = idsOf("du");
+const BYTES_IDS = idsOf("b");
+/** `d|<cached>|<le>` by cached × buckets + bucket. */
 const BUCKET_KEYS = CACHED.flatMap((c) => BUCKET_LABELS.map((le) => `d|${c}|${le}`));
+const BUCKET_IDS = Uint16Array.from(BUCKET_KEYS, counterKeyId);
 
-/** Writes one record's keys and increments into slots `at` … `at + SERVER_COUNT_SLOTS - 1`. */
+/** Writes one record's counter key ids and increments into slots `at` … `at + SERVER_COUNT_SLOTS - 1`. */
 export function serverCounts(
   entry: ServerLogEntry,
   unit: RequestTimeUnit,
-  keys: string[],
+  ids: Uint16Array,
   values: Float64Array,
   at: number,
 ): void {
-  const status = counterKey("server", entry);
-  const cached = status.endsWith("|true") ? 1 : 0;
-  keys[at] = status;
+  const status = serverCounterIndex(entry);
+  const cached = status & 1;
+  ids[at] = STATUS_IDS[status] as number;
   values[at] = 1;
   const seconds = unit.seconds(entry.request_time);
   if (seconds === undefined) {
-    keys[at + 1] = UNTIMED_KEYS[cached] as string;
+    ids[at + 1] = UNTIMED_IDS[cached] as number;
     values[at + 1] = 1;
-    keys[at + 2] = "";
+    ids[at + 2] = 0;
   } else {
-    keys[at + 1] = BUCKET_KEYS[cached * BUCKET_LABELS.length + bucketIndex(seconds)] as string;
+    ids[at + 1] = BUCKET_IDS[cached * BUCKET_LABELS.length + bucketIndex(seconds)] as number;
     values[at + 1] = 1;
-    keys[at + 2] = SUM_KEYS[cached] as string;
+    ids[at + 2] = SUM_IDS[cached] as number;
     values[at + 2] = seconds;
   }
   const bytes = entry.body_bytes_sent;
   if (typeof bytes === "number" && Number.isFinite(bytes) && bytes >= 0) {
-    keys[at + 3] = BYTES_KEYS[cached] as string;
+    ids[at + 3] = BYTES_IDS[cached] as number;
     values[at + 3] = bytes;
-  } else keys[at + 3] = "";
+  } else ids[at + 3] = 0;
 }
 
 /**
@@ -108,25 +112,29 @@ export interface RecentRecord {
   timeMs: number;
 }
 
-/** The counter keys that get an exemplar, by index: every duration bucket, and 5xx responses. */
-const EXEMPLAR_KEYS = new Map([...BUCKET_KEYS, ...keysOf("5xx")].map((key, i) => [key, i]));
+/** The counter keys that get an exemplar: every duration bucket, and 5xx responses. */
+const EXEMPLAR_KEYS = [...BUCKET_KEYS, ...keysOf("5xx")];
+/** Exemplar slot by counter key id, -1 for keys without one. */
+const EXEMPLAR_SLOTS = new Int16Array(Math.max(...EXEMPLAR_KEYS.map(counterKeyId)) + 1).fill(-1);
+EXEMPLAR_KEYS.forEach((key, i) => (EXEMPLAR_SLOTS[counterKeyId(key)] = i));
+const EXEMPLAR_BY_KEY = new Map(EXEMPLAR_KEYS.map((key, i) => [key, i]));
 
 /**
  * The newest shipped record behind each duration bucket and each 5xx count of a site, in arrays of
  * fixed size (thousands of sites keep one each: no object or map entry per record).
  */
 export class RecentRecords {
-  private readonly fingerprints = new Array<string>(EXEMPLAR_KEYS.size).fill("");
+  private readonly fingerprints = new Array<string>(EXEMPLAR_KEYS.length).fill("");
   /** Per key: occurrence, value, time (ms). */
-  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.size * 3);
+  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3);
 
   /**
    * Take the newest record of each key from these pages (oldest first, as shipped), read from the
    * newest record back and only until every key has one.
    */
   take(pages: readonly PreparedPage[]): void {
-    const found = new Uint8Array(EXEMPLAR_KEYS.size);
-    let left = EXEMPLAR_KEYS.size;
+    const found = new Uint8Array(EXEMPLAR_KEYS.length);
+    let left = EXEMPLAR_KEYS.length;
     for (let p = pages.length - 1; p >= 0 && left > 0; p--) {
       const page = pages[p] as PreparedPage;
       const c = page.counts;
@@ -134,8 +142,8 @@ export class RecentRecords {
       for (let i = page.count - 1; i >= 0 && left > 0; i--) {
         const at = i * SERVER_COUNT_SLOTS;
         for (let slot = at; slot <= at + 1; slot++) {
-          const k = EXEMPLAR_KEYS.get(c.keys[slot] as string);
-          if (k === undefined || found[k]) continue;
+          const k = EXEMPLAR_SLOTS[c.ids[slot] as number] ?? -1;
+          if (k < 0 || found[k]) continue;
           found[k] = 1;
           left -= 1;
           this.fingerprints[k] = page.fingerprints[i] as string;
@@ -150,7 +158,7 @@ export class RecentRecords {
 
   /** The newest record counted under `key`, if one was shipped. */
   get(key: string): RecentRecord | undefined {
-    const k = EXEMPLAR_KEYS.get(key);
+    const k = EXEMPLAR_BY_KEY.get(key);
     if (k === undefined || this.fingerprints[k] === "") return undefined;
     const n = this.numbers;
     return {

@@ -30,6 +30,7 @@ import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordCounter, RecordEncoder } from "./prepared.js";
+import { counterKeyId } from "./counterKeys.js";
 import { NumberedSource, ScrollSource } from "./read/sources.js";
 import type { PageSource, SiteIdentity } from "./read/types.js";
 import {
@@ -280,7 +281,7 @@ function counterFor(stream: LogStream, counting: ServerCounting): RecordCounter 
     const unit = new RequestTimeUnit(counting.requestTime);
     return {
       slots: SERVER_COUNT_SLOTS,
-      write: (r, keys, values, at) => serverCounts(r.entry as ServerLogEntry, unit, keys, values, at),
+      write: (r, ids, values, at) => serverCounts(r.entry as ServerLogEntry, unit, ids, values, at),
     };
   }
   return KEY_COUNTERS[stream as ScrollStream];
@@ -290,8 +291,8 @@ function counterFor(stream: LogStream, counting: ServerCounting): RecordCounter 
 function keyCounter(stream: ScrollStream): RecordCounter {
   return {
     slots: 1,
-    write: (r, keys, values, at) => {
-      keys[at] = counterKey(stream, r.entry as LogEntry);
+    write: (r, ids, values, at) => {
+      ids[at] = counterKeyId(counterKey(stream, r.entry as LogEntry));
       values[at] = 1;
     },
   };

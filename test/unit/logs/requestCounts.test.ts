@@ -7,6 +7,7 @@ import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { DURATION_BUCKETS } from "../../../src/config/slos.js";
+import { counterKeyOf } from "../../../src/logs/counterKeys.js";
 import { LogCounts } from "../../../src/logs/counts.js";
 import {
   bucketIndex,
@@ -31,11 +32,12 @@ function entry(request_time: unknown, status = 200, cached = "MISS", bytes?: num
 
 /** The counts a checkpoint would hold after these entries. */
 function countsOf(entries: ServerLogEntry[], unit = new RequestTimeUnit("auto")): Record<string, number> {
-  const keys: string[] = [];
+  const ids = new Uint16Array(entries.length * SERVER_COUNT_SLOTS);
   const values = new Float64Array(entries.length * SERVER_COUNT_SLOTS);
-  entries.forEach((e, i) => serverCounts(e, unit, keys, values, i * SERVER_COUNT_SLOTS));
+  entries.forEach((e, i) => serverCounts(e, unit, ids, values, i * SERVER_COUNT_SLOTS));
   const counts: Record<string, number> = {};
-  keys.forEach((k, i) => {
+  ids.forEach((id, i) => {
+    const k = counterKeyOf(id);
     if (k !== "") counts[k] = (counts[k] ?? 0) + (values[i] as number);
   });
   return counts;
@@ -165,10 +167,10 @@ describe("the published histogram", () => {
 /** One shipped page of these entries, as the pipeline prepares it (fingerprint `fp<i>`, time i s). */
 function shippedPage(entries: ServerLogEntry[], first = 0): PreparedPage {
   const n = entries.length;
-  const keys: string[] = [];
+  const ids = new Uint16Array(n * SERVER_COUNT_SLOTS);
   const values = new Float64Array(n * SERVER_COUNT_SLOTS);
   const unit = new RequestTimeUnit("seconds");
-  entries.forEach((e, i) => serverCounts(e, unit, keys, values, i * SERVER_COUNT_SLOTS));
+  entries.forEach((e, i) => serverCounts(e, unit, ids, values, i * SERVER_COUNT_SLOTS));
   return {
     count: n,
     bytes: Buffer.alloc(0),
@@ -176,7 +178,7 @@ function shippedPage(entries: ServerLogEntry[], first = 0): PreparedPage {
     fingerprints: entries.map((_, i) => `fp${first + i}`),
     occurrences: new Uint32Array(n),
     times: Float64Array.from(entries, (_, i) => (first + i) * 1000),
-    counts: { slots: SERVER_COUNT_SLOTS, keys, values },
+    counts: { slots: SERVER_COUNT_SLOTS, ids, values },
   };
 }
 
@@ -240,5 +242,29 @@ describe("a spooled page", () => {
     );
     expect(plain.counts).toBeUndefined();
     expect([...plain.times]).toEqual([4000, 5000, 6000]);
+  });
+
+  it("written by another release (its own key names, a bucket bound this one lacks) counts under those names", () => {
+    const page = shippedPage([entry(0.3), entry(0.4, 503), entry(0.02)]);
+    const [head, ...rest] = serializePage(page);
+    const headerLength = (head as Buffer).readUInt32LE(0);
+    const header = JSON.parse((head as Buffer).subarray(4, 4 + headerLength).toString()) as [
+      string[],
+      [number, string[]],
+    ];
+    // The other release named the 0.5 s bucket 0.3 s and listed its keys in another order.
+    const [slots, dictionary] = header[1];
+    const renamed = dictionary.map((k) => (k === "d|false|0.5" ? "d|false|0.3" : k));
+    header[1] = [slots, renamed];
+    const json = Buffer.from(JSON.stringify(header));
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(json.length);
+    const frame = Buffer.concat([length, json, (head as Buffer).subarray(4 + headerLength), ...rest]);
+    const counts = addCounts([deserializePage(frame)]);
+    expect(counts["d|false|0.3"]).toBe(2);
+    expect(counts["d|false|0.5"]).toBeUndefined();
+    expect(counts["d|false|0.025"]).toBe(1);
+    expect(counts["5xx|false"]).toBe(1);
+    expect(counts["2xx|false"]).toBe(2);
   });
 });
