@@ -29,7 +29,7 @@ import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
-import { CollectorHealth, StreamShipper } from "./shipper.js";
+import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
 import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
 import { StreamSet } from "./streamSet.js";
@@ -191,6 +191,14 @@ export class LogPipeline {
     const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
     const env = this.deps.env ?? process.env;
     const sinks = new WeakMap<ResourceIdentity, LogSink>();
+    // One for every stream's shipper.
+    const shipping: ShipperOptions = {
+      maxRecords: EXPORT_MAX_RECORDS,
+      maxBytes: EXPORT_MAX_BYTES,
+      depth: EXPORT_DEPTH,
+      backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
+      clock: this.clock,
+    };
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
@@ -222,13 +230,7 @@ export class LogPipeline {
           stored,
           this.health,
           reporter.shipperHooks(delivered),
-          {
-            maxRecords: EXPORT_MAX_RECORDS,
-            maxBytes: EXPORT_MAX_BYTES,
-            depth: EXPORT_DEPTH,
-            backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
-            clock: this.clock,
-          },
+          shipping,
           this.exportStop.signal,
         ),
       unschedule: async (key) => {

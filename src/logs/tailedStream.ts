@@ -15,7 +15,8 @@ import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
-import type { PreparedPage } from "./prepared.js";
+import type { PendingRecord } from "./pending.js";
+import type { PreparedPage, RecordCounter, RecordEncoder } from "./prepared.js";
 import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
@@ -75,10 +76,14 @@ class StreamSink implements LogSink {
   async shutdown(): Promise<void> {}
 }
 
-export class TailedStream implements ManagedStream {
+/**
+ * The stream is also its records' encoder (RecordEncoder), which it makes when the first record is
+ * encoded: an idle stream holds none.
+ */
+export class TailedStream implements ManagedStream, RecordEncoder {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
-  private readonly encoder: StreamEncoder;
+  private encoder: StreamEncoder | undefined;
   private readonly sink: StreamSink;
   private current: StreamSpec;
 
@@ -90,10 +95,6 @@ export class TailedStream implements ManagedStream {
     this.current = spec;
     this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), {
-      requestTime: ctx.requestTimeUnit,
-      durations: ctx.requestDurations,
-    });
     this.tailer = new Tailer(
       site,
       kind.stream,
@@ -109,7 +110,7 @@ export class TailedStream implements ManagedStream {
         spoolDir: ctx.spoolDir,
         bufferBudget: ctx.bufferBudget,
         fingerprint: fingerprintOf(kind.stream),
-        encoder: this.encoder,
+        encoder: this,
         clock: ctx.clock,
         collectorDown: ctx.collectorDown,
       },
@@ -127,10 +128,33 @@ export class TailedStream implements ManagedStream {
   /** The site was renamed (or moved, or changed kind): records, series and batches say so from now on. */
   rename(spec: StreamSpec): void {
     this.current = spec;
-    this.encoder.rename(spec.site);
+    this.encoder?.rename(spec.site);
     this.reporter.rename(spec.site);
     this.sink.current = this.ctx.sinkFor(spec.resource);
     if (spec.kind.counted) this.ctx.counts.rename(spec.site);
+  }
+
+  encode(w: ProtoWriter, r: PendingRecord): void {
+    this.recordEncoder().encode(w, r);
+  }
+
+  get counter(): RecordCounter | undefined {
+    return this.recordEncoder().counter;
+  }
+
+  private recordEncoder(): StreamEncoder {
+    const { ctx } = this;
+    this.encoder ??= encoderFor(
+      ctx.sink,
+      this.current.site,
+      this.current.kind.stream,
+      () => ctx.clock.now(),
+      {
+        requestTime: ctx.requestTimeUnit,
+        durations: ctx.requestDurations,
+      },
+    );
+    return this.encoder;
   }
 
   async read(signal: AbortSignal): Promise<ReadOutcome> {

@@ -12,7 +12,6 @@ import { entryTimeMs } from "../entry.js";
 import type { StreamCheckpoint } from "../journal.js";
 import { ProtoWriter } from "../otlp/protoWriter.js";
 import { preparePage, type PreparedPage } from "../prepared.js";
-import type { StreamShipper } from "../shipper.js";
 import { ReadBuffer } from "../spool.js";
 import { readBounds, type WindowFacts } from "./bounds.js";
 import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts } from "./decide.js";
@@ -20,6 +19,7 @@ import { PageReader } from "./pageReader.js";
 import { PagesSeen } from "./repeats.js";
 import type {
   EndReason,
+  PageOutlet,
   PagingProblem,
   PageCursor,
   PageSource,
@@ -110,7 +110,7 @@ export class ReadRun {
     this.reader = this.newReader();
   }
 
-  async run(source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+  async run(source: PageSource, shipper: PageOutlet): Promise<ReadResult> {
     const cursor = source.open();
     try {
       return await this.pages(cursor, source, shipper);
@@ -119,7 +119,7 @@ export class ReadRun {
     }
   }
 
-  private async pages(cursor: PageCursor, source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+  private async pages(cursor: PageCursor, source: PageSource, shipper: PageOutlet): Promise<ReadResult> {
     const { opts, events } = this.ctx;
     const request: RequestOptions = { signal: this.signal, source: "logs" };
     const limits: ReadLimits = {
@@ -212,7 +212,7 @@ export class ReadRun {
   }
 
   /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
-  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ unusable: boolean }> {
+  private async take(page: SourcePage, shipper: PageOutlet): Promise<{ unusable: boolean }> {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
@@ -237,12 +237,12 @@ export class ReadRun {
     return { unusable: v.timeless };
   }
 
-  private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {
+  private async ship(page: PreparedPage, shipper: PageOutlet): Promise<void> {
     this.shipped += page.count;
     await shipper.add(page);
   }
 
-  private async finish(shipper: StreamShipper, end: EndReason, fresh: boolean): Promise<ReadResult> {
+  private async finish(shipper: PageOutlet, end: EndReason, fresh: boolean): Promise<ReadResult> {
     if (end !== "interrupted") {
       for await (const chunk of this.buffer.oldestFirst()) await this.ship(chunk, shipper);
     }

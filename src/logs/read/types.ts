@@ -7,7 +7,7 @@ import type { RequestOptions } from "../../api/types.js";
 import type { Clock } from "../../util/time.js";
 import type { CorruptCheckpointError } from "../checkpoint.js";
 import type { StreamEntry } from "../pending.js";
-import type { RecordEncoder } from "../prepared.js";
+import type { PreparedPage, RecordEncoder } from "../prepared.js";
 import type { ReadPace } from "../pace.js";
 import type { BufferBudget } from "../spool.js";
 
@@ -76,6 +76,14 @@ export interface TailerOptions {
   clock: Clock;
   /** Whether the collector is down (then nothing more is fetched). */
   collectorDown: () => boolean;
+}
+
+/** Where a read's new records go: the stream's shipper (see StreamShipper). */
+export interface PageOutlet {
+  /** Add a page of records (oldest first); returns once batched. */
+  add(page: PreparedPage): Promise<void>;
+  /** Send what is batched and wait until every export is acknowledged and committed. */
+  flush(): Promise<void>;
 }
 
 export type Order = "unknown" | "newest-first" | "oldest-first";
