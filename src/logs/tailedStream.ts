@@ -23,7 +23,7 @@ import type { StreamShipper } from "./shipper.js";
 import type { BufferBudget } from "./spool.js";
 import { encoderFor, fingerprintOf, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
 import type { ManagedStream } from "./streamSet.js";
-import { Tailer, type ReadOutcome, type SiteIdentity } from "./tailer.js";
+import { type ReadOutcome, type ShipperMaker, type SiteIdentity, Tailer } from "./tailer.js";
 
 /** What every stream shares (the pipeline's parts). */
 export interface StreamContext {
@@ -78,9 +78,9 @@ class StreamSink implements LogSink {
 
 /**
  * The stream is also its records' encoder (RecordEncoder), which it makes when the first record is
- * encoded: an idle stream holds none.
+ * encoded (an idle stream holds none), and its tailer's ShipperMaker.
  */
-export class TailedStream implements ManagedStream, RecordEncoder {
+export class TailedStream implements ManagedStream, RecordEncoder, ShipperMaker {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
   private encoder: StreamEncoder | undefined;
@@ -100,7 +100,7 @@ export class TailedStream implements ManagedStream, RecordEncoder {
       kind.stream,
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
-      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages)),
+      this,
       this.reporter,
       {
         overlapMs: ctx.overlapMs,
@@ -132,6 +132,10 @@ export class TailedStream implements ManagedStream, RecordEncoder {
     this.reporter.rename(spec.site);
     this.sink.current = this.ctx.sinkFor(spec.resource);
     if (spec.kind.counted) this.ctx.counts.rename(spec.site);
+  }
+
+  shipperFor(stored: StreamCheckpoint): StreamShipper {
+    return this.ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages));
   }
 
   encode(w: ProtoWriter, r: PendingRecord): void {

@@ -65,6 +65,11 @@ const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
   interrupted: { complete: false, readToEnd: false },
 };
 
+/** Makes the stream's shipper (an object, not a closure: one per stream, thousands of streams). */
+export interface ShipperMaker {
+  shipperFor(cp: StreamCheckpoint): StreamShipper;
+}
+
 /**
  * A stream's tailer is also where its reads' pages go (PageOutlet): to its shipper, made when a read
  * first ships something and let go once a read ends with nothing left in it, so that thousands of idle
@@ -92,7 +97,7 @@ export class Tailer implements PageOutlet {
     /** A scroll (PHP and web-server logs) or numbered pages (activity). */
     private readonly source: PageSource,
     private readonly checkpoints: CheckpointStore,
-    private readonly makeShipper: (cp: StreamCheckpoint) => StreamShipper,
+    private readonly shippers: ShipperMaker,
     private readonly events: TailerEvents,
     private readonly opts: TailerOptions,
   ) {}
@@ -213,7 +218,7 @@ export class Tailer implements PageOutlet {
   /** A read ships a page: to the shipper, made now if the stream holds none. */
   add(page: PreparedPage): Promise<void> {
     if (!this.shipper) {
-      this.shipper = this.makeShipper(this.stored as StreamCheckpoint);
+      this.shipper = this.shippers.shipperFor(this.stored as StreamCheckpoint);
       this.shipper.begin(this.readStartedAt);
     }
     return this.shipper.add(page);

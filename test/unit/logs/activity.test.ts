@@ -81,21 +81,23 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
     "activity",
     new NumberedSource((page) => api.page(page)),
     new CheckpointStore(dir),
-    (cp) =>
-      new StreamShipper(
-        sink,
-        cp,
-        health,
-        { delivered: () => undefined, rejected: () => undefined, retrying: () => undefined },
-        {
-          maxRecords: 2000,
-          maxBytes: 1 << 20,
-          depth: 2,
-          backoff: { baseMs: 1, capMs: 2 },
-          clock: systemClock,
-        },
-        new AbortController().signal,
-      ),
+    {
+      shipperFor: (cp) =>
+        new StreamShipper(
+          sink,
+          cp,
+          health,
+          { delivered: () => undefined, rejected: () => undefined, retrying: () => undefined },
+          {
+            maxRecords: 2000,
+            maxBytes: 1 << 20,
+            depth: 2,
+            backoff: { baseMs: 1, capMs: 2 },
+            clock: systemClock,
+          },
+          new AbortController().signal,
+        ),
+    },
     events,
     {
       overlapMs: 120_000,

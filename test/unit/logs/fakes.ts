@@ -268,7 +268,7 @@ export function makeTailer(
       ? new NumberedSource(() => Promise.reject(new Error("no activity")))
       : new ScrollSource((scrollId) => api.page(scrollId)),
     store,
-    shipper,
+    { shipperFor: shipper },
     events,
     {
       overlapMs: 120_000,
