@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { Site } from "../api/schemas.js";
+import type { LogStream, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
@@ -31,7 +31,8 @@ import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
-import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import { fingerprintOf, resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import type { TailerOptions } from "./tailer.js";
 import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
 
@@ -199,6 +200,19 @@ export class LogPipeline {
       backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
       clock: this.clock,
     };
+    const tailerSettings = {
+      overlapMs: durationMs(this.deps.config.logs.overlap),
+      startFromMs: () => startFromMs,
+      maxPagesPerRead: MAX_PAGES_PER_READ,
+      spoolDir: this.spoolDir,
+      bufferBudget: this.budget,
+      clock: this.clock,
+      collectorDown: () => this.health.down,
+    };
+    const tailing = (stream: LogStream): TailerOptions => ({
+      ...tailerSettings,
+      fingerprint: fingerprintOf(stream),
+    });
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
@@ -207,12 +221,7 @@ export class LogPipeline {
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       requestDurations: this.deps.requestDurations ?? true,
       clock: this.clock,
-      overlapMs: durationMs(this.deps.config.logs.overlap),
-      startFromMs: () => startFromMs,
-      maxPagesPerRead: MAX_PAGES_PER_READ,
-      spoolDir: this.spoolDir,
-      bufferBudget: this.budget,
-      collectorDown: () => this.health.down,
+      tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
       sinkFor: (who) => {

@@ -29,12 +29,13 @@ import type {
   ReadOutcome,
   ReadResult,
   SiteIdentity,
+  StreamParts,
   TailerEvents,
   TailerOptions,
 } from "./read/types.js";
 import type { StreamShipper } from "./shipper.js";
 
-export type { ReadOutcome, SiteIdentity, TailerEvents, TailerOptions } from "./read/types.js";
+export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOptions } from "./read/types.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 /**
@@ -65,8 +66,11 @@ const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
   interrupted: { complete: false, readToEnd: false },
 };
 
-/** Makes the stream's shipper (an object, not a closure: one per stream, thousands of streams). */
-export interface ShipperMaker {
+/**
+ * The parts of its stream a tailer uses: the encoder and claim of its reads, and what makes its
+ * shipper (an object, not closures: one per stream, thousands of streams).
+ */
+export interface TailedParts extends StreamParts {
   shipperFor(cp: StreamCheckpoint): StreamShipper;
 }
 
@@ -97,7 +101,7 @@ export class Tailer implements PageOutlet {
     /** A scroll (PHP and web-server logs) or numbered pages (activity). */
     private readonly source: PageSource,
     private readonly checkpoints: CheckpointStore,
-    private readonly shippers: ShipperMaker,
+    private readonly parts: TailedParts,
     private readonly events: TailerEvents,
     private readonly opts: TailerOptions,
   ) {}
@@ -160,7 +164,13 @@ export class Tailer implements PageOutlet {
     const { overlapMs } = this.opts;
     const before = { highWaterMs: stored.state.highWaterMs, floorMs: stored.state.floorMs };
     const window = { windowMs: deep ? overlapMs : this.lateWindowMs(now), overlapMs, nowMs: now };
-    const context = { events: this.events, opts: this.opts, site: this.site, stream: this.stream };
+    const context = {
+      events: this.events,
+      opts: this.opts,
+      parts: this.parts,
+      site: this.site,
+      stream: this.stream,
+    };
     const run = new ReadRun(context, stored, window, signal, ++this.spoolCounter);
     this.readStartedAt = now;
     this.shipper?.begin(now);
@@ -218,7 +228,7 @@ export class Tailer implements PageOutlet {
   /** A read ships a page: to the shipper, made now if the stream holds none. */
   add(page: PreparedPage): Promise<void> {
     if (!this.shipper) {
-      this.shipper = this.shippers.shipperFor(this.stored as StreamCheckpoint);
+      this.shipper = this.parts.shipperFor(this.stored as StreamCheckpoint);
       this.shipper.begin(this.readStartedAt);
     }
     return this.shipper.add(page);

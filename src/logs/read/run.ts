@@ -27,6 +27,7 @@ import type {
   ReadResult,
   SiteIdentity,
   SourcePage,
+  StreamParts,
   TailerEvents,
   TailerOptions,
 } from "./types.js";
@@ -59,6 +60,7 @@ export class MissingContinuationError extends Error {
 export interface ReadContext {
   events: TailerEvents;
   opts: TailerOptions;
+  parts: StreamParts;
   site: SiteIdentity;
   stream: LogStream;
 }
@@ -91,14 +93,14 @@ export class ReadRun {
 
   /** A reader for a pass from the checkpoint as it stands now (see bounds.ts). */
   private newReader(): PageReader {
-    const { opts, stream } = this.ctx;
+    const { opts, parts, stream } = this.ctx;
     const state = this.stored.state;
     return new PageReader(
       readBounds(state, this.window),
       (fp) => deliveredCount(state, fp),
       opts.fingerprint,
       stream === "activity",
-      opts.claim,
+      parts.claim,
     );
   }
 
@@ -221,7 +223,7 @@ export class ReadRun {
     if (v.future > 0) events.future(v.future);
     if (v.late > 0) events.late(v.late);
     this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
-    const { encoder } = this.ctx.opts;
+    const { encoder } = this.ctx.parts;
     if (this.reader.order === "oldest-first") {
       // Ship what was buffered while the order was unknown, then page by page.
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);

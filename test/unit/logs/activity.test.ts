@@ -97,15 +97,6 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
           },
           new AbortController().signal,
         ),
-    },
-    events,
-    {
-      overlapMs: 120_000,
-      startFromMs: () => startFromMs,
-      maxPagesPerRead,
-      spoolDir: join(dir, "spool"),
-      bufferBudget: new BufferBudget(1 << 24),
-      fingerprint: (e) => fingerprint(e),
       encoder: {
         encode: (w, r) =>
           sink.encode(w, {
@@ -117,6 +108,16 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
             attributes: {},
           }),
       },
+      claim: undefined,
+    },
+    events,
+    {
+      overlapMs: 120_000,
+      startFromMs: () => startFromMs,
+      maxPagesPerRead,
+      spoolDir: join(dir, "spool"),
+      bufferBudget: new BufferBudget(1 << 24),
+      fingerprint: (e) => fingerprint(e),
       clock: systemClock,
       collectorDown: () => health.down,
     },
