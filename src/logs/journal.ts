@@ -133,7 +133,7 @@ export class CheckpointStore implements JournalWrites {
       }
     }
     prune(cp, overlapMs);
-    const stream_ = new StreamCheckpoint(this, cp, file, text === undefined, overlapMs);
+    const stream_ = new StreamCheckpoint(this, cp, text === undefined, overlapMs);
     await stream_.writeSnapshot();
     return stream_;
   }

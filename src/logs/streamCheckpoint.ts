@@ -16,6 +16,7 @@
  *   it again, like any kill between acknowledgement and marker).
  */
 import { rm } from "node:fs/promises";
+import type { LogStream } from "../api/schemas.js";
 import type { CheckpointFileKind } from "../ha/volume.js";
 import { writeFileAtomic } from "../util/atomicFile.js";
 import { applyDelta, type Checkpoint, type CheckpointDelta, prune, serializeSnapshot } from "./checkpoint.js";
@@ -63,8 +64,10 @@ export interface PreparedDelta<T> {
   abandon(): void;
 }
 
-/** What a stream's journal needs of its store: the fence, and where a failed write goes. */
+/** What a stream's journal needs of its store: file names, the fence, and where a failed write goes. */
 export interface JournalWrites {
+  /** Snapshot file of a stream (its journal is beside it). */
+  fileFor(siteId: number, stream: LogStream): string;
   /** Throws CheckpointFencedError when this process may not write here. */
   assertUnfenced(): void;
   /** A failed write as an error to throw, reported (a CheckpointFencedError passes unchanged). */
@@ -95,13 +98,17 @@ export class StreamCheckpoint {
     private readonly store: JournalWrites,
     /** The checkpoint with every prepared delta applied (what dedupe must assume delivered). */
     readonly state: Checkpoint,
-    readonly file: string,
     /** True when the stream had no checkpoint before. */
     readonly created: boolean,
     /** Fingerprints older than the high-water mark minus this are forgotten as deltas apply. */
     private readonly overlapMs: number,
   ) {
     this.nextSeq = state.seq + 1;
+  }
+
+  /** The snapshot file (named when needed: thousands of streams would otherwise hold a name each). */
+  get file(): string {
+    return this.store.fileFor(this.state.siteId, this.state.stream);
   }
 
   /** The journal, opened for appending on first use. */
