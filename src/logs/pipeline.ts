@@ -174,7 +174,7 @@ export class LogPipeline {
       const stream = new TailedStream(spec, context);
       // Spread the first reads of many streams over a few seconds.
       const first = this.clock.now() + Math.random() * Math.min(this.pollMs, 5_000);
-      scheduler.add({ key: spec.key, read: (signal) => stream.read(signal) }, first);
+      scheduler.add(stream, first);
       return stream;
     });
     const queued = this.phase.queued;

@@ -22,6 +22,7 @@ import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
 import { encoderFor, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
+import type { ScheduledStream } from "./scheduler.js";
 import type { ManagedStream } from "./streamSet.js";
 import {
   type ReadOutcome,
@@ -82,7 +83,7 @@ class StreamSink implements LogSink {
  * The stream is also its records' encoder (RecordEncoder), which it makes when the first record is
  * encoded (an idle stream holds none), and the parts its tailer asks for (TailedParts).
  */
-export class TailedStream implements ManagedStream, RecordEncoder, TailedParts {
+export class TailedStream implements ManagedStream, ScheduledStream, RecordEncoder, TailedParts {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
   readonly claim: ((fingerprint: string) => boolean) | undefined;
