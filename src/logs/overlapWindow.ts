@@ -296,13 +296,14 @@ export class OverlapWindow {
   /** Copy the entries into arrays of `capacity` slots, oldest first from slot 0, and index them anew. */
   private resize(capacity: number): void {
     const from = this.slots;
-    const slots = new Float64Array(capacity * STRIDE);
+    // The same size: compacted in place (each entry moves down, never onto one not yet moved).
+    const slots = from?.length === capacity * STRIDE ? from : new Float64Array(capacity * STRIDE);
     let index: Int32Array | undefined;
     if (capacity > SCANNED_SLOTS) {
       // at least twice as many cells as slots: probes stay short
       let cells = 2;
       while (cells < capacity * 2) cells *= 2;
-      index = new Int32Array(cells).fill(FREE);
+      index = this.index?.length === cells ? this.index.fill(FREE) : new Int32Array(cells).fill(FREE);
     }
     const counts = this.counts;
     const otherBySlot = this.otherBySlot;
@@ -315,7 +316,9 @@ export class OverlapWindow {
       for (let at = this.head; at < this.tail; at++) {
         const o = at * STRIDE;
         if (from[o + K0] === VACANT) continue;
-        for (let k = 0; k < STRIDE; k++) slots[to * STRIDE + k] = from[o + k] as number;
+        if (slots !== from || to !== at) {
+          for (let k = 0; k < STRIDE; k++) slots[to * STRIDE + k] = from[o + k] as number;
+        }
         const n = counts?.get(at);
         if (n !== undefined) (this.counts ??= new Map()).set(to, n);
         if (from[o + K0] === OTHER) {
