@@ -56,6 +56,32 @@ async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
   return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
 }
 
+/**
+ * Where the resident memory is, from /proc/<pid>/smaps (MB): file-backed pages (the Node.js binary
+ * and libraries), glibc's main heap (`[heap]`: malloc'd buffers), and the other anonymous mappings
+ * (the V8 heap, malloc's second arena, thread stacks).
+ */
+async function residentParts(pid: number): Promise<{ files: number; mallocHeap: number; anonymous: number }> {
+  const smaps = await readFile(`/proc/${pid}/smaps`, "utf8");
+  const parts = { files: 0, mallocHeap: 0, anonymous: 0 };
+  let kind: keyof typeof parts = "anonymous";
+  for (const line of smaps.split("\n")) {
+    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+    if (mapping) {
+      const [, inode, name] = mapping;
+      kind = name === "[heap]" ? "mallocHeap" : inode !== "0" ? "files" : "anonymous";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) parts[kind] += Number(rss[1]) / 1024;
+  }
+  return {
+    files: Math.round(parts.files),
+    mallocHeap: Math.round(parts.mallocHeap),
+    anonymous: Math.round(parts.anonymous),
+  };
+}
+
 interface Daemon {
   child: ChildProcess;
   url: string;
@@ -271,6 +297,7 @@ async function rss(sites: number, minutes: number, snapshotFile?: string): Promi
     }
   }
   const mem = await rssOf(d.child.pid as number);
+  const parts = await residentParts(d.child.pid as number);
   text = await scrape(d.url);
   const shipped = sum(values(text, "sitehost_exporter_log_records_shipped_total"));
   const lastReads = values(text, "sitehost_exporter_log_last_read_timestamp_seconds").length;
@@ -293,6 +320,7 @@ async function rss(sites: number, minutes: number, snapshotFile?: string): Promi
       heapUsedMb: mb("nodejs_heap_size_used_bytes"),
       heapTotalMb: mb("nodejs_heap_size_total_bytes"),
       externalMb: mb("nodejs_external_memory_bytes"),
+      residentMbAtEnd: parts,
       rssMbEvery30s: timeline,
     }),
   );

@@ -39,14 +39,15 @@ export const V8_FLAGS: Record<Workload, readonly string[]> = {
 export const NO_SIGUSR1_INSPECTOR = "--disable-sigusr1";
 /**
  * glibc's allocator settings for the re-executed process (the user's own win): two arenas instead of
- * one per thread; without logs, also large buffers mapped and unmapped rather than left to fragment
- * the heap. The log path keeps glibc's own threshold: it allocates a buffer of 64 KB and more for
- * every page and export, and mapping each afresh costs it about 1.5 µs of CPU per record in page
- * faults, for no less memory.
+ * one per thread, and large buffers mapped and unmapped rather than left to fragment the heap. The
+ * threshold is fixed because glibc otherwise raises its own to the size of the largest buffer freed
+ * (megabytes: an exposition, a sites list), after which all of them fragment the heap. The log path's
+ * is 256 KB, above its page buffers (64 KB and more for every page: mapping each afresh costs about
+ * 1.5 µs of CPU per record in page faults), below its exports and expositions.
  */
 export const LEAN_MALLOC_ENV: Record<Workload, Readonly<Record<string, string>>> = {
   metrics: { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "65536" },
-  logs: { MALLOC_ARENA_MAX: "2" },
+  logs: { MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "262144" },
 };
 
 const APPLIED = "SITEHOST_NODE_FLAGS_APPLIED";

@@ -92,11 +92,24 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
 /** Every site's log-derived counts, as the store shows them. */
 export class LogCounts {
   private readonly sites = new Map<number, SiteCounts>();
+  /**
+   * Sites whose counts moved since the store last read them. A busy site's counts move with every
+   * export, several times a second; its series are rendered once per read of the store instead.
+   */
+  private readonly unpublished = new Set<SiteCounts>();
 
   constructor(
     private readonly store: MetricStore | undefined,
     private readonly opts: CountOptions = { cacheHits: true, exemplars: true },
-  ) {}
+  ) {
+    store?.onRead(() => this.publishHeld());
+  }
+
+  private publishHeld(): void {
+    if (this.unpublished.size === 0 || !this.store) return;
+    for (const entry of this.unpublished) publishCounts(this.store, entry, this.opts);
+    this.unpublished.clear();
+  }
 
   /**
    * A counted stream's checkpoint moved: its counts as they now stand, and the pages just shipped
@@ -111,10 +124,12 @@ export class LogCounts {
     if (!this.store || (stream !== "php" && stream !== "server")) return;
     let entry = this.sites.get(site.id);
     if (!entry) this.sites.set(site.id, (entry = { site }));
-    entry[stream] = { ...counts };
+    // The checkpoint's own counts (not a copy: thousands of sites would each hold a second one); the
+    // store reads them as they stand when it publishes.
+    entry[stream] = counts;
     if (shipped && stream === "server" && this.opts.exemplars)
       (entry.recent ??= new RecentRecords()).take(shipped);
-    publishCounts(this.store, entry, this.opts);
+    this.unpublished.add(entry);
   }
 
   /** The site was renamed: its series carry the new name. */
@@ -122,11 +137,13 @@ export class LogCounts {
     const entry = this.sites.get(site.id);
     if (!entry || !this.store) return;
     entry.site = site;
-    publishCounts(this.store, entry, this.opts);
+    this.unpublished.add(entry);
   }
 
   /** The site's streams are gone: so are its series. */
   remove(siteId: number): void {
+    const entry = this.sites.get(siteId);
+    if (entry) this.unpublished.delete(entry);
     this.sites.delete(siteId);
     this.store?.replaceSite("logs", String(siteId), []);
   }

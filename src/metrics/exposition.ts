@@ -11,23 +11,31 @@ import { CONTENT_TYPES, openMetricsFromText, type ExpositionFormat } from "./ope
 import type { MetricStore } from "./store.js";
 
 export interface ExpositionBody {
-  /** Uncompressed text; decompressed from `gzip` on first use and kept until the next change. */
+  /** Uncompressed text; decompressed from the gzip members on first use and kept until the next change. */
   readonly body: Buffer;
-  gzip: Buffer;
+  /**
+   * The gzip stream as its members (the store's, one per family, then the self-metrics'), sent one
+   * after the other: joining them would copy the whole exposition on every change.
+   */
+  readonly gzipParts: readonly Buffer[];
+  readonly gzipLength: number;
   contentType: string;
 }
 
 /** Only the compressed text is kept by default: Prometheus always asks for gzip. */
 class CachedBody implements ExpositionBody {
   private plain: Buffer | undefined;
+  readonly gzipLength: number;
   constructor(
-    readonly gzip: Buffer,
+    readonly gzipParts: readonly Buffer[],
     readonly contentType: string,
     readonly storeVersion: number,
     readonly at: number,
-  ) {}
+  ) {
+    this.gzipLength = gzipParts.reduce((n, part) => n + part.length, 0);
+  }
   get body(): Buffer {
-    this.plain ??= gunzipSync(this.gzip);
+    this.plain ??= gunzipSync(Buffer.concat(this.gzipParts));
     return this.plain;
   }
 }
@@ -46,6 +54,7 @@ export class Exposition {
   ) {}
 
   current(format: ExpositionFormat = "text"): Promise<ExpositionBody> {
+    this.store.settle();
     const c = this.cached.get(format);
     if (c && c.storeVersion === this.store.version && Date.now() - c.at < this.selfMetricsTtlMs) {
       return Promise.resolve(c);
@@ -63,9 +72,13 @@ export class Exposition {
     const now = Date.now();
     if (!this.self || now - this.self.at >= this.selfMetricsTtlMs) {
       const self = { text: this.registry.metrics(), at: now };
-      self.text.catch(() => {
+      const forget = () => {
         if (this.self === self) this.self = undefined;
-      });
+      };
+      self.text.catch(forget);
+      // Not held past its TTL: with a stream's series per log stream it is megabytes at thousands of
+      // sites, and the next scrape renders it anew anyway.
+      setTimeout(forget, this.selfMetricsTtlMs).unref();
       this.self = self;
     }
     return this.self;
@@ -76,7 +89,7 @@ export class Exposition {
     const { text, at } = this.selfMetrics();
     const self = await text;
     const tail = format === "text" ? self : `${openMetricsFromText(self)}# EOF\n`;
-    const zipped = Buffer.concat([...this.store.gzipParts(format), gzipSync(tail, { level: 1 })]);
+    const zipped = [...this.store.gzipParts(format), gzipSync(tail, { level: 1 })];
     this.renders += 1;
     const body = new CachedBody(zipped, CONTENT_TYPES[format], storeVersion, at);
     this.cached.set(format, body);

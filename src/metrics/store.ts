@@ -1,18 +1,19 @@
 /**
  * The metric store: samples keyed by (collector, site). A collector run
  * replaces exactly its own samples for the sites it covered, so a removed
- * domain or a deleted site leaves no ghost series. Series lines are rendered
- * once, when stored.
+ * domain or a deleted site leaves no ghost series.
  *
  * Memory is the product's limit at thousands of sites (about 70 series each), so
- * a stored line leaves out what every line of a site repeats: the metric name
- * and `site_id="…",site="…"` are put back when a family is rendered (only
- * families that changed are rendered, see `gzipParts`).
+ * a site's lines are kept as label text shared with every other site that has the
+ * same labels, and the site's values apart (storedLines.ts); the metric name and
+ * `site_id="…",site="…"` are put back when a family is rendered (only families
+ * that changed are rendered, see `gzipParts`).
  */
 import type { MetricName } from "./families.js";
-import type { HistogramSuffix, MetricFamily, Sample } from "./sample.js";
+import type { MetricFamily, Sample } from "./sample.js";
 import { gzipSync } from "node:zlib";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
+import { detached, lineCount, renderStoredLines, ShapeTable, SUFFIX_MARKS } from "./storedLines.js";
 import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
 import { globToRegExp } from "../config/glob.js";
 
@@ -27,6 +28,8 @@ interface FamilyState {
   readonly omHeader: string;
   /** `name{`, the start of every line that carries labels. */
   readonly head: string;
+  /** One copy of each shape this family's entries share. */
+  readonly shapes: ShapeTable;
   /** Collectors that have stored lines of this family (rendering visits only their entries). */
   readonly producers: Set<string>;
   /** Entries holding lines of this family; no lines, no header. */
@@ -42,17 +45,17 @@ interface FamilyState {
 }
 
 /**
- * One (collector, site) entry: for each family it has lines in, the lines. A
- * line that starts with `,` or `}` is stored without its `name{site_id=…,site=…`
- * head (that is `sitePart`); any other line is stored whole.
+ * One (collector, site) entry: for each family it has lines in, their shape (see storedLines.ts: the
+ * label text, shared between entries), and the values of all its lines, family after family.
  */
 interface Entry {
   sitePart: string;
   families: number[];
-  texts: string[];
+  shapes: string[];
+  values: number[];
   /**
    * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
-   * line of `texts`, joined by newlines (one string, not a copy of the lines).
+   * line of its shape, joined by newlines.
    */
   exemplarTexts?: Array<string | undefined>;
 }
@@ -64,57 +67,27 @@ function sitePartOf<N extends string>(family: MetricFamily<N>, sample: Sample<N>
   return `site_id="${escapeLabelValue(id)}",site="${escapeLabelValue(site)}"`;
 }
 
-/**
- * A copy of `text` in a string of its own. A slice of a rendered line, or a line built by
- * concatenation, is a view that keeps the whole source alive, which would defeat the shortening.
- */
-function detached(text: string): string {
-  return Buffer.from(text, "utf8").toString("utf8");
-}
-
-/**
- * A histogram's shortened lines start with a mark for their suffix (then `,` or `}`), since their head
- * is `name_bucket{…` rather than `name{…`.
- */
-const SUFFIX_MARKS: Record<HistogramSuffix, string> = { _bucket: "\u0001", _sum: "\u0002", _count: "\u0003" };
-const MARKED_SUFFIXES = ["", "_bucket", "_sum", "_count"];
-
-/** The stored lines of one family of an entry, with each shortened line's head put back. */
-function expand(text: string, name: string, sitePart: string): string {
-  const head = `${name}{${sitePart}`;
-  const first = text.charCodeAt(0);
-  const single = text.indexOf("\n") === text.length - 1;
-  if (single && first > 3) return first === 44 || first === 125 ? head + text : text; // "," or "}"
-  let out = "";
-  let from = 0;
-  while (from < text.length) {
-    const end = text.indexOf("\n", from) + 1;
-    const c = text.charCodeAt(from);
-    if (c === 44 || c === 125) out += head + text.slice(from, end);
-    else if (c >= 1 && c <= 3)
-      out += `${name}${MARKED_SUFFIXES[c] as string}{${sitePart}${text.slice(from + 1, end)}`;
-    else out += text.slice(from, end);
-    from = end;
-  }
-  return out;
-}
-
 /** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
 function exemplarAllowed(family: MetricFamily, sample: Sample<string>): boolean {
   return family.type === "counter" || (family.type === "histogram" && sample.suffix === "_bucket");
 }
 
-/** Stored lines with each line's exemplar (newline-joined `marks`, one per line) before its newline. */
-function withExemplars(text: string, marks: string): string {
-  const each = marks.split("\n");
-  let out = "";
+/** Where the values of the entry's `at`-th family start. */
+function valuesFrom(entry: Entry, at: number): number {
   let from = 0;
-  for (let i = 0; from < text.length; i++) {
-    const end = text.indexOf("\n", from);
-    out += text.slice(from, end) + (each[i] ?? "") + "\n";
-    from = end + 1;
-  }
-  return out;
+  for (let i = 0; i < at; i++) from += lineCount(entry.shapes[i] as string);
+  return from;
+}
+
+function sameValues(
+  a: readonly number[],
+  from: number,
+  b: readonly number[],
+  to: number,
+  n: number,
+): boolean {
+  for (let i = 0; i < n; i++) if (!Object.is(a[from + i], b[to + i])) return false;
+  return true;
 }
 
 /** The family's rendered lines are out of date. */
@@ -139,6 +112,7 @@ export class MetricStore<N extends string = MetricName> {
   private readonly siteParts = new Map<string, string>();
   private readonly exclude: RegExp[];
   private readonly listeners: Array<() => void> = [];
+  private readonly heldWriters: Array<() => void> = [];
   private versionCounter = 0;
 
   constructor(families: readonly MetricFamily<N>[], opts: { exclude?: string[] } = {}) {
@@ -150,6 +124,7 @@ export class MetricStore<N extends string = MetricName> {
         header: renderFamilyHeader(family),
         omHeader: openMetricsHeader(family.name, family.help, family.type),
         head: `${family.name}{`,
+        shapes: new ShapeTable(),
         producers: new Set<string>(),
         entries: 0,
         exemplarEntries: 0,
@@ -167,6 +142,19 @@ export class MetricStore<N extends string = MetricName> {
 
   onChange(listener: () => void): void {
     this.listeners.push(listener);
+  }
+
+  /**
+   * A writer that holds changes back (one that would otherwise replace a site's samples many times a
+   * second) and publishes them when asked: before every read of the store.
+   */
+  onRead(publishHeld: () => void): void {
+    this.heldWriters.push(publishHeld);
+  }
+
+  /** Have held-back changes published; every read does this first, so no reader sees them late. */
+  settle(): void {
+    for (const publish of this.heldWriters) publish();
   }
 
   isExcluded(metricName: string): boolean {
@@ -213,11 +201,13 @@ export class MetricStore<N extends string = MetricName> {
 
   /** Site ids that currently have samples (of any collector). */
   siteIds(): string[] {
+    this.settle();
     return [...this.siteCollectors.keys()];
   }
 
   /** The exposition text of every family (for `once`; the daemon serves `gzipParts`), without `# EOF`. */
   render(format: ExpositionFormat = "text"): string {
+    this.settle();
     let text = "";
     for (const state of this.families) {
       if (state.entries === 0) continue;
@@ -233,6 +223,7 @@ export class MetricStore<N extends string = MetricName> {
    * the lines of a family without exemplars; the headers are compressed once.
    */
   gzipParts(format: ExpositionFormat = "text"): Buffer[] {
+    this.settle();
     const parts: Buffer[] = [];
     // Level 1: scrapes are frequent and the text compresses well anyway.
     const zip = (text: string) => gzipSync(text, { level: 1 });
@@ -253,8 +244,9 @@ export class MetricStore<N extends string = MetricName> {
         const at = entry.families.indexOf(state.index);
         if (at < 0) continue;
         const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
-        const text = entry.texts[at] as string;
-        parts.push(expand(marks ? withExemplars(text, marks) : text, state.family.name, entry.sitePart));
+        const shape = entry.shapes[at] as string;
+        const from = valuesFrom(entry, at);
+        parts.push(renderStoredLines(shape, entry.values, from, state.family.name, entry.sitePart, marks));
       }
     }
     return parts.join("");
@@ -262,7 +254,8 @@ export class MetricStore<N extends string = MetricName> {
 
   /** Stores the entry's new lines; true when the exposition text changed. */
   private replace(collector: string, scope: string, samples: readonly Sample<N>[]): boolean {
-    const byFamily = new Map<FamilyState, Map<string, string>>();
+    /** Per family, series → its shape line and value. */
+    const byFamily = new Map<FamilyState, Map<string, { shape: string; value: number }>>();
     /** Per family, label set → the exemplar to append to that line. */
     const exemplars = new Map<FamilyState, Map<string, string>>();
     let sitePart: string | undefined;
@@ -274,13 +267,16 @@ export class MetricStore<N extends string = MetricName> {
       if (part !== "") sitePart ??= part;
       const prefix = sample.suffix ? `${state.family.name}${sample.suffix}{${part}` : state.head + part;
       const mark = sample.suffix ? SUFFIX_MARKS[sample.suffix] : "";
-      const stored =
-        part !== "" && part === sitePart && line.startsWith(prefix) ? mark + line.slice(prefix.length) : line;
+      const space = line.lastIndexOf(" ");
+      const shape =
+        part !== "" && part === sitePart && line.startsWith(prefix)
+          ? mark + line.slice(prefix.length, space + 1)
+          : line.slice(0, space + 1);
       let lines = byFamily.get(state);
       if (!lines) byFamily.set(state, (lines = new Map()));
       // Same label set twice: the last one wins (no duplicate series).
-      const series = line.slice(0, line.lastIndexOf(" "));
-      lines.set(series, stored);
+      const series = line.slice(0, space);
+      lines.set(series, { shape, value: sample.value });
       const exemplar =
         sample.exemplar && exemplarAllowed(state.family, sample) ? renderExemplar(sample.exemplar) : "";
       let marks = exemplars.get(state);
@@ -301,16 +297,25 @@ export class MetricStore<N extends string = MetricName> {
     }
     const states = [...byFamily.keys()];
     // Arrays of exact size: pushing would reserve 17 slots for entries that mostly hold one or two.
+    const values: number[] = [];
     const next: Entry = {
       sitePart: sitePart ?? "",
       families: states.map((state) => state.index),
-      texts: states.map((state) => [...(byFamily.get(state) as Map<string, string>).values()].join("")),
+      shapes: states.map((state) => {
+        let shape = "";
+        for (const line of (byFamily.get(state) as Map<string, { shape: string; value: number }>).values()) {
+          shape += `${line.shape}\n`;
+          values.push(line.value);
+        }
+        return shape;
+      }),
+      values: values.slice(),
     };
     if (exemplars.size > 0) {
       next.exemplarTexts = states.map((state) => {
         const marks = exemplars.get(state);
         if (!marks?.size) return undefined;
-        return [...(byFamily.get(state) as Map<string, string>).keys()]
+        return [...(byFamily.get(state) as Map<string, unknown>).keys()]
           .map((series) => marks.get(series) ?? "")
           .join("\n");
       });
@@ -333,13 +338,19 @@ export class MetricStore<N extends string = MetricName> {
         state.omGzip = undefined;
         changed = true;
       } else if (marked !== undefined) (next.exemplarTexts as string[])[i] = hadMarked as string;
-      const stored = at >= 0 ? previous?.texts[at] : undefined;
-      if (stored !== undefined && stored === next.texts[i]) {
-        next.texts[i] = stored; // keep the stored copy
-        if (!renamed) continue;
-      } else {
-        next.texts[i] = detached(next.texts[i] as string);
-      }
+      const shape = (next.shapes[i] = state.shapes.shared(next.shapes[i] as string));
+      const same =
+        previous !== undefined &&
+        at >= 0 &&
+        previous.shapes[at] === shape &&
+        sameValues(
+          previous.values,
+          valuesFrom(previous, at),
+          next.values,
+          valuesFrom(next, i),
+          lineCount(shape),
+        );
+      if (same && !renamed) continue;
       invalidate(state);
       changed = true;
     }

@@ -78,6 +78,7 @@ interface Res {
   headersSent: boolean;
   setHeader(name: string, value: string): unknown;
   writeHead(status: number, headers?: Record<string, string>): unknown;
+  write(chunk: Uint8Array): unknown;
   end(): unknown;
   end(body: string | Uint8Array): unknown;
 }
@@ -140,14 +141,19 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     if (path === opts.telemetryPath) {
       const exp = await opts.exposition.current(negotiateFormat(req.headers.accept));
       const wantsGzip = /\bgzip\b/i.test(String(req.headers["accept-encoding"] ?? ""));
-      const body = wantsGzip ? exp.gzip : exp.body;
       res.writeHead(200, {
         "content-type": exp.contentType,
-        "content-length": String(body.length),
+        "content-length": String(wantsGzip ? exp.gzipLength : exp.body.length),
         vary: "Accept, Accept-Encoding",
         ...(wantsGzip ? { "content-encoding": "gzip" } : {}),
       });
-      finish(req, res, body);
+      if (!wantsGzip) finish(req, res, exp.body);
+      else if (req.method === "HEAD") res.end();
+      else {
+        // Written part by part (the socket gathers them), not copied into one buffer first.
+        for (const part of exp.gzipParts) res.write(part);
+        res.end();
+      }
       return;
     }
     if (path === "/-/healthy") {

@@ -4,7 +4,8 @@
  * the store as an exposition promtool accepts, and dropped by metrics.exclude.
  */
 import { execFileSync } from "node:child_process";
-import { describe, expect, it } from "vitest";
+import { Registry } from "prom-client";
+import { describe, expect, it, vi } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { DURATION_BUCKETS } from "../../../src/config/slos.js";
 import { counterKeyOf } from "../../../src/logs/counterKeys.js";
@@ -18,6 +19,7 @@ import {
 } from "../../../src/logs/requestCounts.js";
 import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { Exposition } from "../../../src/metrics/exposition.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 
 function entry(request_time: unknown, status = 200, cached = "MISS", bytes?: number): ServerLogEntry {
@@ -224,6 +226,55 @@ describe("exemplars", () => {
       `${bucket("0.5")} 4 # {log_record_uid="3-server-fp9-0"} 0.45 9.000\n`,
     );
     expect(published(false).render("openmetrics")).not.toContain("log_record_uid");
+  });
+});
+
+describe("publishing the counts", () => {
+  const site = { id: 3, name: "shop" };
+  const responses = (text: string) =>
+    /sitehost_site_http_responses_total\{site_id="3",site="shop",status_class="2xx",cached="false"\} (\d+)/.exec(
+      text,
+    )?.[1];
+
+  it("a burst of exports renders the site's series once, when the store is next read, with the newest counts", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const replaced = vi.spyOn(store, "replaceSite");
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const shipped: ServerLogEntry[] = [];
+    for (let i = 0; i < 50; i++) {
+      shipped.push(entry(0.1));
+      logCounts.update(site, "server", countsOf(shipped), [shippedPage([entry(0.1)], i)]);
+    }
+    expect(replaced).not.toHaveBeenCalled();
+    expect(responses(store.render())).toBe("50");
+    expect(replaced).toHaveBeenCalledTimes(1);
+    store.render("openmetrics");
+    expect(replaced).toHaveBeenCalledTimes(1);
+  });
+
+  it("a scrape through the cached exposition sees counts that moved since the last one", async () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const exposition = new Exposition(store, new Registry(), 60_000);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: false });
+    logCounts.update(site, "server", countsOf([entry(0.1)]));
+    const first = (await exposition.current()).body.toString();
+    expect(responses(first)).toBe("1");
+    // Nothing moved: the cached body, not a new render.
+    expect((await exposition.current()).body.toString()).toBe(first);
+    expect(exposition.renders).toBe(1);
+    logCounts.update(site, "server", countsOf([entry(0.1), entry(0.2)]));
+    const second = (await exposition.current()).body.toString();
+    expect(responses(second)).toBe("2");
+  });
+
+  it("a removed site's series go at once, and nothing held back for it comes back", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: false });
+    logCounts.update(site, "server", countsOf([entry(0.1)]));
+    expect(responses(store.render())).toBe("1");
+    logCounts.update(site, "server", countsOf([entry(0.1), entry(0.2)]));
+    logCounts.remove(site.id);
+    expect(store.render()).not.toContain('site_id="3"');
   });
 });
 

@@ -161,7 +161,7 @@ describe("Exposition", () => {
     const { store, registry } = tricky();
     const exposition = new Exposition(store, registry);
     const body = await exposition.current();
-    const text = gunzipSync(body.gzip).toString("utf8");
+    const text = gunzipSync(Buffer.concat(body.gzipParts)).toString("utf8");
     expect(text).toBe(body.body.toString("utf8"));
     // " → \"  \ → \\  newline → \n
     expect(text).toContain('display_name="Quote \\" and backslash \\\\"');
