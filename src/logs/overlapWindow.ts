@@ -5,9 +5,10 @@
  * Thousands of streams each hold one, busy ones thousands of entries, and every record read looks one
  * up, so it is kept in flat arrays rather than a Map of strings: a fingerprint (32 hex characters, 128
  * bits) is stored as three numbers (48, 48 and 32 bits) beside its time, 32 bytes a slot, found through
- * an open-addressing index; an entry costs about 40 bytes instead of about 180. Slots are appended in
- * delivery order; one delivered again or pruned is marked empty, and the arrays are compacted (or
- * grown, or shrunk once the stream goes quiet) when they fill. An empty window holds no arrays.
+ * an open-addressing index; an entry costs about 50 bytes with the arrays' slack, a map entry of
+ * strings 110 to 180 (docs/benchmarks.md). Slots are appended in delivery order; one delivered again
+ * or pruned is marked empty, and the arrays are compacted (or grown, or shrunk once the stream goes
+ * quiet) when they fill. An empty window holds no arrays.
  *
  * Anything that is not 32 lowercase hex characters (checkpoints written by other versions, tests) is
  * kept as its string in a map created for it, in the same order as the rest.
