@@ -34,7 +34,11 @@ const BENCHES: Record<string, string[][]> = {
     ["fleet.js", "budget", "1000", "100", "5", "0.01"],
     ["fleet.js", "rss", "5000", "4"],
   ],
-  streams: [["streams.js", "2000"]],
+  streams: [
+    ["streams.js", "2000"],
+    ["overlapWindow.js", "memory", "15000", "17"],
+    ["overlapWindow.js", "cpu", "5000"],
+  ],
 };
 /** The log pipeline runs in the benchmark's own process: give it the V8 flags the daemon gives itself. */
 const lean = process.env.SITEHOST_NODE_FLAGS !== "off";

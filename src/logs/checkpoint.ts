@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import type { LogStream } from "../api/schemas.js";
+import { OverlapWindow } from "./overlapWindow.js";
 
 /** The snapshot's format; version 1 (no `seq`) is still read. */
 export const CHECKPOINT_VERSION = 2;
@@ -35,18 +36,16 @@ export interface Checkpoint {
   highWaterMs: number;
   seq: number;
   /**
-   * Fingerprints delivered within the overlap window → entry time (ms). Insertion-ordered (delivery
-   * order), so the window is pruned from its oldest end.
+   * Fingerprints delivered within the overlap window, with entry time (ms) and occurrences, in delivery
+   * order, so the window is pruned from its oldest end.
    */
-  recent: Map<string, number>;
-  /** Occurrences delivered, for the few fingerprints delivered more than once (identical lines). */
-  repeats: Map<string, number>;
+  recent: OverlapWindow;
   counts: Record<string, number>;
 }
 
 /** How many occurrences of `fp` were delivered (0 when it is not in the window). */
 export function deliveredCount(cp: Checkpoint, fp: string): number {
-  return cp.recent.has(fp) ? (cp.repeats.get(fp) ?? 1) : 0;
+  return cp.recent.count(fp);
 }
 
 export class CorruptCheckpointError extends Error {
@@ -70,8 +69,7 @@ export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number
     floorMs,
     highWaterMs: floorMs,
     seq: 0,
-    recent: new Map(),
-    repeats: new Map(),
+    recent: new OverlapWindow(),
     counts: {},
   };
 }
@@ -123,11 +121,7 @@ export function deltaFor(
 /** Apply a delta in place. */
 export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
   if (delta.highWaterMs > cp.highWaterMs) cp.highWaterMs = delta.highWaterMs;
-  for (const [fp, n, t] of delta.add) {
-    cp.recent.delete(fp);
-    cp.recent.set(fp, t);
-    if (n > 1) cp.repeats.set(fp, n);
-  }
+  for (const [fp, n, t] of delta.add) cp.recent.deliver(fp, n, t);
   for (const [key, inc] of Object.entries(delta.counts)) cp.counts[key] = (cp.counts[key] ?? 0) + inc;
   cp.seq = delta.seq;
 }
@@ -139,19 +133,13 @@ export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
  * read again until then, and must be recognised.
  */
 export function prune(cp: Checkpoint, overlapMs: number): void {
-  const cutoff = cp.highWaterMs - overlapMs;
-  for (const [fp, t] of cp.recent) {
-    if (t > cp.highWaterMs) continue;
-    if (t >= cutoff) break;
-    cp.recent.delete(fp);
-    if (cp.repeats.size > 0) cp.repeats.delete(fp);
-  }
+  cp.recent.prune(cp.highWaterMs - overlapMs, cp.highWaterMs);
 }
 
 /** The snapshot file's text. */
 export function serializeSnapshot(cp: Checkpoint): string {
   const parts: string[] = [];
-  for (const [fp, t] of cp.recent) parts.push(`${JSON.stringify(fp)}:[${cp.repeats.get(fp) ?? 1},${t}]`);
+  cp.recent.forEach((fp, n, t) => parts.push(`${JSON.stringify(fp)}:[${n},${t}]`));
   const head = JSON.stringify({
     version: CHECKPOINT_VERSION,
     siteId: cp.siteId,
@@ -189,12 +177,8 @@ export function parseSnapshot(text: string, file: string, siteId: number, stream
   }
   // Oldest first, so the window prunes from its start.
   const entries = Object.entries(data.recent).sort((a, b) => a[1][1] - b[1][1]);
-  const recent = new Map<string, number>();
-  const repeats = new Map<string, number>();
-  for (const [fp, [n, t]] of entries) {
-    recent.set(fp, t);
-    if (n > 1) repeats.set(fp, n);
-  }
+  const recent = new OverlapWindow();
+  for (const [fp, [n, t]] of entries) recent.deliver(fp, n, t);
   return {
     siteId,
     stream,
@@ -202,7 +186,6 @@ export function parseSnapshot(text: string, file: string, siteId: number, stream
     highWaterMs: data.highWaterMs,
     seq: data.seq ?? 0,
     recent,
-    repeats,
     counts: data.counts,
   };
 }

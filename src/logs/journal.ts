@@ -26,7 +26,7 @@ import {
   parseSnapshot,
   prune,
 } from "./checkpoint.js";
-import { replayJournal } from "./journalFile.js";
+import { journalFileOf, replayJournal } from "./journalFile.js";
 import { CheckpointFencedError, type JournalWrites, StreamCheckpoint } from "./streamCheckpoint.js";
 
 export {
@@ -110,7 +110,7 @@ export class CheckpointStore implements JournalWrites {
   ): Promise<StreamCheckpoint> {
     await this.ensureDir();
     const file = this.fileFor(siteId, stream);
-    const journalFile = `${file.slice(0, -".json".length)}.journal`;
+    const journalFile = journalFileOf(file);
     let text: string | undefined;
     try {
       text = await readFile(file, "utf8");
@@ -133,7 +133,7 @@ export class CheckpointStore implements JournalWrites {
       }
     }
     prune(cp, overlapMs);
-    const stream_ = new StreamCheckpoint(this, cp, file, journalFile, text === undefined, overlapMs);
+    const stream_ = new StreamCheckpoint(this, cp, text === undefined, overlapMs);
     await stream_.writeSnapshot();
     return stream_;
   }
@@ -142,6 +142,6 @@ export class CheckpointStore implements JournalWrites {
   async remove(siteId: number, stream: LogStream): Promise<void> {
     const file = this.fileFor(siteId, stream);
     await rm(file, { force: true });
-    await rm(`${file.slice(0, -".json".length)}.journal`, { force: true });
+    await rm(journalFileOf(file), { force: true });
   }
 }

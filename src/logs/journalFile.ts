@@ -11,6 +11,11 @@ import { applyDelta, type Checkpoint, type CheckpointDelta, CorruptCheckpointErr
 const writeAsync = promisify(write);
 const datasyncAsync = promisify(fdatasync);
 
+/** The journal beside a snapshot file (`site-1-server.json` → `site-1-server.journal`). */
+export function journalFileOf(snapshotFile: string): string {
+  return `${snapshotFile.slice(0, -".json".length)}.journal`;
+}
+
 export function deltaLine(delta: CheckpointDelta): string {
   return `${JSON.stringify({ s: delta.seq, h: delta.highWaterMs, a: delta.add, c: delta.counts })}\n`;
 }

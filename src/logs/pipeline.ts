@@ -10,7 +10,7 @@ import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
-import type { Site } from "../api/schemas.js";
+import type { LogStream, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
@@ -29,9 +29,10 @@ import type { LogSink } from "./otlp/sink.js";
 import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
-import { CollectorHealth, StreamShipper } from "./shipper.js";
+import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
-import { resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import { fingerprintOf, resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import type { TailerOptions } from "./tailer.js";
 import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
 
@@ -173,7 +174,7 @@ export class LogPipeline {
       const stream = new TailedStream(spec, context);
       // Spread the first reads of many streams over a few seconds.
       const first = this.clock.now() + Math.random() * Math.min(this.pollMs, 5_000);
-      scheduler.add({ key: spec.key, read: (signal) => stream.read(signal) }, first);
+      scheduler.add(stream, first);
       return stream;
     });
     const queued = this.phase.queued;
@@ -191,6 +192,27 @@ export class LogPipeline {
     const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
     const env = this.deps.env ?? process.env;
     const sinks = new WeakMap<ResourceIdentity, LogSink>();
+    // One for every stream's shipper.
+    const shipping: ShipperOptions = {
+      maxRecords: EXPORT_MAX_RECORDS,
+      maxBytes: EXPORT_MAX_BYTES,
+      depth: EXPORT_DEPTH,
+      backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
+      clock: this.clock,
+    };
+    const tailerSettings = {
+      overlapMs: durationMs(this.deps.config.logs.overlap),
+      startFromMs: () => startFromMs,
+      maxPagesPerRead: MAX_PAGES_PER_READ,
+      spoolDir: this.spoolDir,
+      bufferBudget: this.budget,
+      clock: this.clock,
+      collectorDown: () => this.health.down,
+    };
+    const tailing = (stream: LogStream): TailerOptions => ({
+      ...tailerSettings,
+      fingerprint: fingerprintOf(stream),
+    });
     return {
       api: this.deps.api,
       checkpoints: this.checkpoints,
@@ -199,12 +221,7 @@ export class LogPipeline {
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       requestDurations: this.deps.requestDurations ?? true,
       clock: this.clock,
-      overlapMs: durationMs(this.deps.config.logs.overlap),
-      startFromMs: () => startFromMs,
-      maxPagesPerRead: MAX_PAGES_PER_READ,
-      spoolDir: this.spoolDir,
-      bufferBudget: this.budget,
-      collectorDown: () => this.health.down,
+      tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
       sinkFor: (who) => {
@@ -222,13 +239,7 @@ export class LogPipeline {
           stored,
           this.health,
           reporter.shipperHooks(delivered),
-          {
-            maxRecords: EXPORT_MAX_RECORDS,
-            maxBytes: EXPORT_MAX_BYTES,
-            depth: EXPORT_DEPTH,
-            backoff: { baseMs: 500, capMs: durationMs(this.deps.config.logs.maxExportBackoff) },
-            clock: this.clock,
-          },
+          shipping,
           this.exportStop.signal,
         ),
       unschedule: async (key) => {

@@ -76,6 +76,11 @@ export class StreamShipper {
     private readonly signal: AbortSignal,
   ) {}
 
+  /** Nothing batched, nothing in flight: a new shipper would do the same from here. */
+  get idle(): boolean {
+    return this.batch.count === 0 && this.queue.length === 0;
+  }
+
   /** A read begins at `nowMs`: no record of it moves the high-water mark past that. */
   begin(nowMs: number): void {
     this.highWaterLimitMs = nowMs;

@@ -16,10 +16,11 @@
  *   it again, like any kill between acknowledgement and marker).
  */
 import { rm } from "node:fs/promises";
+import type { LogStream } from "../api/schemas.js";
 import type { CheckpointFileKind } from "../ha/volume.js";
 import { writeFileAtomic } from "../util/atomicFile.js";
 import { applyDelta, type Checkpoint, type CheckpointDelta, prune, serializeSnapshot } from "./checkpoint.js";
-import { commitLine, deltaLine, JournalAppender } from "./journalFile.js";
+import { commitLine, deltaLine, JournalAppender, journalFileOf } from "./journalFile.js";
 
 /** A journal this large (or larger than twice the snapshot) is folded into a new snapshot. */
 const COMPACT_MIN_BYTES = 256 * 1024;
@@ -63,8 +64,10 @@ export interface PreparedDelta<T> {
   abandon(): void;
 }
 
-/** What a stream's journal needs of its store: the fence, and where a failed write goes. */
+/** What a stream's journal needs of its store: file names, the fence, and where a failed write goes. */
 export interface JournalWrites {
+  /** Snapshot file of a stream (its journal is beside it). */
+  fileFor(siteId: number, stream: LogStream): string;
   /** Throws CheckpointFencedError when this process may not write here. */
   assertUnfenced(): void;
   /** A failed write as an error to throw, reported (a CheckpointFencedError passes unchanged). */
@@ -77,7 +80,8 @@ interface Outstanding {
 }
 
 export class StreamCheckpoint {
-  private readonly journal: JournalAppender;
+  /** The journal's file while this process has appended to it since the last snapshot (or holds it open). */
+  private appender: JournalAppender | undefined;
   private snapshotBytes = 0;
   private nextSeq: number;
   /** Prepared and not yet committed or abandoned, in the order prepared. */
@@ -94,15 +98,27 @@ export class StreamCheckpoint {
     private readonly store: JournalWrites,
     /** The checkpoint with every prepared delta applied (what dedupe must assume delivered). */
     readonly state: Checkpoint,
-    readonly file: string,
-    journalFile: string,
     /** True when the stream had no checkpoint before. */
     readonly created: boolean,
     /** Fingerprints older than the high-water mark minus this are forgotten as deltas apply. */
     private readonly overlapMs: number,
   ) {
     this.nextSeq = state.seq + 1;
-    this.journal = new JournalAppender(journalFile);
+  }
+
+  /** The snapshot file (named when needed: thousands of streams would otherwise hold a name each). */
+  get file(): string {
+    return this.store.fileFor(this.state.siteId, this.state.stream);
+  }
+
+  /** The journal, opened for appending on first use. */
+  private get journal(): JournalAppender {
+    this.appender ??= new JournalAppender(journalFileOf(this.file));
+    return this.appender;
+  }
+
+  private get journalFile(): string {
+    return this.appender?.file ?? journalFileOf(this.file);
   }
 
   /** Deltas prepared and not yet committed or abandoned. */
@@ -119,11 +135,11 @@ export class StreamCheckpoint {
   private assertQuiet(what: string): void {
     if (this.outstanding.length > 0) {
       throw new JournalProtocolError(
-        this.journal.file,
+        this.journalFile,
         `${what} while ${this.outstanding.length} prepared delta(s) wait for their commit`,
       );
     }
-    if (this.busy) throw new JournalProtocolError(this.journal.file, `${what} during a ${this.busy}`);
+    if (this.busy) throw new JournalProtocolError(this.journalFile, `${what} during a ${this.busy}`);
   }
 
   /**
@@ -137,18 +153,18 @@ export class StreamCheckpoint {
     try {
       const text = serializeSnapshot(this.state);
       try {
-        this.journal.sync();
+        this.appender?.sync();
         await writeFileAtomic(this.file, text);
       } catch (err) {
         throw this.store.failed("snapshot", this.file, err);
       }
       this.snapshotBytes = Buffer.byteLength(text);
       this.owed.length = 0;
-      this.journal.close();
+      this.appender?.close();
       // The snapshot is in force; a journal left behind is skipped at loading (its deltas are older).
-      await rm(this.journal.file, { force: true }).then(
-        () => (this.journal.size = 0),
-        (err: unknown) => this.store.failed("journal", this.journal.file, err),
+      await rm(this.journalFile, { force: true }).then(
+        () => (this.appender = undefined),
+        (err: unknown) => this.store.failed("journal", this.journalFile, err),
       );
     } finally {
       this.busy = undefined;
@@ -163,16 +179,16 @@ export class StreamCheckpoint {
    * CheckpointFencedError or CheckpointWriteError (nothing then may be sent).
    */
   async prepare<T>(make: (seq: number) => CheckpointDelta, payload: T): Promise<PreparedDelta<T>> {
-    if (this.busy) throw new JournalProtocolError(this.journal.file, `prepare during a ${this.busy}`);
+    if (this.busy) throw new JournalProtocolError(this.journalFile, `prepare during a ${this.busy}`);
     if (this.diverged || this.closing) {
       throw new JournalProtocolError(
-        this.journal.file,
+        this.journalFile,
         this.diverged ? "prepare after a delta was abandoned (reopen the checkpoint)" : "prepare after close",
       );
     }
     const delta = make(this.nextSeq);
     if (delta.seq !== this.nextSeq) {
-      throw new JournalProtocolError(this.journal.file, `delta ${delta.seq} prepared as ${this.nextSeq}`);
+      throw new JournalProtocolError(this.journalFile, `delta ${delta.seq} prepared as ${this.nextSeq}`);
     }
     this.busy = "prepare";
     try {
@@ -183,7 +199,7 @@ export class StreamCheckpoint {
     } catch (err) {
       this.busy = undefined;
       this.settled();
-      throw this.store.failed("journal", this.journal.file, err);
+      throw this.store.failed("journal", this.journalFile, err);
     }
     this.busy = undefined;
     this.nextSeq += 1;
@@ -204,7 +220,7 @@ export class StreamCheckpoint {
     const oldest = this.outstanding[0];
     if (oldest === entry) return;
     throw new JournalProtocolError(
-      this.journal.file,
+      this.journalFile,
       this.outstanding.includes(entry)
         ? `delta ${entry.seq} ${verb} before delta ${(oldest as Outstanding).seq}, which was prepared first`
         : `delta ${entry.seq} ${verb} after it was committed or abandoned`,
@@ -240,7 +256,7 @@ export class StreamCheckpoint {
     try {
       this.writeOwedMarkers();
     } catch (err) {
-      this.store.failed("journal", this.journal.file, err);
+      this.store.failed("journal", this.journalFile, err);
     }
   }
 
@@ -255,7 +271,7 @@ export class StreamCheckpoint {
    */
   async compactIfLarge(): Promise<void> {
     this.assertQuiet("compaction");
-    if (this.journal.size < Math.max(COMPACT_MIN_BYTES, 2 * this.snapshotBytes)) return;
+    if ((this.appender?.size ?? 0) < Math.max(COMPACT_MIN_BYTES, 2 * this.snapshotBytes)) return;
     await this.writeSnapshot().catch(() => undefined);
   }
 
@@ -266,7 +282,9 @@ export class StreamCheckpoint {
    */
   release(): void {
     this.assertQuiet("release");
-    this.journal.close();
+    this.appender?.close();
+    // Nothing appended since the snapshot: nothing to remember of the file (idle streams hold none).
+    if (this.appender?.size === 0) this.appender = undefined;
   }
 
   /**
@@ -281,10 +299,10 @@ export class StreamCheckpoint {
   private closeNow(): void {
     this.flushOwed();
     try {
-      if (!this.diverged && this.journal.isOpen) this.journal.sync();
+      if (!this.diverged && this.appender?.isOpen) this.appender.sync();
     } catch (err) {
-      this.store.failed("journal", this.journal.file, err);
+      this.store.failed("journal", this.journalFile, err);
     }
-    this.journal.close();
+    this.appender?.close();
   }
 }

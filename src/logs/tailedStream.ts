@@ -4,6 +4,7 @@
  * changes only through `rename`, which hands the new identity to each part that carries it (the
  * tailer and the shipper know the site by id alone); the resource changes from the next batch on.
  */
+import type { LogStream } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint } from "./checkpoint.js";
@@ -15,14 +16,21 @@ import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
-import type { PreparedPage } from "./prepared.js";
+import type { PendingRecord } from "./pending.js";
+import type { PreparedPage, RecordCounter, RecordEncoder } from "./prepared.js";
 import type { StreamReporter } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { StreamShipper } from "./shipper.js";
-import type { BufferBudget } from "./spool.js";
-import { encoderFor, fingerprintOf, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
+import { encoderFor, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
+import type { ScheduledStream } from "./scheduler.js";
 import type { ManagedStream } from "./streamSet.js";
-import { Tailer, type ReadOutcome, type SiteIdentity } from "./tailer.js";
+import {
+  type ReadOutcome,
+  type SiteIdentity,
+  type TailedParts,
+  Tailer,
+  type TailerOptions,
+} from "./tailer.js";
 
 /** What every stream shares (the pipeline's parts). */
 export interface StreamContext {
@@ -34,12 +42,8 @@ export interface StreamContext {
   /** false: web-server records count their status alone (see LogPipelineDeps). */
   requestDurations: boolean;
   clock: Clock;
-  overlapMs: number;
-  startFromMs: () => number;
-  maxPagesPerRead: number;
-  spoolDir: string;
-  bufferBudget: BufferBudget;
-  collectorDown: () => boolean;
+  /** The tailers' settings by kind of stream (one object for every stream of a kind). */
+  tailing: Readonly<Record<LogStream, TailerOptions>>;
   /** For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? */
   claim: (fingerprint: string, key: string) => boolean;
   reporter: (site: SiteIdentity, spec: StreamSpec) => StreamReporter;
@@ -75,10 +79,15 @@ class StreamSink implements LogSink {
   async shutdown(): Promise<void> {}
 }
 
-export class TailedStream implements ManagedStream {
+/**
+ * The stream is also its records' encoder (RecordEncoder), which it makes when the first record is
+ * encoded (an idle stream holds none), and the parts its tailer asks for (TailedParts).
+ */
+export class TailedStream implements ManagedStream, ScheduledStream, RecordEncoder, TailedParts {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
-  private readonly encoder: StreamEncoder;
+  readonly claim: ((fingerprint: string) => boolean) | undefined;
+  private made: StreamEncoder | undefined;
   private readonly sink: StreamSink;
   private current: StreamSpec;
 
@@ -90,30 +99,20 @@ export class TailedStream implements ManagedStream {
     this.current = spec;
     this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.encoder = encoderFor(ctx.sink, site, kind.stream, () => ctx.clock.now(), {
-      requestTime: ctx.requestTimeUnit,
-      durations: ctx.requestDurations,
-    });
+    this.claim = kind.claimed ? (fp: string) => ctx.claim(fp, key) : undefined;
     this.tailer = new Tailer(
       site,
       kind.stream,
       sourceFor(ctx.api, site, kind.stream),
       ctx.checkpoints,
-      (stored) => ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages)),
+      this,
       this.reporter,
-      {
-        overlapMs: ctx.overlapMs,
-        startFromMs: ctx.startFromMs,
-        maxPagesPerRead: ctx.maxPagesPerRead,
-        ...(kind.claimed ? { claim: (fp: string) => ctx.claim(fp, key) } : {}),
-        spoolDir: ctx.spoolDir,
-        bufferBudget: ctx.bufferBudget,
-        fingerprint: fingerprintOf(kind.stream),
-        encoder: this.encoder,
-        clock: ctx.clock,
-        collectorDown: ctx.collectorDown,
-      },
+      ctx.tailing[kind.stream],
     );
+  }
+
+  get encoder(): RecordEncoder {
+    return this;
   }
 
   get key(): string {
@@ -127,10 +126,31 @@ export class TailedStream implements ManagedStream {
   /** The site was renamed (or moved, or changed kind): records, series and batches say so from now on. */
   rename(spec: StreamSpec): void {
     this.current = spec;
-    this.encoder.rename(spec.site);
+    this.made?.rename(spec.site);
     this.reporter.rename(spec.site);
     this.sink.current = this.ctx.sinkFor(spec.resource);
     if (spec.kind.counted) this.ctx.counts.rename(spec.site);
+  }
+
+  shipperFor(stored: StreamCheckpoint): StreamShipper {
+    return this.ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages));
+  }
+
+  encode(w: ProtoWriter, r: PendingRecord): void {
+    this.recordEncoder().encode(w, r);
+  }
+
+  get counter(): RecordCounter | undefined {
+    return this.recordEncoder().counter;
+  }
+
+  private recordEncoder(): StreamEncoder {
+    const { ctx } = this;
+    this.made ??= encoderFor(ctx.sink, this.current.site, this.current.kind.stream, () => ctx.clock.now(), {
+      requestTime: ctx.requestTimeUnit,
+      durations: ctx.requestDurations,
+    });
+    return this.made;
   }
 
   async read(signal: AbortSignal): Promise<ReadOutcome> {

@@ -21,18 +21,21 @@ import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js"
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import { readGap } from "./read/gap.js";
 import { ReadRun } from "./read/run.js";
+import type { PreparedPage } from "./prepared.js";
 import type {
   EndReason,
+  PageOutlet,
   PageSource,
   ReadOutcome,
   ReadResult,
   SiteIdentity,
+  StreamParts,
   TailerEvents,
   TailerOptions,
 } from "./read/types.js";
 import type { StreamShipper } from "./shipper.js";
 
-export type { ReadOutcome, SiteIdentity, TailerEvents, TailerOptions } from "./read/types.js";
+export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOptions } from "./read/types.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 /**
@@ -63,17 +66,34 @@ const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
   interrupted: { complete: false, readToEnd: false },
 };
 
-export class Tailer {
+/**
+ * The parts of its stream a tailer uses: the encoder and claim of its reads, and what makes its
+ * shipper (an object, not closures: one per stream, thousands of streams).
+ */
+export interface TailedParts extends StreamParts {
+  shipperFor(cp: StreamCheckpoint): StreamShipper;
+}
+
+/**
+ * A stream's tailer is also where its reads' pages go (PageOutlet): to its shipper, made when a read
+ * first ships something and let go once a read ends with nothing left in it, so that thousands of idle
+ * streams hold none.
+ */
+export class Tailer implements PageOutlet {
   private stored: StreamCheckpoint | undefined;
   private shipper: StreamShipper | undefined;
   failed: CorruptCheckpointError | undefined;
   /** Decaying largest lateness seen, ms, and when it was seen. */
-  private lateness = { ms: 0, at: 0 };
+  private latenessMs = 0;
+  private latenessAt = 0;
   private lastDeepReadAt = -Infinity;
   private spoolCounter = 0;
   /** When the last complete read began, and the entries shipped and time passed since, decaying. */
   private lastReadAtMs: number | undefined;
-  private rate = { shipped: 0, elapsedMs: 0 };
+  private rateShipped = 0;
+  private rateElapsedMs = 0;
+  /** When the read in progress began: no record of it moves the high-water mark past that. */
+  private readStartedAt = 0;
 
   constructor(
     readonly site: SiteIdentity,
@@ -81,7 +101,7 @@ export class Tailer {
     /** A scroll (PHP and web-server logs) or numbered pages (activity). */
     private readonly source: PageSource,
     private readonly checkpoints: CheckpointStore,
-    private readonly makeShipper: (cp: StreamCheckpoint) => StreamShipper,
+    private readonly parts: TailedParts,
     private readonly events: TailerEvents,
     private readonly opts: TailerOptions,
   ) {}
@@ -108,7 +128,6 @@ export class Tailer {
         this.opts.overlapMs,
       );
       this.stored = stored;
-      this.shipper = this.makeShipper(stored);
       if (stored.created) this.events.startedFresh(stored.state.floorMs);
       return stored;
     } catch (err) {
@@ -123,32 +142,43 @@ export class Tailer {
 
   /** The short window: the lateness seen (decaying), with room to spare, never above the overlap. */
   lateWindowMs(now: number): number {
-    const age = Math.max(0, now - this.lateness.at);
-    const seen = this.lateness.ms * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
+    const age = Math.max(0, now - this.latenessAt);
+    const seen = this.latenessMs * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
     if (seen < NEGLIGIBLE_LATENESS_MS) return 0;
     return Math.min(this.opts.overlapMs, Math.ceil(seen * 1.5) + 1000);
   }
 
   private noteLateness(ms: number, now: number): void {
     const current = this.lateWindowMs(now) / 1.5;
-    if (ms > current) this.lateness = { ms, at: now };
+    if (ms > current) {
+      this.latenessMs = ms;
+      this.latenessAt = now;
+    }
   }
 
   async read(signal: AbortSignal): Promise<ReadOutcome> {
     const stored = await this.prepare();
-    if (!stored || !this.shipper) return { kind: "stopped" };
+    if (!stored) return { kind: "stopped" };
     const now = this.opts.clock.now();
     const deep = now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
     const { overlapMs } = this.opts;
     const before = { highWaterMs: stored.state.highWaterMs, floorMs: stored.state.floorMs };
     const window = { windowMs: deep ? overlapMs : this.lateWindowMs(now), overlapMs, nowMs: now };
-    const context = { events: this.events, opts: this.opts, site: this.site, stream: this.stream };
+    const context = {
+      events: this.events,
+      opts: this.opts,
+      parts: this.parts,
+      site: this.site,
+      stream: this.stream,
+    };
     const run = new ReadRun(context, stored, window, signal, ++this.spoolCounter);
-    this.shipper.begin(now);
+    this.readStartedAt = now;
+    this.shipper?.begin(now);
     let result: ReadResult;
     try {
-      result = await run.run(this.source, this.shipper);
+      result = await run.run(this.source, this);
     } finally {
+      if (this.shipper?.idle) this.shipper = undefined;
       await run.buffer.discard();
       prune(stored.state, overlapMs);
       await stored.compactIfLarge();
@@ -173,9 +203,9 @@ export class Tailer {
     if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
     if (result.shipped === 0) return { kind: "empty" };
-    if (this.rate.elapsedMs === 0) return { kind: "found", shipped: result.shipped };
+    if (this.rateElapsedMs === 0) return { kind: "found", shipped: result.shipped };
     const pace = {
-      ratePerSecond: (this.rate.shipped * 1000) / this.rate.elapsedMs,
+      ratePerSecond: (this.rateShipped * 1000) / this.rateElapsedMs,
       // The next read re-reads its short window and the high-water mark's own second.
       rereadMs: this.lateWindowMs(now) + 1000,
       pageSize: this.source.pageSize,
@@ -191,9 +221,21 @@ export class Tailer {
     const last = this.lastReadAtMs;
     this.lastReadAtMs = now;
     if (last === undefined || now <= last) return;
-    this.rate = {
-      shipped: this.rate.shipped * RATE_DECAY + shipped,
-      elapsedMs: this.rate.elapsedMs * RATE_DECAY + (now - last),
-    };
+    this.rateShipped = this.rateShipped * RATE_DECAY + shipped;
+    this.rateElapsedMs = this.rateElapsedMs * RATE_DECAY + (now - last);
+  }
+
+  /** A read ships a page: to the shipper, made now if the stream holds none. */
+  add(page: PreparedPage): Promise<void> {
+    if (!this.shipper) {
+      this.shipper = this.parts.shipperFor(this.stored as StreamCheckpoint);
+      this.shipper.begin(this.readStartedAt);
+    }
+    return this.shipper.add(page);
+  }
+
+  /** A read ends: what its shipper holds is sent and committed. */
+  async flush(): Promise<void> {
+    await this.shipper?.flush();
   }
 }

@@ -12,7 +12,6 @@ import { entryTimeMs } from "../entry.js";
 import type { StreamCheckpoint } from "../journal.js";
 import { ProtoWriter } from "../otlp/protoWriter.js";
 import { preparePage, type PreparedPage } from "../prepared.js";
-import type { StreamShipper } from "../shipper.js";
 import { ReadBuffer } from "../spool.js";
 import { readBounds, type WindowFacts } from "./bounds.js";
 import { decide, MAX_UNUSABLE_PAGES, type LastPage, type ReadFacts } from "./decide.js";
@@ -20,6 +19,7 @@ import { PageReader } from "./pageReader.js";
 import { PagesSeen } from "./repeats.js";
 import type {
   EndReason,
+  PageOutlet,
   PagingProblem,
   PageCursor,
   PageSource,
@@ -27,6 +27,7 @@ import type {
   ReadResult,
   SiteIdentity,
   SourcePage,
+  StreamParts,
   TailerEvents,
   TailerOptions,
 } from "./types.js";
@@ -59,6 +60,7 @@ export class MissingContinuationError extends Error {
 export interface ReadContext {
   events: TailerEvents;
   opts: TailerOptions;
+  parts: StreamParts;
   site: SiteIdentity;
   stream: LogStream;
 }
@@ -91,14 +93,14 @@ export class ReadRun {
 
   /** A reader for a pass from the checkpoint as it stands now (see bounds.ts). */
   private newReader(): PageReader {
-    const { opts, stream } = this.ctx;
+    const { opts, parts, stream } = this.ctx;
     const state = this.stored.state;
     return new PageReader(
       readBounds(state, this.window),
       (fp) => deliveredCount(state, fp),
       opts.fingerprint,
       stream === "activity",
-      opts.claim,
+      parts.claim,
     );
   }
 
@@ -110,7 +112,7 @@ export class ReadRun {
     this.reader = this.newReader();
   }
 
-  async run(source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+  async run(source: PageSource, shipper: PageOutlet): Promise<ReadResult> {
     const cursor = source.open();
     try {
       return await this.pages(cursor, source, shipper);
@@ -119,7 +121,7 @@ export class ReadRun {
     }
   }
 
-  private async pages(cursor: PageCursor, source: PageSource, shipper: StreamShipper): Promise<ReadResult> {
+  private async pages(cursor: PageCursor, source: PageSource, shipper: PageOutlet): Promise<ReadResult> {
     const { opts, events } = this.ctx;
     const request: RequestOptions = { signal: this.signal, source: "logs" };
     const limits: ReadLimits = {
@@ -212,7 +214,7 @@ export class ReadRun {
   }
 
   /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
-  private async take(page: SourcePage, shipper: StreamShipper): Promise<{ unusable: boolean }> {
+  private async take(page: SourcePage, shipper: PageOutlet): Promise<{ unusable: boolean }> {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
@@ -221,7 +223,7 @@ export class ReadRun {
     if (v.future > 0) events.future(v.future);
     if (v.late > 0) events.late(v.late);
     this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
-    const { encoder } = this.ctx.opts;
+    const { encoder } = this.ctx.parts;
     if (this.reader.order === "oldest-first") {
       // Ship what was buffered while the order was unknown, then page by page.
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
@@ -237,12 +239,12 @@ export class ReadRun {
     return { unusable: v.timeless };
   }
 
-  private async ship(page: PreparedPage, shipper: StreamShipper): Promise<void> {
+  private async ship(page: PreparedPage, shipper: PageOutlet): Promise<void> {
     this.shipped += page.count;
     await shipper.add(page);
   }
 
-  private async finish(shipper: StreamShipper, end: EndReason, fresh: boolean): Promise<ReadResult> {
+  private async finish(shipper: PageOutlet, end: EndReason, fresh: boolean): Promise<ReadResult> {
     if (end !== "interrupted") {
       for await (const chunk of this.buffer.oldestFirst()) await this.ship(chunk, shipper);
     }

@@ -7,7 +7,7 @@ import type { RequestOptions } from "../../api/types.js";
 import type { Clock } from "../../util/time.js";
 import type { CorruptCheckpointError } from "../checkpoint.js";
 import type { StreamEntry } from "../pending.js";
-import type { RecordEncoder } from "../prepared.js";
+import type { PreparedPage, RecordEncoder } from "../prepared.js";
 import type { ReadPace } from "../pace.js";
 import type { BufferBudget } from "../spool.js";
 
@@ -58,6 +58,7 @@ export interface TailerEvents {
 /** A stream's entries, as its fingerprints see them. */
 export type Fingerprint = (entry: StreamEntry) => string;
 
+/** A tailer's settings, shared by every stream of a kind. */
 export interface TailerOptions {
   overlapMs: number;
   /** Where a stream without a checkpoint starts (logs.startFrom resolved at process start). */
@@ -66,16 +67,28 @@ export interface TailerOptions {
   maxPagesPerRead: number;
   /** Overrides of the hard bounds of one read (tests). */
   readLimits?: Partial<Pick<ReadLimits, "maxPages" | "maxHeldBytes" | "unusablePages">>;
-  /** Activity streams: may this stream ship an entry another stream may also list? */
-  claim?: (fingerprint: string) => boolean;
   spoolDir: string;
   bufferBudget: BufferBudget;
   fingerprint: Fingerprint;
-  /** Encodes a new record for the collector as soon as it is read. */
-  encoder: RecordEncoder;
   clock: Clock;
   /** Whether the collector is down (then nothing more is fetched). */
   collectorDown: () => boolean;
+}
+
+/** What a read needs of its stream besides the settings every stream of its kind shares. */
+export interface StreamParts {
+  /** Encodes a new record for the collector as soon as it is read. */
+  readonly encoder: RecordEncoder;
+  /** Activity streams: may this stream ship an entry another stream may also list? */
+  readonly claim: ((fingerprint: string) => boolean) | undefined;
+}
+
+/** Where a read's new records go: the stream's shipper (see StreamShipper). */
+export interface PageOutlet {
+  /** Add a page of records (oldest first); returns once batched. */
+  add(page: PreparedPage): Promise<void>;
+  /** Send what is batched and wait until every export is acknowledged and committed. */
+  flush(): Promise<void>;
 }
 
 export type Order = "unknown" | "newest-first" | "oldest-first";

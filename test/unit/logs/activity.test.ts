@@ -81,29 +81,22 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
     "activity",
     new NumberedSource((page) => api.page(page)),
     new CheckpointStore(dir),
-    (cp) =>
-      new StreamShipper(
-        sink,
-        cp,
-        health,
-        { delivered: () => undefined, rejected: () => undefined, retrying: () => undefined },
-        {
-          maxRecords: 2000,
-          maxBytes: 1 << 20,
-          depth: 2,
-          backoff: { baseMs: 1, capMs: 2 },
-          clock: systemClock,
-        },
-        new AbortController().signal,
-      ),
-    events,
     {
-      overlapMs: 120_000,
-      startFromMs: () => startFromMs,
-      maxPagesPerRead,
-      spoolDir: join(dir, "spool"),
-      bufferBudget: new BufferBudget(1 << 24),
-      fingerprint: (e) => fingerprint(e),
+      shipperFor: (cp) =>
+        new StreamShipper(
+          sink,
+          cp,
+          health,
+          { delivered: () => undefined, rejected: () => undefined, retrying: () => undefined },
+          {
+            maxRecords: 2000,
+            maxBytes: 1 << 20,
+            depth: 2,
+            backoff: { baseMs: 1, capMs: 2 },
+            clock: systemClock,
+          },
+          new AbortController().signal,
+        ),
       encoder: {
         encode: (w, r) =>
           sink.encode(w, {
@@ -115,6 +108,16 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
             attributes: {},
           }),
       },
+      claim: undefined,
+    },
+    events,
+    {
+      overlapMs: 120_000,
+      startFromMs: () => startFromMs,
+      maxPagesPerRead,
+      spoolDir: join(dir, "spool"),
+      bufferBudget: new BufferBudget(1 << 24),
+      fingerprint: (e) => fingerprint(e),
       clock: systemClock,
       collectorDown: () => health.down,
     },

@@ -268,7 +268,7 @@ export function makeTailer(
       ? new NumberedSource(() => Promise.reject(new Error("no activity")))
       : new ScrollSource((scrollId) => api.page(scrollId)),
     store,
-    shipper,
+    { shipperFor: shipper, encoder: { encode: (w, r) => sink.encode(w, outgoing(r)) }, claim: undefined },
     events,
     {
       overlapMs: 120_000,
@@ -277,7 +277,6 @@ export function makeTailer(
       spoolDir: `${dir}/spool`,
       bufferBudget: new BufferBudget(16 * 1024 * 1024),
       fingerprint: (e) => fingerprint(e),
-      encoder: { encode: (w, r) => sink.encode(w, outgoing(r)) },
       clock: systemClock,
       collectorDown: () => health.down,
       ...opts,

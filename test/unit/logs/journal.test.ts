@@ -127,8 +127,8 @@ describe("journal", () => {
       }),
     );
     const cp = await store.open(9, "server", () => 0, OVERLAP);
-    expect(cp.state.recent.get("abc")).toBe(T + 1000);
-    expect(cp.state.repeats.get("abc")).toBe(2);
+    expect(cp.state.recent.timeOf("abc")).toBe(T + 1000);
+    expect(cp.state.recent.count("abc")).toBe(2);
     expect(cp.state.counts).toEqual({ "5xx|false": 3 });
     expect(cp.created).toBe(false);
   });
