@@ -5,8 +5,8 @@
  * Thousands of streams each hold one, busy ones thousands of entries, and every record read looks one
  * up, so it is kept in flat arrays rather than a Map of strings: a fingerprint (32 hex characters, 128
  * bits) is stored as three numbers (48, 48 and 32 bits) beside its time, 32 bytes a slot, found through
- * an open-addressing index; an entry costs 43 to 68 bytes with the arrays' slack (small windows the
- * least: they have no index), a map entry of strings 110 to 180 (docs/benchmarks.md). Slots are appended in delivery order; one delivered again
+ * an open-addressing index; an entry costs about 50 bytes with the arrays' slack, a map entry of
+ * strings 110 to 180 (docs/benchmarks.md). Slots are appended in delivery order; one delivered again
  * or pruned is marked empty, and the arrays are compacted (or grown, or shrunk once the stream goes
  * quiet) when they fill. An empty window holds no arrays.
  *
@@ -84,20 +84,11 @@ function cellOf(b: number, c: number, mask: number): number {
   return (h ^ (h >>> 15)) & mask;
 }
 
-/**
- * A plain array of `n` numbers, not a typed array: V8 keeps its numbers unboxed all the same, inside
- * its own heap, while every typed array costs an ArrayBuffer, a backing store allocated with malloc and
- * its bookkeeping (about 300 bytes more per window at 15,000 windows, and a fragmented malloc heap).
- */
-function filled(n: number, value: number): number[] {
-  return new Array<number>(n).fill(value);
-}
-
 export class OverlapWindow {
   /** STRIDE numbers per slot, slots in delivery order; undefined while empty. */
-  private slots: number[] | undefined;
+  private slots: Float64Array | undefined;
   /** Slot of each hex fingerprint by its hash (linear probing), twice as many cells as slots. */
-  private index: number[] | undefined;
+  private index: Int32Array | undefined;
   /** Slots in use: [head, tail); before head all are vacant. */
   private head = 0;
   private tail = 0;
@@ -122,7 +113,7 @@ export class OverlapWindow {
   /** Time of the entry `fp` (ms), or undefined when it is not in the window. */
   timeOf(fp: string): number | undefined {
     const slot = this.find(fp);
-    return slot < 0 ? undefined : (this.slots as number[])[slot * STRIDE + TIME];
+    return slot < 0 ? undefined : (this.slots as Float64Array)[slot * STRIDE + TIME];
   }
 
   /**
@@ -132,7 +123,7 @@ export class OverlapWindow {
   deliver(fp: string, occurrences: number, timeMs: number): void {
     this.reserveSlot();
     const hexKey = parseHex(fp);
-    const slots = this.slots as number[];
+    const slots = this.slots as Float64Array;
     const at = this.tail++;
     const o = at * STRIDE;
     slots[o + TIME] = timeMs;
@@ -231,7 +222,7 @@ export class OverlapWindow {
 
   /** The slot before `end` holding the hex fingerprint a, b, c, or -1 (a small window has no index). */
   private scan(a: number, b: number, c: number, end: number): number {
-    const slots = this.slots as number[];
+    const slots = this.slots as Float64Array;
     for (let at = end - 1; at >= this.head; at--) {
       const o = at * STRIDE;
       if (slots[o + K2] === c && slots[o + K1] === b && slots[o + K0] === a) return at;
@@ -244,7 +235,7 @@ export class OverlapWindow {
    * whose number is returned, or a free cell (-1 returned).
    */
   private placeInIndex(at: number): number {
-    const slots = this.slots as number[];
+    const slots = this.slots as Float64Array;
     const o = at * STRIDE;
     const a = slots[o + K0] as number;
     const b = slots[o + K1] as number;
@@ -269,14 +260,14 @@ export class OverlapWindow {
 
   /** Mark a slot empty after its fingerprint moved on to a newer slot (the index already points there). */
   private vacate(at: number): void {
-    (this.slots as number[])[at * STRIDE + K0] = VACANT;
+    (this.slots as Float64Array)[at * STRIDE + K0] = VACANT;
     if (this.counts?.delete(at) && this.counts.size === 0) this.counts = undefined;
     this.otherBySlot?.delete(at);
   }
 
   /** Remove a slot's entry from the window. */
   private forget(at: number): void {
-    const slots = this.slots as number[];
+    const slots = this.slots as Float64Array;
     const o = at * STRIDE;
     if (slots[o + K0] === OTHER) {
       this.other?.delete(this.otherBySlot?.get(at) as string);
@@ -307,13 +298,13 @@ export class OverlapWindow {
   private resize(capacity: number): void {
     const from = this.slots;
     // The same size: compacted in place (each entry moves down, never onto one not yet moved).
-    const slots = from?.length === capacity * STRIDE ? from : filled(capacity * STRIDE, 0);
-    let index: number[] | undefined;
+    const slots = from?.length === capacity * STRIDE ? from : new Float64Array(capacity * STRIDE);
+    let index: Int32Array | undefined;
     if (capacity > SCANNED_SLOTS) {
       // at least twice as many cells as slots: probes stay short
       let cells = 2;
       while (cells < capacity * 2) cells *= 2;
-      index = this.index?.length === cells ? this.index.fill(FREE) : filled(cells, FREE);
+      index = this.index?.length === cells ? this.index.fill(FREE) : new Int32Array(cells).fill(FREE);
     }
     const counts = this.counts;
     const otherBySlot = this.otherBySlot;

@@ -124,18 +124,17 @@ const EXEMPLAR_BY_KEY = new Map(EXEMPLAR_KEYS.map((key, i) => [key, i]));
 
 /**
  * The newest shipped record behind each duration bucket and each 5xx count of a site, in arrays of
- * fixed size (thousands of sites keep one each: no object or map entry per record, and plain arrays,
- * whose numbers V8 keeps unboxed too, rather than typed arrays with a malloc'd store each).
+ * fixed size (thousands of sites keep one each: no object or map entry per record).
  */
 export class RecentRecords {
   /**
    * Per key, the fingerprint's 128 bits as four numbers (a 32-hex-digit string would cost four times
    * as much, at thousands of sites); a fingerprint of another form is kept as it is in `others`.
    */
-  private readonly fingerprintBits = new Array<number>(EXEMPLAR_KEYS.length * 4).fill(0);
+  private readonly fingerprintBits = new Uint32Array(EXEMPLAR_KEYS.length * 4);
   private others: Map<number, string> | undefined;
   /** Per key: occurrence, value, time (ms); NaN time: none yet. */
-  private readonly numbers = new Array<number>(EXEMPLAR_KEYS.length * 3).fill(NaN);
+  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
 
   private setFingerprint(k: number, fp: string): void {
     if (HEX_128.test(fp)) {
