@@ -13,6 +13,7 @@
  * Anything that is not 32 lowercase hex characters (checkpoints written by other versions, tests) is
  * kept as its string in a map created for it, in the same order as the rest.
  */
+import { FINGERPRINT_HEX_CHARS, hex, hexWord } from "./fingerprintHex.js";
 
 /** Numbers per slot: time, then the fingerprint's three parts. */
 const STRIDE = 4;
@@ -31,7 +32,6 @@ const GONE = -2;
 const MIN_SLOTS = 4;
 /** Up to this many slots, a lookup scans them (no index: less memory, and no slower). */
 const SCANNED_SLOTS = 32;
-const HEX_CHARS = 32;
 
 /** Hashes are keyed per process, so entries crafted to collide in one index cannot be written ahead. */
 const SEED_A = (Math.random() * 0x1_0000_0000) | 0;
@@ -42,27 +42,9 @@ let p0 = 0;
 let p1 = 0;
 let p2 = 0;
 
-/** Value of each ASCII character as a hex digit, or -1. Lowercase only: a fingerprint with capitals is another string. */
-const HEX_VALUE = new Int8Array(128).fill(-1);
-for (let d = 0; d < 16; d++) HEX_VALUE["0123456789abcdef".charCodeAt(d)] = d;
-
-/** The 8 hex characters of `fp` from `at` as an unsigned 32-bit number, or -1 when they are not all hex. */
-function hexWord(fp: string, at: number): number {
-  let word = 0;
-  let bad = 0;
-  for (let i = at; i < at + 8; i++) {
-    const code = fp.charCodeAt(i);
-    const d = HEX_VALUE[code & 127] as number;
-    // a code past ASCII sets a bit above 127; -1 sets them all
-    bad |= code | d;
-    word = (word << 4) | d;
-  }
-  return (bad & ~127) === 0 ? word >>> 0 : -1;
-}
-
 /** Read a 32-hex-character fingerprint into p0, p1, p2; false when `fp` is anything else. */
 function parseHex(fp: string): boolean {
-  if (fp.length !== HEX_CHARS) return false;
+  if (fp.length !== FINGERPRINT_HEX_CHARS) return false;
   const w0 = hexWord(fp, 0);
   const w1 = hexWord(fp, 8);
   const w2 = hexWord(fp, 16);
@@ -72,10 +54,6 @@ function parseHex(fp: string): boolean {
   p1 = (w1 & 0xffff) * 0x1_0000_0000 + w2;
   p2 = w3;
   return true;
-}
-
-function hex(n: number, digits: number): string {
-  return n.toString(16).padStart(digits, "0");
 }
 
 /** Index cell to start probing at, for parts b (48 bits) and c (32 bits), in an index of mask + 1 cells. */

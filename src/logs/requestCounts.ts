@@ -16,6 +16,7 @@
 import type { ServerLogEntry } from "../api/schemas.js";
 import { DURATION_BUCKETS } from "../config/slos.js";
 import { counterKeyId } from "./counterKeys.js";
+import { FINGERPRINT_HEX_CHARS, hex, hexWord } from "./fingerprintHex.js";
 import { SERVER_COUNTER_KEYS, serverCounterIndex } from "./mapper.js";
 import type { PreparedPage } from "./prepared.js";
 
@@ -112,9 +113,6 @@ export interface RecentRecord {
   timeMs: number;
 }
 
-/** A fingerprint as `fingerprint()` makes them: 128 bits in lowercase hex. */
-const HEX_128 = /^[0-9a-f]{32}$/;
-
 /** The counter keys that get an exemplar: every duration bucket, and 5xx responses. */
 const EXEMPLAR_KEYS = [...BUCKET_KEYS, ...keysOf("5xx")];
 /** Exemplar slot by counter key id, -1 for keys without one. */
@@ -137,8 +135,9 @@ export class RecentRecords {
   private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
 
   private setFingerprint(k: number, fp: string): void {
-    if (HEX_128.test(fp)) {
-      for (let i = 0; i < 4; i++) this.fingerprintBits[k * 4 + i] = parseInt(fp.slice(i * 8, i * 8 + 8), 16);
+    const words = [0, 8, 16, 24].map((at) => hexWord(fp, at));
+    if (fp.length === FINGERPRINT_HEX_CHARS && words.every((w) => w >= 0)) {
+      this.fingerprintBits.set(words, k * 4);
       this.others?.delete(k);
     } else (this.others ??= new Map()).set(k, fp);
   }
@@ -146,10 +145,9 @@ export class RecentRecords {
   private fingerprint(k: number): string {
     const other = this.others?.get(k);
     if (other !== undefined) return other;
-    let hex = "";
-    for (let i = 0; i < 4; i++)
-      hex += (this.fingerprintBits[k * 4 + i] as number).toString(16).padStart(8, "0");
-    return hex;
+    let text = "";
+    for (let i = 0; i < 4; i++) text += hex(this.fingerprintBits[k * 4 + i] as number, 8);
+    return text;
   }
 
   /**
