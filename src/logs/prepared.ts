@@ -47,7 +47,6 @@ export interface RecordEncoder {
 export function addCounts(pages: readonly PreparedPage[]): Record<string, number> {
   const totals = new Float64Array(counterKeyCount());
   const used = new Uint8Array(totals.length);
-  let any = false;
   for (const page of pages) {
     const c = page.counts;
     if (!c) continue;
@@ -56,11 +55,9 @@ export function addCounts(pages: readonly PreparedPage[]): Record<string, number
       const id = ids[i] as number;
       totals[id] = (totals[id] as number) + (values[i] as number);
       used[id] = 1;
-      any = true;
     }
   }
   const sums: Record<string, number> = {};
-  if (!any) return sums;
   for (let id = 1; id < totals.length; id++) if (used[id]) sums[counterKeyOf(id)] = totals[id] as number;
   return sums;
 }

@@ -83,10 +83,15 @@ interface Res {
   end(body: string | Uint8Array): unknown;
 }
 
-/** Ends the response, with `body` unless the request was HEAD. */
-function finish(req: Req, res: Res, body: string | Uint8Array): void {
+/** Ends the response, with `body` unless the request was HEAD; a body in parts is written part by part. */
+function finish(req: Req, res: Res, body: string | Uint8Array | readonly Uint8Array[]): void {
   if (req.method === "HEAD") res.end();
-  else res.end(body);
+  else if (typeof body === "string" || body instanceof Uint8Array) res.end(body);
+  else {
+    // The socket gathers the parts: no copy into one buffer first.
+    for (const part of body) res.write(part);
+    res.end();
+  }
 }
 
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
@@ -147,13 +152,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
         vary: "Accept, Accept-Encoding",
         ...(wantsGzip ? { "content-encoding": "gzip" } : {}),
       });
-      if (!wantsGzip) finish(req, res, exp.body);
-      else if (req.method === "HEAD") res.end();
-      else {
-        // Written part by part (the socket gathers them), not copied into one buffer first.
-        for (const part of exp.gzipParts) res.write(part);
-        res.end();
-      }
+      finish(req, res, wantsGzip ? exp.gzipParts : exp.body);
       return;
     }
     if (path === "/-/healthy") {

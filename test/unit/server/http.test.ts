@@ -75,6 +75,18 @@ describe("routes", () => {
     expect(r.headers.vary).toBe("Accept, Accept-Encoding");
     expect(r.body.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b])); // gzip magic
     expect(gunzipSync(r.body).toString("utf8").trimEnd().split("\n")).toEqual(EXPECTED_METRICS);
+    expect(Number(r.headers["content-length"])).toBe(r.body.length);
+  });
+
+  it("HEAD /metrics with Accept-Encoding: gzip: the gzip GET's headers, no body", async () => {
+    const { url } = await start();
+    const gzip = { "accept-encoding": "gzip" };
+    const get = await send(`${url}/metrics`, { headers: gzip });
+    const head = await send(`${url}/metrics`, { method: "HEAD", headers: gzip });
+    expect(head.status).toBe(200);
+    expect(head.body.length).toBe(0);
+    expect(head.headers["content-encoding"]).toBe("gzip");
+    expect(head.headers["content-length"]).toBe(String(get.body.length));
   });
 
   it("HEAD /metrics: headers of the GET, no body", async () => {
