@@ -12,6 +12,7 @@
  *     `node dist/bench/heapSummary.js <file>`)
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { openSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -117,7 +118,12 @@ async function startDaemon(
         ...(nodeOptions ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${nodeOptions}` } : {}),
       },
       cwd: dir,
-      stdio: ["ignore", "ignore", "inherit"],
+      // FLEET_DAEMON_STDOUT=<file> keeps what the daemon prints (with NODE_OPTIONS=--trace-gc, its collections).
+      stdio: [
+        "ignore",
+        process.env.FLEET_DAEMON_STDOUT ? openSync(process.env.FLEET_DAEMON_STDOUT, "w") : "ignore",
+        "inherit",
+      ],
     },
   );
   return { child, url: `http://127.0.0.1:${port}`, started, dir };

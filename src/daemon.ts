@@ -38,6 +38,11 @@ export interface DaemonOptions {
   logger: Logger;
   /** Ends the process when it cannot start after taking the checkpoint lock; tests replace it. */
   exit?: (code: number) => void;
+  /**
+   * Called when everything has stopped, just before the daemon says so: from here a further
+   * signal needs no graceful handling (the entry point gives signals their default action back).
+   */
+  onStopped?: () => void;
 }
 
 function createRegistry(): Registry {
@@ -97,6 +102,7 @@ export async function runDaemon({
   config,
   logger,
   exit = process.exit,
+  onStopped,
 }: DaemonOptions): Promise<DaemonHandle> {
   // One view of the OTLP endpoint for the log streams and the webhook queue alike.
   const core = createCore(config, logger, exportHealthFor(config, process.env, logger));
@@ -106,6 +112,7 @@ export async function runDaemon({
     (stopping ??= (async () => {
       logger.info("shutting down");
       await parts.stop();
+      onStopped?.();
       logger.info("stopped");
     })());
   const stopAndExit = (): void => void stop().finally(() => exit(1));

@@ -10,6 +10,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import { Agent, request } from "undici";
 import { VERSION } from "../version.js";
+import { BodyBuffers } from "./bodyBuffers.js";
 import type { HttpMethod } from "../routes.js";
 
 export interface TransportOptions {
@@ -44,9 +45,12 @@ class TooLarge extends Error {}
 
 export class Transport {
   private readonly agent: Agent;
+  /** One per connection at most: a body is read on each at a time. */
+  private readonly buffers: BodyBuffers;
 
   constructor(private readonly opts: TransportOptions) {
     if (!(opts.timeoutMs > 0)) throw new Error("the request timeout must be positive");
+    this.buffers = new BodyBuffers(opts.connections);
     this.agent = new Agent({
       keepAliveTimeout: 30_000,
       connections: opts.connections,
@@ -98,24 +102,30 @@ export class Transport {
       body.destroy();
       throw new TooLarge();
     }
-    // A declared length is read into one buffer of that size; otherwise the chunks are joined at the end.
-    const into = Number.isFinite(declared) && declared > 0 ? Buffer.allocUnsafe(declared) : undefined;
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body) {
-      if (size + chunk.length > limit) {
-        body.destroy();
-        throw new TooLarge();
+    // A declared length is read into one buffer (lent by the pool); otherwise the chunks are joined.
+    const into = Number.isFinite(declared) && declared > 0 ? this.buffers.take(declared) : undefined;
+    try {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of body) {
+        if (size + chunk.length > limit) {
+          body.destroy();
+          throw new TooLarge();
+        }
+        if (into && size + chunk.length <= declared) chunk.copy(into, size);
+        else chunks.push(chunk);
+        size += chunk.length;
       }
-      if (into && size + chunk.length <= into.length) chunk.copy(into, size);
-      else chunks.push(chunk);
-      size += chunk.length;
+      if (into && chunks.length === 0) return into.toString("utf8", 0, size);
+      const all = into
+        ? [into.subarray(0, size - chunks.reduce((a, c) => a + c.length, 0)), ...chunks]
+        : chunks;
+      return all.length === 1
+        ? (all[0] as Buffer).toString("utf8")
+        : Buffer.concat(all, size).toString("utf8");
+    } finally {
+      if (into) this.buffers.give(into);
     }
-    if (into && chunks.length === 0) return into.toString("utf8", 0, size);
-    const all = into
-      ? [into.subarray(0, size - chunks.reduce((a, c) => a + c.length, 0)), ...chunks]
-      : chunks;
-    return all.length === 1 ? (all[0] as Buffer).toString("utf8") : Buffer.concat(all, size).toString("utf8");
   }
 
   async close(): Promise<void> {

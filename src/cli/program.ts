@@ -137,7 +137,7 @@ addCommonOptions(
       signals?.starting();
       let handle;
       try {
-        handle = await runDaemon({ config, logger });
+        handle = await runDaemon({ config, logger, onStopped: () => signals?.stopped() });
       } catch (err) {
         if (err instanceof ConfigError) configError(err);
         fail((err as Error).message);

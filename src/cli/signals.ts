@@ -5,8 +5,10 @@
  * it is up.
  *
  * A second signal ends the process at once, by the signal itself. The default disposition is
- * restored before any exit, so that even when an exit handler blocks the main thread (a log
- * transport flushing, a file-system call that never returns) a further signal still ends it.
+ * restored once the daemon has stopped (before it says so) and before any exit, so that even when
+ * an exit handler blocks the main thread (a log transport flushing, a file-system call that never
+ * returns) a further signal still ends it: a signal the JavaScript handler takes while the main
+ * thread is about to block would never be acted on.
  *
  * No dependencies: this module is loaded before the rest of the program.
  */
@@ -44,6 +46,11 @@ export class ShutdownSignals {
     this.log = log;
     this.state = "running";
     if (this.received) this.beginStop(this.received);
+  }
+
+  /** Everything has stopped: from now on a signal ends the process by its default action. */
+  stopped(): void {
+    this.restoreDefaults();
   }
 
   /** process.exit(code), with the default signal dispositions back first. */

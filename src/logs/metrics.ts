@@ -1,11 +1,11 @@
 /** The log pipeline's self-metrics. */
 import type { Registry } from "prom-client";
-import { counter, gauge } from "../metrics/selfMetric.js";
+import { counter, readGauge } from "../metrics/selfMetric.js";
 
 export function logMetrics(registry: Registry) {
   const byStream = (name: string, help: string) => counter(registry, { name, help, labelNames: ["stream"] });
   const perStream = (name: string, help: string) =>
-    gauge(registry, { name, help, labelNames: ["site_id", "site", "stream"] });
+    readGauge(registry, { name, help, labelNames: ["site_id", "site", "stream"] as const });
   return {
     shipped: byStream(
       "sitehost_exporter_log_records_shipped_total",
@@ -68,6 +68,8 @@ export function logMetrics(registry: Registry) {
 }
 
 export type LogMetrics = ReturnType<typeof logMetrics>;
+/** The labels of the per-stream series. */
+export type StreamLabel = "site_id" | "site" | "stream";
 
 /** Counters without the site labels that dashboards and alerts read: 0 from the start, not absent until a first event. */
 const STREAM_COUNTERS = [

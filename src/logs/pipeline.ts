@@ -26,7 +26,7 @@ import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
-import { PAGING_PROBLEMS, StreamReporter, type Reporting } from "./reporting.js";
+import { PAGING_PROBLEMS, ReportedStreams, StreamReporter, type Reporting } from "./reporting.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
@@ -107,8 +107,12 @@ export class LogPipeline {
     });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
+    const streams = new ReportedStreams();
+    metrics.lag.add(streams.lag);
+    metrics.lastRead.add(streams.lastRead);
     this.reporting = {
       metrics,
+      streams,
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,

@@ -9,7 +9,8 @@ import type { LogStream } from "../api/schemas.js";
 import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint, CorruptCheckpointError } from "./checkpoint.js";
-import type { LogMetrics } from "./metrics.js";
+import type { SeriesSink, SeriesSource } from "../metrics/readGauge.js";
+import type { LogMetrics, StreamLabel } from "./metrics.js";
 import type { PreparedPage } from "./prepared.js";
 import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
@@ -27,8 +28,28 @@ export const PAGING_PROBLEMS: Record<PagingProblem, string> = {
   unusable_pages: "a log read met page after page without one usable entry: it stopped there",
 };
 
+/**
+ * The streams' reporters, which name their lag and last-read series at each scrape (ReadGauge): the
+ * series are not kept apart from the numbers the reporters hold anyway.
+ */
+export class ReportedStreams {
+  readonly live = new Set<StreamReporter>();
+  readonly lag: SeriesSource<StreamLabel> = {
+    series: (emit) => {
+      for (const r of this.live) r.lagSeries(emit);
+    },
+  };
+  readonly lastRead: SeriesSource<StreamLabel> = {
+    series: (emit) => {
+      for (const r of this.live) r.lastReadSeries(emit);
+    },
+  };
+}
+
 export interface Reporting {
   metrics: LogMetrics;
+  /** Where each reporter puts itself while its stream runs. */
+  streams: ReportedStreams;
   log: Logger;
   warnings: ThrottledWarnings;
   clock: Clock;
@@ -42,6 +63,8 @@ export class StreamReporter implements TailerEvents {
   private lastReadAtMs: number | undefined;
   /** Newest delivered entry, ms, once anything was delivered. */
   private highWaterMs: number | undefined;
+  /** Now minus highWaterMs when the checkpoint last moved, seconds. */
+  private lagSeconds: number | undefined;
 
   constructor(
     private readonly r: Reporting,
@@ -49,6 +72,7 @@ export class StreamReporter implements TailerEvents {
     readonly stream: LogStream,
   ) {
     this.named = site;
+    r.streams.live.add(this);
   }
 
   get site(): SiteIdentity {
@@ -62,15 +86,13 @@ export class StreamReporter implements TailerEvents {
 
   /** The site's name changed: its series and log lines carry the new one from now on. */
   rename(site: SiteIdentity): void {
-    this.removeSeries();
     this.named = site;
-    this.setLastRead();
     this.setLag();
   }
 
   /** The stream is gone: drop its series. */
   remove(): void {
-    this.removeSeries();
+    this.r.streams.live.delete(this);
   }
 
   /** The checkpoint moved (a read ended, an export was committed): the lag follows it. */
@@ -79,22 +101,18 @@ export class StreamReporter implements TailerEvents {
     this.setLag();
   }
 
-  private labels() {
-    return streamLabels(this.named, this.stream);
+  lagSeries(emit: SeriesSink<StreamLabel>): void {
+    if (this.lagSeconds !== undefined) emit(streamLabels(this.named, this.stream), this.lagSeconds);
   }
 
-  private removeSeries(): void {
-    this.r.metrics.lag.remove(this.labels());
-    this.r.metrics.lastRead.remove(this.labels());
-  }
-
-  private setLastRead(): void {
-    if (this.lastReadAtMs !== undefined) this.r.metrics.lastRead.set(this.labels(), this.lastReadAtMs / 1000);
+  lastReadSeries(emit: SeriesSink<StreamLabel>): void {
+    if (this.lastReadAtMs !== undefined)
+      emit(streamLabels(this.named, this.stream), this.lastReadAtMs / 1000);
   }
 
   private setLag(): void {
     if (this.highWaterMs === undefined) return;
-    this.r.metrics.lag.set(this.labels(), Math.max(0, (this.r.clock.now() - this.highWaterMs) / 1000));
+    this.lagSeconds = Math.max(0, (this.r.clock.now() - this.highWaterMs) / 1000);
   }
 
   // The tailer's events, as methods: one reporter per stream serves them without a closure each.
@@ -156,7 +174,6 @@ export class StreamReporter implements TailerEvents {
 
   readToEnd(atMs: number): void {
     this.lastReadAtMs = atMs;
-    this.setLastRead();
   }
 
   startedFresh(fromMs: number): void {

@@ -4,18 +4,20 @@
  * share one render. Scrape cost does not grow with scrape rate; a format nobody asks for is never
  * rendered.
  */
-import { gunzipSync, gzipSync } from "node:zlib";
+import { gunzipSync } from "node:zlib";
 
 import type { Registry } from "prom-client";
 import { CONTENT_TYPES, openMetricsFromText, type ExpositionFormat } from "./openMetrics.js";
+import { gzipText } from "./gzipMembers.js";
 import type { MetricStore } from "./store.js";
 
 export interface ExpositionBody {
   /** Uncompressed text; decompressed from the gzip members on first use and kept until the next change. */
   readonly body: Buffer;
   /**
-   * The gzip stream as its members (the store's, one per family, then the self-metrics'), sent one
-   * after the other: joining them would copy the whole exposition on every change.
+   * The gzip stream as its members (the store's: per family its header, then its lines in members of
+   * about 256 KB of text; then the self-metrics'), sent one after the other: joining them would copy
+   * the whole exposition on every change.
    */
   readonly gzipParts: readonly Buffer[];
   readonly gzipLength: number;
@@ -89,7 +91,7 @@ export class Exposition {
     const { text, at } = this.selfMetrics();
     const self = await text;
     const tail = format === "text" ? self : `${openMetricsFromText(self)}# EOF\n`;
-    const zipped = [...this.store.gzipParts(format), gzipSync(tail, { level: 1 })];
+    const zipped = [...this.store.gzipParts(format), gzipText(tail)];
     this.renders += 1;
     const body = new CachedBody(zipped, CONTENT_TYPES[format], storeVersion, at);
     this.cached.set(format, body);

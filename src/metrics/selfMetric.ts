@@ -5,6 +5,7 @@
  * about sites and the account are not declared here: they are data (src/metrics/families.ts).
  */
 import { Counter, Gauge, Histogram, type Registry } from "prom-client";
+import { ReadGauge } from "./readGauge.js";
 
 export interface SelfMetricSpec<L extends string> {
   /** Full name, `sitehost_` or `sitehost_exporter_` first. */
@@ -35,6 +36,17 @@ export function gauge<L extends string = never>(
     existing<Gauge<L>>(registry, spec.name) ??
     new Gauge<L>({ ...spec, labelNames: spec.labelNames ?? [], registers: [registry] })
   );
+}
+
+/** A gauge whose series its sources name at each scrape (see ReadGauge). */
+export function readGauge<L extends string>(
+  registry: Registry,
+  spec: SelfMetricSpec<L> & { labelNames: readonly L[] },
+): ReadGauge<L> {
+  const found = registry.getSingleMetric(spec.name);
+  if (found === undefined) return new ReadGauge<L>(spec, registry);
+  if (found instanceof ReadGauge) return found as ReadGauge<L>;
+  throw new Error(`${spec.name} is already declared as another kind of metric`);
 }
 
 export function histogram<L extends string = never>(

@@ -11,7 +11,7 @@
  */
 import type { MetricName } from "./families.js";
 import type { MetricFamily, Sample } from "./sample.js";
-import { gzipSync } from "node:zlib";
+import { GzipMembers, gzipText } from "./gzipMembers.js";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
 import { detached, lineCount, renderStoredLines, ShapeTable, SUFFIX_MARKS } from "./storedLines.js";
 import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
@@ -38,10 +38,10 @@ interface FamilyState {
   exemplarEntries: number;
   /** The headers as gzip members, made once. */
   headerGzip: Record<ExpositionFormat, Buffer | undefined>;
-  /** This family's series lines as one gzip member; dropped when the family changes. */
-  gzip: Buffer | undefined;
+  /** This family's series lines as gzip members (see gzipMembers.ts); dropped when the family changes. */
+  gzip: Buffer[] | undefined;
   /** The same lines with their exemplars, for OpenMetrics (only while some entry has exemplars). */
-  omGzip: Buffer | undefined;
+  omGzip: Buffer[] | undefined;
 }
 
 /**
@@ -225,20 +225,30 @@ export class MetricStore<N extends string = MetricName> {
   gzipParts(format: ExpositionFormat = "text"): Buffer[] {
     this.settle();
     const parts: Buffer[] = [];
-    // Level 1: scrapes are frequent and the text compresses well anyway.
-    const zip = (text: string) => gzipSync(text, { level: 1 });
     for (const state of this.families) {
       if (state.entries === 0) continue;
-      parts.push((state.headerGzip[format] ??= zip(format === "text" ? state.header : state.omHeader)));
+      parts.push((state.headerGzip[format] ??= gzipText(format === "text" ? state.header : state.omHeader)));
       if (format === "openmetrics" && state.exemplarEntries > 0) {
-        parts.push((state.omGzip ??= zip(this.renderLines(state, format))));
-      } else parts.push((state.gzip ??= zip(this.renderLines(state, "text"))));
+        parts.push(...(state.omGzip ??= this.zipLines(state, format)));
+      } else parts.push(...(state.gzip ??= this.zipLines(state, "text")));
     }
     return parts;
   }
 
   private renderLines(state: FamilyState, format: ExpositionFormat): string {
     const parts: string[] = [];
+    this.eachLines(state, format, (text) => parts.push(text));
+    return parts.join("");
+  }
+
+  private zipLines(state: FamilyState, format: ExpositionFormat): Buffer[] {
+    const members = new GzipMembers();
+    this.eachLines(state, format, (text) => members.add(text));
+    return members.finish();
+  }
+
+  /** The family's lines, entry by entry. */
+  private eachLines(state: FamilyState, format: ExpositionFormat, emit: (text: string) => void): void {
     for (const collector of state.producers) {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
         const at = entry.families.indexOf(state.index);
@@ -246,10 +256,9 @@ export class MetricStore<N extends string = MetricName> {
         const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
         const shape = entry.shapes[at] as string;
         const from = valuesFrom(entry, at);
-        parts.push(renderStoredLines(shape, entry.values, from, state.family.name, entry.sitePart, marks));
+        emit(renderStoredLines(shape, entry.values, from, state.family.name, entry.sitePart, marks));
       }
     }
-    return parts.join("");
   }
 
   /** Stores the entry's new lines; true when the exposition text changed. */

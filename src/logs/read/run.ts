@@ -10,7 +10,6 @@ import type { LogStream } from "../../api/schemas.js";
 import { deliveredCount } from "../checkpoint.js";
 import { entryTimeMs } from "../entry.js";
 import type { StreamCheckpoint } from "../journal.js";
-import { ProtoWriter } from "../otlp/protoWriter.js";
 import { preparePage, type PreparedPage } from "../prepared.js";
 import { ReadBuffer } from "../spool.js";
 import { readBounds, type WindowFacts } from "./bounds.js";
@@ -67,7 +66,6 @@ export interface ReadContext {
 
 export class ReadRun {
   readonly buffer: ReadBuffer;
-  private readonly writer = new ProtoWriter(64 * 1024);
   private reader: PageReader;
   private shipped = 0;
   private maxLatenessMs = 0;
@@ -229,10 +227,10 @@ export class ReadRun {
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
       await this.buffer.discard();
       this.heldBytes = 0;
-      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder, this.writer), shipper);
+      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder), shipper);
     } else if (v.kept.length > 0) {
       // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
-      const prepared = preparePage(v.kept.reverse(), encoder, this.writer);
+      const prepared = preparePage(v.kept.reverse(), encoder);
       this.heldBytes += prepared.bytes.length;
       await this.buffer.add(prepared);
     }

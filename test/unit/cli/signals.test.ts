@@ -165,11 +165,23 @@ describe("SIGTERM in the first moments of the process", () => {
 
 describe("a second signal", () => {
   it("ends the process even when an exit handler blocks the main thread", async () => {
-    // Stands in for a log transport that never finishes flushing at exit.
+    // Stands in for a log transport that never finishes flushing at exit. The pause after the
+    // "stopped" line holds the process right there, so the second signal always arrives between
+    // that line and the exit, where a handler that is still installed would take it and never act.
     const hook = join(dir, "blocking-exit-hook.mjs");
     writeFileSync(
       hook,
-      "process.on('exit', () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0));\n",
+      [
+        "const block = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);",
+        "const write = process.stderr.write.bind(process.stderr);",
+        "process.stderr.write = (chunk, ...rest) => {",
+        "  const done = write(chunk, ...rest);",
+        '  if (String(chunk).includes(\'"msg":"stopped"\')) block(1500);',
+        "  return done;",
+        "};",
+        "process.on('exit', () => block());",
+        "",
+      ].join("\n"),
     );
     const d = daemon({ NODE_OPTIONS: `--import=${hook}` });
     await until(hasLine(d, "sitehost-exporter started"), "start", d);

@@ -11,7 +11,6 @@ import { afterEach, beforeEach, expect, it } from "vitest";
 import { CheckpointStore } from "../../../src/logs/journal.js";
 import type { ExportOutcome } from "../../../src/logs/otlp/outcome.js";
 import type { PendingRecord } from "../../../src/logs/pending.js";
-import { ProtoWriter } from "../../../src/logs/otlp/protoWriter.js";
 import { preparePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { systemClock } from "../../../src/util/time.js";
@@ -36,21 +35,17 @@ const recs = (from: number, n: number): PreparedPage => {
     occurrence: 0,
   }));
   const sink = new MemorySink();
-  return preparePage(
-    records,
-    {
-      encode: (w, r) =>
-        sink.encode(w, {
-          timeMs: r.timeMs,
-          observedMs: T,
-          severityNumber: 9,
-          severityText: "INFO",
-          body: (r.entry as { request_url: string }).request_url,
-          attributes: {},
-        }),
-    },
-    new ProtoWriter(1024),
-  );
+  return preparePage(records, {
+    encode: (w, r) =>
+      sink.encode(w, {
+        timeMs: r.timeMs,
+        observedMs: T,
+        severityNumber: 9,
+        severityText: "INFO",
+        body: (r.entry as { request_url: string }).request_url,
+        attributes: {},
+      }),
+  });
 };
 
 async function rig(answers: Array<() => Promise<ExportOutcome>>, stop = new AbortController()) {

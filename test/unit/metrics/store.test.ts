@@ -26,6 +26,22 @@ const used = (siteId: number, value: number): Sample => ({
 });
 
 describe("MetricStore", () => {
+  it("compresses a large family as several gzip members that read back as the rendered text", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    // About 30,000 lines of 90 characters: more than ten members' worth of text.
+    for (let id = 1; id <= 30_000; id++) store.replaceSite("usage", String(id), [used(id, id * 1024)]);
+    const parts = store.gzipParts();
+    expect(parts.length).toBeGreaterThanOrEqual(10);
+    expect(gunzipSync(Buffer.concat(parts)).toString("utf8")).toBe(store.render());
+    // A later change re-renders that family alone, again in members.
+    store.replaceSite("usage", "7", [used(7, 1)]);
+    const again = gunzipSync(Buffer.concat(store.gzipParts())).toString("utf8");
+    expect(again).toContain(
+      'sitehost_site_storage_used_bytes{site_id="7",site="site-7",store="filesystem"} 1\n',
+    );
+    expect(again).toBe(store.render());
+  });
+
   it("a domain removed by the next run loses its series", () => {
     const store = new MetricStore(METRIC_FAMILIES);
     store.replaceSite("domains", "1", collectDomains(site, [domain("a.example"), domain("gone.example")]));

@@ -9,7 +9,6 @@ import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { Batch } from "../../../../src/logs/otlp/batch.js";
 import { encodeLogRecord, RequestFrame } from "../../../../src/logs/otlp/encode.js";
-import { ProtoWriter } from "../../../../src/logs/otlp/protoWriter.js";
 import { ProtobufHttpSink, SCOPE } from "../../../../src/logs/otlp/sink.js";
 import { preparePage } from "../../../../src/logs/prepared.js";
 import type { PendingRecord } from "../../../../src/logs/pending.js";
@@ -57,21 +56,17 @@ function batchOfPages(): Batch {
         occurrence: 0,
       });
     }
-    const page = preparePage(
-      records,
-      {
-        encode: (w, r) =>
-          encodeLogRecord(w, {
-            timeMs: r.timeMs,
-            observedMs: r.timeMs + 1,
-            severityNumber: 9,
-            severityText: "INFO",
-            body: `page ${p} record ${r.fingerprint} ${"x".repeat(200)}`,
-            attributes: { "sitehost.log.stream": "server" },
-          }),
-      },
-      new ProtoWriter(1024),
-    );
+    const page = preparePage(records, {
+      encode: (w, r) =>
+        encodeLogRecord(w, {
+          timeMs: r.timeMs,
+          observedMs: r.timeMs + 1,
+          severityNumber: 9,
+          severityText: "INFO",
+          body: `page ${p} record ${r.fingerprint} ${"x".repeat(200)}`,
+          attributes: { "sitehost.log.stream": "server" },
+        }),
+    });
     batch.add(page);
   }
   return batch;

@@ -1,0 +1,45 @@
+/**
+ * A gauge whose series its sources name at each scrape: what a scrape shows is what the sources hold
+ * at that moment, nothing is kept between scrapes, and a source taken away takes its series along.
+ */
+import { Registry } from "prom-client";
+import { describe, expect, it } from "vitest";
+import type { SeriesSource } from "../../../src/metrics/readGauge.js";
+import { counter, readGauge } from "../../../src/metrics/selfMetric.js";
+
+const spec = { name: "test_stream_lag_seconds", help: "Lag.", labelNames: ["stream"] as const };
+
+describe("readGauge", () => {
+  it("renders what its sources hold at each scrape", async () => {
+    const registry = new Registry();
+    const lag = readGauge(registry, spec);
+    const held = new Map<string, number>([["php", 3]]);
+    const source: SeriesSource<"stream"> = {
+      series: (emit) => held.forEach((value, stream) => emit({ stream }, value)),
+    };
+    lag.add(source);
+    expect(await registry.metrics()).toContain('test_stream_lag_seconds{stream="php"} 3\n');
+    held.set("php", 5).set("server", 0.5);
+    const text = await registry.metrics();
+    expect(text).toContain('test_stream_lag_seconds{stream="php"} 5\n');
+    expect(text).toContain('test_stream_lag_seconds{stream="server"} 0.5\n');
+    expect(text).toContain("# TYPE test_stream_lag_seconds gauge\n");
+    lag.delete(source);
+    expect(await registry.metrics()).not.toContain("test_stream_lag_seconds{");
+  });
+
+  it("is shared by everything declaring it on one registry, and refuses another kind under its name", async () => {
+    const registry = new Registry();
+    const a = readGauge(registry, spec);
+    expect(readGauge(registry, spec)).toBe(a);
+    a.add({ series: (emit) => emit({ stream: "php" }, 1) });
+    readGauge(registry, spec).add({ series: (emit) => emit({ stream: "server" }, 2) });
+    const values = (await a.get()).values.map((v) => [v.labels.stream, v.value]);
+    expect(values).toEqual([
+      ["php", 1],
+      ["server", 2],
+    ]);
+    counter(registry, { name: "test_other_total", help: "Other." });
+    expect(() => readGauge(registry, { ...spec, name: "test_other_total" })).toThrow(/another kind/);
+  });
+});
