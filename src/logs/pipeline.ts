@@ -315,6 +315,10 @@ export class LogPipeline {
     if (phase.kind === "running" && !(await settlesWithin(phase.scheduler.stop(), deadline))) {
       this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
     }
+    // Its streams' series go with it: a pipeline started after a lost lock publishes its own.
+    const { metrics, streams } = this.reporting;
+    metrics.lag.delete(streams.lag);
+    metrics.lastRead.delete(streams.lastRead);
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
     // A process that lost the lock leaves the directory to its new holder.

@@ -180,6 +180,21 @@ describe("LogPipeline", () => {
     p.updateSites([{ ...SITE, name: "boutique" } as unknown as Site]);
     streams.server.append(server(5, 200, "MISS"));
     await vi.waitFor(() => expect(exporter.records).toHaveLength(9), { timeout: 10_000, interval: 20 });
+    // Read before the stop: a stopped pipeline's stream series go with it.
+    await vi.waitFor(
+      async () => {
+        const lastRead = await registry
+          .getSingleMetric("sitehost_exporter_log_last_read_timestamp_seconds")
+          ?.get();
+        const ofSite = lastRead?.values.filter((v) => v.labels.site_id === "7") ?? [];
+        expect(ofSite.map((v) => `${v.labels.stream}:${v.labels.site}`).sort()).toEqual([
+          "activity:boutique",
+          "php:boutique",
+          "server:boutique",
+        ]);
+      },
+      { timeout: 10_000, interval: 20 },
+    );
     await p.stop();
     expect(exporter.records[8]?.attributes["sitehost.site.name"]).toBe("boutique");
     expect(exporter.records[8]?.resource.attributes["service.name"]).toBe("boutique");
@@ -188,15 +203,6 @@ describe("LogPipeline", () => {
     const renamed = { site_id: "7", site: "boutique", status_class: "2xx", cached: "false" };
     expect(sample(text, "sitehost_site_http_responses_total", renamed)).toBe(3);
     expect(text).not.toContain('site="shop"');
-    const lastRead = await registry
-      .getSingleMetric("sitehost_exporter_log_last_read_timestamp_seconds")
-      ?.get();
-    const ofSite = lastRead?.values.filter((v) => v.labels.site_id === "7") ?? [];
-    expect(ofSite.map((v) => `${v.labels.stream}:${v.labels.site}`).sort()).toEqual([
-      "activity:boutique",
-      "php:boutique",
-      "server:boutique",
-    ]);
   });
 
   it("ships records, publishes log-derived counters and restores them after a restart", async () => {
@@ -412,6 +418,38 @@ describe("LogPipeline", () => {
     const lag = await registry.getSingleMetric("sitehost_exporter_log_lag_seconds")?.get();
     expect(lag?.values.filter((v) => v.labels.site_id === "7")).toEqual([]);
     await p.stop();
+  });
+
+  it("a pipeline started after another stopped on the same registry publishes each stream's series once", async () => {
+    const { api, streams } = twoStreams();
+    write(streams);
+    const { p, registry } = pipeline(api, new MemoryExporter());
+    const lagOf7 = async () =>
+      ((await registry.getSingleMetric("sitehost_exporter_log_lag_seconds")?.get())?.values ?? []).filter(
+        (v) => v.labels.site_id === "7" && v.labels.stream === "php",
+      );
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(async () => expect(await lagOf7()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    await p.stop();
+    expect(await lagOf7()).toEqual([]);
+    // As after a lost and regained checkpoint lock: a new pipeline, the same registry.
+    const config = ConfigSchema.parse({
+      logs: { checkpointDir: join(dir, "cp"), pollInterval: "50ms", startFrom: "-1h", shutdownTimeout: "1s" },
+    });
+    const store = new MetricStore(METRIC_FAMILIES);
+    const again = new LogPipeline({
+      config,
+      api,
+      registry,
+      logger: silent,
+      store,
+      exporter: new MemoryExporter(),
+    });
+    await again.start();
+    again.updateSites([SITE]);
+    await vi.waitFor(async () => expect(await lagOf7()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    await again.stop();
   });
 
   it("with logs.ship false counts without exporting", async () => {
