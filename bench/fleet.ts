@@ -118,7 +118,8 @@ async function startDaemon(
         ...(nodeOptions ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${nodeOptions}` } : {}),
       },
       cwd: dir,
-      // FLEET_DAEMON_STDOUT=<file> keeps what the daemon prints (with NODE_OPTIONS=--trace-gc, its collections).
+      // FLEET_DAEMON_STDOUT=<file> keeps what the daemon prints: with SITEHOST_NODE_FLAGS="<its flags>
+      // --trace-gc", its collections (NODE_OPTIONS may not carry --trace-gc).
       stdio: [
         "ignore",
         process.env.FLEET_DAEMON_STDOUT ? openSync(process.env.FLEET_DAEMON_STDOUT, "w") : "ignore",

@@ -11,6 +11,9 @@
  */
 export const POOLED_BODY_BYTES = { min: 4 * 1024, max: 256 * 1024 } as const;
 
+const pooledSize = (bytes: number): boolean =>
+  bytes >= POOLED_BODY_BYTES.min && bytes <= POOLED_BODY_BYTES.max;
+
 export class BodyBuffers {
   private readonly free: Buffer[] = [];
 
@@ -18,7 +21,7 @@ export class BodyBuffers {
 
   /** A buffer of at least `size` bytes (contents undefined). */
   take(size: number): Buffer {
-    if (size < POOLED_BODY_BYTES.min || size > POOLED_BODY_BYTES.max) return Buffer.allocUnsafe(size);
+    if (!pooledSize(size)) return Buffer.allocUnsafe(size);
     const free = this.free;
     for (let i = free.length - 1; i >= 0; i--) {
       const buf = free[i] as Buffer;
@@ -34,9 +37,8 @@ export class BodyBuffers {
 
   /** `buf` (from `take`) is no longer used: keep it for the next body, when it is one of ours. */
   give(buf: Buffer): void {
-    const pooled = buf.length >= POOLED_BODY_BYTES.min && buf.length <= POOLED_BODY_BYTES.max;
     // A pooled buffer owns its whole allocation; a slice of Node.js's slab does not.
-    if (!pooled || buf.byteOffset !== 0 || buf.buffer.byteLength !== buf.length) return;
+    if (!pooledSize(buf.length) || buf.byteOffset !== 0 || buf.buffer.byteLength !== buf.length) return;
     if (this.free.length < this.maxFree && !this.free.includes(buf)) this.free.push(buf);
   }
 

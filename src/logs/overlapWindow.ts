@@ -13,7 +13,7 @@
  * Anything that is not 32 lowercase hex characters (checkpoints written by other versions, tests) is
  * kept as its string in a map created for it, in the same order as the rest.
  */
-import { FINGERPRINT_HEX_CHARS, hex, hexWord } from "./fingerprintHex.js";
+import { FINGERPRINT_WORDS, hex, readFingerprint } from "./fingerprintHex.js";
 
 /** Numbers per slot: time, then the fingerprint's three parts. */
 const STRIDE = 4;
@@ -44,15 +44,12 @@ let p2 = 0;
 
 /** Read a 32-hex-character fingerprint into p0, p1, p2; false when `fp` is anything else. */
 function parseHex(fp: string): boolean {
-  if (fp.length !== FINGERPRINT_HEX_CHARS) return false;
-  const w0 = hexWord(fp, 0);
-  const w1 = hexWord(fp, 8);
-  const w2 = hexWord(fp, 16);
-  const w3 = hexWord(fp, 24);
-  if (w0 < 0 || w1 < 0 || w2 < 0 || w3 < 0) return false;
-  p0 = w0 * 0x1_0000 + (w1 >>> 16);
-  p1 = (w1 & 0xffff) * 0x1_0000_0000 + w2;
-  p2 = w3;
+  if (!readFingerprint(fp)) return false;
+  const w = FINGERPRINT_WORDS;
+  const w1 = w[1] as number;
+  p0 = (w[0] as number) * 0x1_0000 + (w1 >>> 16);
+  p1 = (w1 & 0xffff) * 0x1_0000_0000 + (w[2] as number);
+  p2 = w[3] as number;
   return true;
 }
 

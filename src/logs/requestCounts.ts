@@ -16,7 +16,7 @@
 import type { ServerLogEntry } from "../api/schemas.js";
 import { DURATION_BUCKETS } from "../config/slos.js";
 import { counterKeyId } from "./counterKeys.js";
-import { FINGERPRINT_HEX_CHARS, hex, hexWord } from "./fingerprintHex.js";
+import { FINGERPRINT_WORDS, hex, readFingerprint } from "./fingerprintHex.js";
 import { SERVER_COUNTER_KEYS, serverCounterIndex } from "./mapper.js";
 import type { PreparedPage } from "./prepared.js";
 
@@ -135,9 +135,8 @@ export class RecentRecords {
   private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
 
   private setFingerprint(k: number, fp: string): void {
-    const words = [0, 8, 16, 24].map((at) => hexWord(fp, at));
-    if (fp.length === FINGERPRINT_HEX_CHARS && words.every((w) => w >= 0)) {
-      this.fingerprintBits.set(words, k * 4);
+    if (readFingerprint(fp)) {
+      this.fingerprintBits.set(FINGERPRINT_WORDS, k * 4);
       this.others?.delete(k);
     } else (this.others ??= new Map()).set(k, fp);
   }
