@@ -69,22 +69,29 @@ interface Slot {
   stop: AbortController | undefined;
 }
 
-/** A binary min-heap of (dueAt, slot, version); stale versions are skipped when popped. */
+/**
+ * A binary min-heap of (dueAt, slot, version); stale versions are skipped when popped. Kept as three
+ * parallel arrays, not an object per entry: every stream has an entry (15,000 at 5,000 sites).
+ */
 class DueHeap {
-  private readonly items: Array<{ dueAt: number; slot: Slot; version: number }> = [];
+  private readonly dueAts: number[] = [];
+  private readonly slots: Slot[] = [];
+  private readonly versions: number[] = [];
 
   get size(): number {
-    return this.items.length;
+    return this.slots.length;
   }
 
   push(slot: Slot): void {
-    this.items.push({ dueAt: slot.dueAt, slot, version: slot.version });
-    let i = this.items.length - 1;
+    const { dueAts } = this;
+    let i = this.slots.length;
+    dueAts.push(slot.dueAt);
+    this.slots.push(slot);
+    this.versions.push(slot.version);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if ((this.items[parent] as { dueAt: number }).dueAt <= (this.items[i] as { dueAt: number }).dueAt)
-        break;
-      [this.items[parent], this.items[i]] = [this.items[i] as never, this.items[parent] as never];
+      if ((dueAts[parent] as number) <= (dueAts[i] as number)) break;
+      this.swap(parent, i);
       i = parent;
     }
   }
@@ -92,36 +99,46 @@ class DueHeap {
   /** The earliest live entry, without removing it. */
   peek(): Slot | undefined {
     for (;;) {
-      const top = this.items[0];
+      const top = this.slots[0];
       if (!top) return undefined;
-      if (!top.slot.removed && top.version === top.slot.version && !top.slot.reading) return top.slot;
+      if (!top.removed && this.versions[0] === top.version && !top.reading) return top;
       this.pop();
     }
   }
 
   pop(): void {
-    const last = this.items.pop();
-    if (!last || this.items.length === 0) return;
-    this.items[0] = last;
+    const { dueAts, slots, versions } = this;
+    const n = slots.length - 1;
+    if (n < 0) return;
+    // The last entry moves to the top and sinks to its place.
+    this.swap(0, n);
+    dueAts.pop();
+    slots.pop();
+    versions.pop();
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (
-        l < this.items.length &&
-        (this.items[l] as { dueAt: number }).dueAt < (this.items[m] as { dueAt: number }).dueAt
-      )
-        m = l;
-      if (
-        r < this.items.length &&
-        (this.items[r] as { dueAt: number }).dueAt < (this.items[m] as { dueAt: number }).dueAt
-      )
-        m = r;
+      if (l < n && (dueAts[l] as number) < (dueAts[m] as number)) m = l;
+      if (r < n && (dueAts[r] as number) < (dueAts[m] as number)) m = r;
       if (m === i) return;
-      [this.items[m], this.items[i]] = [this.items[i] as never, this.items[m] as never];
+      this.swap(m, i);
       i = m;
     }
+  }
+
+  private swap(a: number, b: number): void {
+    const { dueAts, slots, versions } = this;
+    const dueAt = dueAts[a] as number;
+    dueAts[a] = dueAts[b] as number;
+    dueAts[b] = dueAt;
+    const slot = slots[a] as Slot;
+    slots[a] = slots[b] as Slot;
+    slots[b] = slot;
+    const version = versions[a] as number;
+    versions[a] = versions[b] as number;
+    versions[b] = version;
   }
 }
 

@@ -84,10 +84,13 @@ export class StreamCheckpoint {
   private appender: JournalAppender | undefined;
   private snapshotBytes = 0;
   private nextSeq: number;
-  /** Prepared and not yet committed or abandoned, in the order prepared. */
-  private readonly outstanding: Outstanding[] = [];
-  /** Committed (acknowledged) deltas whose markers could not be written yet, oldest first. */
-  private readonly owed: number[] = [];
+  /**
+   * Prepared and not yet committed or abandoned, in the order prepared; undefined when none (most
+   * streams, most of the time: no array each).
+   */
+  private outstanding: Outstanding[] | undefined;
+  /** Committed (acknowledged) deltas whose markers could not be written yet, oldest first; or undefined. */
+  private owed: number[] | undefined;
   /** A prepare or compaction is writing: neither may start beside it. */
   private busy: "prepare" | "compact" | undefined;
   /** A delta was abandoned: the in-memory state is ahead of the disk. */
@@ -123,17 +126,17 @@ export class StreamCheckpoint {
 
   /** Deltas prepared and not yet committed or abandoned. */
   get pending(): number {
-    return this.outstanding.length;
+    return this.outstanding?.length ?? 0;
   }
 
   /** Commit markers owed to the journal (acknowledged, not yet on disk). */
   get owedMarkers(): number {
-    return this.owed.length;
+    return this.owed?.length ?? 0;
   }
 
   /** Throws unless nothing is outstanding or being written (what compaction and release need). */
   private assertQuiet(what: string): void {
-    if (this.outstanding.length > 0) {
+    if (this.outstanding) {
       throw new JournalProtocolError(
         this.journalFile,
         `${what} while ${this.outstanding.length} prepared delta(s) wait for their commit`,
@@ -159,7 +162,7 @@ export class StreamCheckpoint {
         throw this.store.failed("snapshot", this.file, err);
       }
       this.snapshotBytes = Buffer.byteLength(text);
-      this.owed.length = 0;
+      this.owed = undefined;
       this.appender?.close();
       // The snapshot is in force; a journal left behind is skipped at loading (its deltas are older).
       await rm(this.journalFile, { force: true }).then(
@@ -206,7 +209,7 @@ export class StreamCheckpoint {
     applyDelta(this.state, delta);
     prune(this.state, this.overlapMs);
     const entry: Outstanding = { seq: delta.seq };
-    this.outstanding.push(entry);
+    (this.outstanding ??= []).push(entry);
     return {
       seq: delta.seq,
       payload,
@@ -217,11 +220,11 @@ export class StreamCheckpoint {
 
   /** Throws unless `entry` is the oldest outstanding delta. */
   private assertOldest(entry: Outstanding, verb: string): void {
-    const oldest = this.outstanding[0];
+    const oldest = this.outstanding?.[0];
     if (oldest === entry) return;
     throw new JournalProtocolError(
       this.journalFile,
-      this.outstanding.includes(entry)
+      this.outstanding?.includes(entry)
         ? `delta ${entry.seq} ${verb} before delta ${(oldest as Outstanding).seq}, which was prepared first`
         : `delta ${entry.seq} ${verb} after it was committed or abandoned`,
     );
@@ -229,8 +232,8 @@ export class StreamCheckpoint {
 
   private commit(entry: Outstanding): Checkpoint {
     this.assertOldest(entry, "committed");
-    this.outstanding.shift();
-    this.owed.push(entry.seq);
+    this.dropOldest();
+    (this.owed ??= []).push(entry.seq);
     this.flushOwed();
     this.settled();
     return this.state;
@@ -238,17 +241,25 @@ export class StreamCheckpoint {
 
   private abandon(entry: Outstanding): void {
     this.assertOldest(entry, "abandoned");
-    this.outstanding.shift();
+    this.dropOldest();
     this.diverged = true;
     this.settled();
   }
 
+  /** The oldest outstanding delta (checked by assertOldest) is settled. */
+  private dropOldest(): void {
+    const outstanding = this.outstanding as Outstanding[];
+    outstanding.shift();
+    if (outstanding.length === 0) this.outstanding = undefined;
+  }
+
   /** Append every owed marker, oldest first, in one synchronous write; throws when it cannot. */
   private writeOwedMarkers(): void {
-    if (this.owed.length === 0) return;
+    const owed = this.owed;
+    if (!owed) return;
     this.store.assertUnfenced();
-    this.journal.appendSync(this.owed.map(commitLine).join(""));
-    this.owed.length = 0;
+    this.journal.appendSync(owed.map(commitLine).join(""));
+    this.owed = undefined;
   }
 
   /** Like writeOwedMarkers, but what cannot be written stays owed (a failed write is reported). */
@@ -262,7 +273,7 @@ export class StreamCheckpoint {
 
   /** A close waiting for the last outstanding delta goes ahead once it is settled. */
   private settled(): void {
-    if (this.closing && this.outstanding.length === 0 && !this.busy) this.closeNow();
+    if (this.closing && !this.outstanding && !this.busy) this.closeNow();
   }
 
   /**
@@ -293,7 +304,7 @@ export class StreamCheckpoint {
    */
   async close(): Promise<void> {
     this.closing = true;
-    if (this.outstanding.length === 0 && !this.busy) this.closeNow();
+    if (!this.outstanding && !this.busy) this.closeNow();
   }
 
   private closeNow(): void {

@@ -31,7 +31,12 @@ import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordCounter, RecordEncoder } from "./prepared.js";
 import { counterKeyId } from "./counterKeys.js";
-import { NumberedSource, ScrollSource } from "./read/sources.js";
+import {
+  type FetchSiteNumberedPage,
+  type FetchSiteScrollPage,
+  NumberedSource,
+  ScrollSource,
+} from "./read/sources.js";
 import type { PageSource, SiteIdentity } from "./read/types.js";
 import {
   RequestTimeUnit,
@@ -151,16 +156,35 @@ export function fingerprintOf(stream: LogStream): (entry: object) => string {
 }
 
 /** Where the stream's pages come from, through the API client. */
-export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): PageSource {
-  if (stream === "activity") {
-    return new NumberedSource((page, opts) =>
-      site.id === 0
-        ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
-        : api.siteActivity({ id: site.id, page, perPage: ACTIVITY_PER_PAGE }, opts),
-    );
+/** The page fetchers of one API, shared by all its streams. */
+interface SitePages {
+  php: FetchSiteScrollPage;
+  server: FetchSiteScrollPage;
+  activity: FetchSiteNumberedPage;
+}
+
+const sitePagesByApi = new WeakMap<SitehostApi, SitePages>();
+
+function sitePagesOf(api: SitehostApi): SitePages {
+  let pages = sitePagesByApi.get(api);
+  if (!pages) {
+    pages = {
+      php: (id, scrollId, opts) => api.phpLogs({ id, scrollId }, opts),
+      server: (id, scrollId, opts) => api.serverLogs({ id, scrollId }, opts),
+      activity: (id, page, opts) =>
+        id === 0
+          ? api.accountActivity({ page, perPage: ACTIVITY_PER_PAGE }, opts)
+          : api.siteActivity({ id, page, perPage: ACTIVITY_PER_PAGE }, opts),
+    };
+    sitePagesByApi.set(api, pages);
   }
-  const fetchPage = stream === "php" ? api.phpLogs : api.serverLogs;
-  return new ScrollSource((scrollId, opts) => fetchPage({ id: site.id, scrollId }, opts));
+  return pages;
+}
+
+export function sourceFor(api: SitehostApi, site: SiteIdentity, stream: LogStream): PageSource {
+  const pages = sitePagesOf(api);
+  if (stream === "activity") return new NumberedSource(pages.activity, site.id);
+  return new ScrollSource(stream === "php" ? pages.php : pages.server, site.id);
 }
 
 /** logs.startFrom → epoch ms. */

@@ -6,12 +6,16 @@
  * megabytes), its copy as bytes and the list of its pieces, all at once.
  */
 import { gzipSync } from "node:zlib";
+import { ownedBytes } from "../util/ownedBytes.js";
 
 /** Text per member: large enough that a member's header and fresh dictionary cost nothing measurable. */
 export const MEMBER_TEXT_CHARS = 256 * 1024;
 
-/** Level 1: scrapes are frequent and the text compresses well anyway. */
-export const gzipText = (text: string): Buffer => gzipSync(text, { level: 1 });
+/**
+ * Level 1: scrapes are frequent and the text compresses well anyway. The store keeps what this returns
+ * until its family changes, so the bytes get memory of their own.
+ */
+export const gzipText = (text: string): Buffer => ownedBytes(gzipSync(text, { level: 1 }));
 
 export class GzipMembers {
   private readonly members: Buffer[] = [];

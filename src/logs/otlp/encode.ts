@@ -8,6 +8,7 @@
  */
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import { ProtoWriter } from "./protoWriter.js";
+import { ownedBytes } from "../../util/ownedBytes.js";
 
 /** A record as shipped: the entry's time, what it says, and its attributes (in insertion order). */
 export interface OutgoingRecord {
@@ -71,7 +72,7 @@ function encodedKey(key: string): Buffer | undefined {
     const w = new ProtoWriter(16 + 3 * key.length);
     w.tag(1, 2);
     w.string(key);
-    bytes = Buffer.from(w.view());
+    bytes = ownedBytes(w.view());
     encodedKeys.set(key, bytes);
   }
   return bytes;
@@ -201,7 +202,7 @@ export class RequestFrame {
     w.tag(2, 0);
     w.varint(0);
     w.end(resource);
-    this.resourceField = Buffer.from(w.view());
+    this.resourceField = ownedBytes(w.view());
     w.reset();
     w.tag(1, 2);
     const scope = w.begin();
@@ -212,13 +213,13 @@ export class RequestFrame {
       w.string(head.scopeVersion);
     }
     w.end(scope);
-    this.scopeField = Buffer.from(w.view());
+    this.scopeField = ownedBytes(w.view());
     w.reset();
     if (head.resourceSchemaUrl) {
       w.tag(3, 2);
       w.string(head.resourceSchemaUrl);
     }
-    this.schemaUrlField = Buffer.from(w.view());
+    this.schemaUrlField = ownedBytes(w.view());
   }
 
   /** The whole request around `records` (encoded LogRecord entries, see encodeLogRecord). */

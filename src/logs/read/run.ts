@@ -64,6 +64,14 @@ export interface ReadContext {
   stream: LogStream;
 }
 
+/** A page's new records, encoded, and what the read learnt from it. */
+interface TakenPage {
+  prepared: PreparedPage | undefined;
+  oldestFirst: boolean;
+  /** No entry of the page had a usable time. */
+  unusable: boolean;
+}
+
 export class ReadRun {
   readonly buffer: ReadBuffer;
   private reader: PageReader;
@@ -164,7 +172,7 @@ export class ReadRun {
         last = { kind: "none" };
         continue;
       }
-      let page: SourcePage;
+      let page: SourcePage | undefined;
       try {
         page = await cursor.next(request);
       } catch (err) {
@@ -186,8 +194,15 @@ export class ReadRun {
         limits,
       );
       if (ahead.kind === "continue") cursor.prefetch(request);
-      const { unusable } = await this.take(page, shipper);
-      unusableRun = unusable ? unusableRun + 1 : 0;
+      const taken = this.accept(page);
+      // The page's parsed entries are garbage from here: not held while its records are written and
+      // shipped (every await may outlast a young-generation collection, which would move them to the
+      // old generation, and 5,000 sites' reads would fill it with garbage). The interpreter keeps a
+      // suspended function's registers, dead or not, so the reference is dropped by hand.
+      // eslint-disable-next-line no-useless-assignment
+      page = undefined;
+      await this.keep(taken, shipper);
+      unusableRun = taken.unusable ? unusableRun + 1 : 0;
       last = { ...facts0, repeated: false, passedLower: this.reader.complete, unusableRun };
     }
   }
@@ -211,8 +226,8 @@ export class ReadRun {
     };
   }
 
-  /** Accept a page: count, and ship (oldest-first reads) or buffer (newest-first reads) what is new. */
-  private async take(page: SourcePage, shipper: PageOutlet): Promise<{ unusable: boolean }> {
+  /** Accept a page: count, dedupe, and encode what is new (in shipping order). */
+  private accept(page: SourcePage): TakenPage {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
@@ -222,19 +237,25 @@ export class ReadRun {
     if (v.late > 0) events.late(v.late);
     this.maxLatenessMs = Math.max(this.maxLatenessMs, v.maxLatenessMs);
     const { encoder } = this.ctx.parts;
-    if (this.reader.order === "oldest-first") {
+    const oldestFirst = this.reader.order === "oldest-first";
+    const kept = v.kept.length === 0 ? undefined : oldestFirst ? v.kept : v.kept.reverse();
+    return { prepared: kept && preparePage(kept, encoder), oldestFirst, unusable: v.timeless };
+  }
+
+  /** Ship (oldest-first reads) or buffer (newest-first reads) a page's new records. */
+  private async keep(taken: TakenPage, shipper: PageOutlet): Promise<void> {
+    const { prepared } = taken;
+    if (taken.oldestFirst) {
       // Ship what was buffered while the order was unknown, then page by page.
       for await (const older of this.buffer.oldestFirst()) await this.ship(older, shipper);
       await this.buffer.discard();
       this.heldBytes = 0;
-      if (v.kept.length > 0) await this.ship(preparePage(v.kept, encoder), shipper);
-    } else if (v.kept.length > 0) {
+      if (prepared) await this.ship(prepared, shipper);
+    } else if (prepared) {
       // Held until the read reaches the checkpoint, then shipped oldest first: prepared in that order.
-      const prepared = preparePage(v.kept.reverse(), encoder);
       this.heldBytes += prepared.bytes.length;
       await this.buffer.add(prepared);
     }
-    return { unusable: v.timeless };
   }
 
   private async ship(page: PreparedPage, shipper: PageOutlet): Promise<void> {

@@ -20,6 +20,15 @@ import { SCROLL_PAGE_SIZE } from "./decide.js";
 import type { Hold, PageCursor, PageSource, ScrollStart, SourcePage } from "./types.js";
 
 export type FetchScrollPage = (scrollId: string | null, opts: RequestOptions) => Promise<LogPage<LogEntry>>;
+/**
+ * A page of a site's scroll. One function serves every stream of a kind, given the site: thousands of
+ * streams hold their site's id instead of a closure (and its context) each.
+ */
+export type FetchSiteScrollPage = (
+  siteId: number,
+  scrollId: string | null,
+  opts: RequestOptions,
+) => Promise<LogPage<LogEntry>>;
 
 interface HeldScroll {
   scrollId: string;
@@ -36,14 +45,19 @@ export class ScrollSource implements PageSource {
   /** A held cursor, continued from its end, returned new entries once: it grows (not a snapshot). */
   private grown = false;
 
-  constructor(private readonly fetchPage: FetchScrollPage) {}
+  constructor(
+    private readonly fetchSitePage: FetchSiteScrollPage,
+    private readonly siteId: number,
+  ) {}
 
   open(): PageCursor {
     const held = this.held;
     this.held = null;
+    const { fetchSitePage, siteId } = this;
+    const fetchPage: FetchScrollPage = (scrollId, opts) => fetchSitePage(siteId, scrollId, opts);
     // What the read leaves for the next one, and what it learnt about the scroll, come back only
     // through its cursor's close.
-    return new ScrollCursor(this.fetchPage, held, this.grown, (next, grown) => {
+    return new ScrollCursor(fetchPage, held, this.grown, (next, grown) => {
       this.held = next;
       this.grown ||= grown;
     });
@@ -116,19 +130,27 @@ class ScrollCursor implements PageCursor {
 }
 
 export type FetchNumberedPage = (page: number, opts: RequestOptions) => Promise<PageResult<ActivityEntry>>;
+/** A numbered page of a site's activity (site 0: the account's), one function for every stream. */
+export type FetchSiteNumberedPage = (
+  siteId: number,
+  page: number,
+  opts: RequestOptions,
+) => Promise<PageResult<ActivityEntry>>;
 
 /** Activity logs: numbered pages, delivered to the read newest first whatever order the platform uses. */
 export class NumberedSource implements PageSource {
   readonly resumable = false;
 
   constructor(
-    private readonly fetchPage: FetchNumberedPage,
+    private readonly fetchSitePage: FetchSiteNumberedPage,
+    private readonly siteId: number,
     /** per_page of the requests (activity logs: at most 50). */
     readonly pageSize = 50,
   ) {}
 
   open(): PageCursor {
-    return new NumberedCursor(this.fetchPage);
+    const { fetchSitePage, siteId } = this;
+    return new NumberedCursor((page, opts) => fetchSitePage(siteId, page, opts));
   }
 }
 

@@ -79,7 +79,7 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
   const t = new Tailer(
     { id: 0, name: "" },
     "activity",
-    new NumberedSource((page) => api.page(page)),
+    new NumberedSource((_site, page) => api.page(page), 0),
     new CheckpointStore(dir),
     {
       shipperFor: (cp) =>

@@ -265,8 +265,8 @@ export function makeTailer(
     { id: 1, name: "shop" },
     stream,
     stream === "activity"
-      ? new NumberedSource(() => Promise.reject(new Error("no activity")))
-      : new ScrollSource((scrollId) => api.page(scrollId)),
+      ? new NumberedSource(() => Promise.reject(new Error("no activity")), 1)
+      : new ScrollSource((_site, scrollId) => api.page(scrollId), 1),
     store,
     { shipperFor: shipper, encoder: { encode: (w, r) => sink.encode(w, outgoing(r)) }, claim: undefined },
     events,
