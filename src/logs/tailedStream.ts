@@ -86,7 +86,6 @@ class StreamSink implements LogSink {
 export class TailedStream implements ManagedStream, ScheduledStream, RecordEncoder, TailedParts {
   readonly tailer: Tailer;
   readonly reporter: StreamReporter;
-  readonly claim: ((fingerprint: string) => boolean) | undefined;
   private made: StreamEncoder | undefined;
   private readonly sink: StreamSink;
   private current: StreamSpec;
@@ -95,11 +94,10 @@ export class TailedStream implements ManagedStream, ScheduledStream, RecordEncod
     spec: StreamSpec,
     private readonly ctx: StreamContext,
   ) {
-    const { site, kind, key } = spec;
+    const { site, kind } = spec;
     this.current = spec;
     this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
     this.reporter = ctx.reporter(site, spec);
-    this.claim = kind.claimed ? (fp: string) => ctx.claim(fp, key) : undefined;
     this.tailer = new Tailer(
       site,
       kind.stream,
@@ -109,6 +107,13 @@ export class TailedStream implements ManagedStream, ScheduledStream, RecordEncod
       this.reporter,
       ctx.tailing[kind.stream],
     );
+  }
+
+  /** For a claimed kind, what a read asks of each entry (made per read: no closure per stream). */
+  get claim(): ((fingerprint: string) => boolean) | undefined {
+    const { kind, key } = this.current;
+    const { ctx } = this;
+    return kind.claimed ? (fp: string) => ctx.claim(fp, key) : undefined;
   }
 
   get encoder(): RecordEncoder {
