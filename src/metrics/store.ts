@@ -12,6 +12,7 @@
 import type { MetricName } from "./families.js";
 import type { MetricFamily, Sample } from "./sample.js";
 import { GzipMembers, gzipText } from "./gzipMembers.js";
+import { type Layout, Layouts } from "./layouts.js";
 import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
 import { detached, lineCount, renderStoredLines, ShapeTable, SUFFIX_MARKS } from "./storedLines.js";
 import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
@@ -45,13 +46,11 @@ interface FamilyState {
 }
 
 /**
- * One (collector, site) entry: for each family it has lines in, their shape (see storedLines.ts: the
- * label text, shared between entries), and the values of all its lines, family after family.
+ * One (collector, site) entry: its layout, and the values of all its lines, family after family.
  */
 interface Entry {
   sitePart: string;
-  families: number[];
-  shapes: string[];
+  layout: Layout;
   values: number[];
   /**
    * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
@@ -75,7 +74,7 @@ function exemplarAllowed(family: MetricFamily, sample: Sample<string>): boolean 
 /** Where the values of the entry's `at`-th family start. */
 function valuesFrom(entry: Entry, at: number): number {
   let from = 0;
-  for (let i = 0; i < at; i++) from += lineCount(entry.shapes[i] as string);
+  for (let i = 0; i < at; i++) from += lineCount(entry.layout.shapes[i] as string);
   return from;
 }
 
@@ -110,6 +109,7 @@ export class MetricStore<N extends string = MetricName> {
   private readonly siteCollectors = new Map<string, Set<string>>();
   /** site id → its current `sitePart`, so that a site's entries share one string */
   private readonly siteParts = new Map<string, string>();
+  private readonly layouts = new Layouts();
   private readonly exclude: RegExp[];
   private readonly listeners: Array<() => void> = [];
   private readonly heldWriters: Array<() => void> = [];
@@ -251,10 +251,10 @@ export class MetricStore<N extends string = MetricName> {
   private eachLines(state: FamilyState, format: ExpositionFormat, emit: (text: string) => void): void {
     for (const collector of state.producers) {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
-        const at = entry.families.indexOf(state.index);
+        const at = entry.layout.families.indexOf(state.index);
         if (at < 0) continue;
         const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
-        const shape = entry.shapes[at] as string;
+        const shape = entry.layout.shapes[at] as string;
         const from = valuesFrom(entry, at);
         emit(renderStoredLines(shape, entry.values, from, state.family.name, entry.sitePart, marks));
       }
@@ -307,19 +307,21 @@ export class MetricStore<N extends string = MetricName> {
     const states = [...byFamily.keys()];
     // Arrays of exact size: pushing would reserve 17 slots for entries that mostly hold one or two.
     const values: number[] = [];
-    const next: Entry = {
-      sitePart: sitePart ?? "",
-      families: states.map((state) => state.index),
-      shapes: states.map((state) => {
-        let shape = "";
-        for (const line of (byFamily.get(state) as Map<string, { shape: string; value: number }>).values()) {
-          shape += `${line.shape}\n`;
-          values.push(line.value);
-        }
-        return shape;
-      }),
-      values: values.slice(),
-    };
+    const shapes = states.map((state) => {
+      let shape = "";
+      for (const line of (byFamily.get(state) as Map<string, { shape: string; value: number }>).values()) {
+        shape += `${line.shape}\n`;
+        values.push(line.value);
+      }
+      return state.shapes.shared(shape);
+    });
+    const layout = this.layouts.of(
+      collector,
+      previous?.layout,
+      states.map((state) => state.index),
+      shapes,
+    );
+    const next: Entry = { sitePart: sitePart ?? "", layout, values: values.slice() };
     if (exemplars.size > 0) {
       next.exemplarTexts = states.map((state) => {
         const marks = exemplars.get(state);
@@ -334,7 +336,7 @@ export class MetricStore<N extends string = MetricName> {
     const renamed = previous !== undefined && previous.sitePart !== next.sitePart;
     for (let i = 0; i < states.length; i++) {
       const state = states[i] as FamilyState;
-      const at = previous ? previous.families.indexOf(state.index) : -1;
+      const at = previous ? previous.layout.families.indexOf(state.index) : -1;
       if (at < 0) {
         state.entries += 1;
         state.producers.add(collector);
@@ -347,11 +349,11 @@ export class MetricStore<N extends string = MetricName> {
         state.omGzip = undefined;
         changed = true;
       } else if (marked !== undefined) (next.exemplarTexts as string[])[i] = hadMarked as string;
-      const shape = (next.shapes[i] = state.shapes.shared(next.shapes[i] as string));
+      const shape = layout.shapes[i] as string;
       const same =
         previous !== undefined &&
         at >= 0 &&
-        previous.shapes[at] === shape &&
+        previous.layout.shapes[at] === shape &&
         sameValues(
           previous.values,
           valuesFrom(previous, at),
@@ -363,8 +365,8 @@ export class MetricStore<N extends string = MetricName> {
       invalidate(state);
       changed = true;
     }
-    for (const [at, index] of (previous?.families ?? []).entries()) {
-      if (next.families.includes(index)) continue;
+    for (const [at, index] of (previous?.layout.families ?? []).entries()) {
+      if (layout.families.includes(index)) continue;
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
       if (previous?.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
@@ -388,7 +390,7 @@ export class MetricStore<N extends string = MetricName> {
     const entry = entries?.get(scope);
     if (!entries || !entry) return false;
     entries.delete(scope);
-    for (const [at, index] of entry.families.entries()) {
+    for (const [at, index] of entry.layout.families.entries()) {
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
       if (entry.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
@@ -402,7 +404,7 @@ export class MetricStore<N extends string = MetricName> {
         this.siteParts.delete(scope);
       }
     }
-    return entry.families.length > 0;
+    return entry.layout.families.length > 0;
   }
 
   private changed(): void {

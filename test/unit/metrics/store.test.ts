@@ -42,6 +42,30 @@ describe("MetricStore", () => {
     expect(again).toBe(store.render());
   });
 
+  it("sites with the same labels render their own values, also after one of them changes its labels", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const line = (id: number, storeName: string, value: number) =>
+      `sitehost_site_storage_used_bytes{site_id="${id}",site="site-${id}",store="${storeName}"} ${value}`;
+    for (let id = 1; id <= 20; id++) store.replaceSite("usage", String(id), [used(id, id)]);
+    // Site 5 gains a second series and site 6 changes its store label; the others keep theirs.
+    store.replaceSite("usage", "5", [
+      used(5, 50),
+      { ...used(5, 51), labels: { ...used(5, 0).labels, store: "db" } },
+    ]);
+    store.replaceSite("usage", "6", [{ ...used(6, 60), labels: { ...used(6, 0).labels, store: "db" } }]);
+    const text = store.render();
+    for (const id of [1, 4, 7, 20]) expect(text).toContain(`${line(id, "filesystem", id)}\n`);
+    expect(text).toContain(`${line(5, "filesystem", 50)}\n${line(5, "db", 51)}\n`);
+    expect(text).toContain(`${line(6, "db", 60)}\n`);
+    expect(text).not.toContain(line(6, "filesystem", 6));
+    // Back to the common labels: the text is as if nothing had happened in between.
+    store.replaceSite("usage", "5", [used(5, 5)]);
+    store.replaceSite("usage", "6", [used(6, 6)]);
+    const fresh = new MetricStore(METRIC_FAMILIES);
+    for (let id = 1; id <= 20; id++) fresh.replaceSite("usage", String(id), [used(id, id)]);
+    expect(store.render()).toBe(fresh.render());
+  });
+
   it("a domain removed by the next run loses its series", () => {
     const store = new MetricStore(METRIC_FAMILIES);
     store.replaceSite("domains", "1", collectDomains(site, [domain("a.example"), domain("gone.example")]));
