@@ -7,6 +7,7 @@
 import { ProtoWriter } from "./otlp/protoWriter.js";
 import type { PendingRecord } from "./pending.js";
 import { counterKeyCount, counterKeyId, counterKeyOf } from "./counterKeys.js";
+import { ownedBytes } from "../util/ownedBytes.js";
 
 export interface PreparedPage {
   count: number;
@@ -96,11 +97,8 @@ export function preparePage(records: readonly PendingRecord[], encoder: RecordEn
     fingerprints[i] = r.fingerprint;
     if (counts) (counter as RecordCounter).write(r, counts.ids, counts.values, i * counts.slots);
   }
-  // Copied out of the scratch writer into a buffer of its own (not zero-filled first: every byte is
-  // written by the copy).
-  const view = writer.view();
-  const bytes = Buffer.allocUnsafeSlow(view.length);
-  view.copy(bytes);
+  // Copied out of the scratch writer into a buffer of its own.
+  const bytes = ownedBytes(writer.view());
   const page: PreparedPage = {
     count: n,
     bytes,

@@ -12,8 +12,9 @@ import { ownedBytes } from "../util/ownedBytes.js";
 export const MEMBER_TEXT_CHARS = 256 * 1024;
 
 /**
- * Level 1: scrapes are frequent and the text compresses well anyway. The store keeps what this returns
- * until its family changes, so the bytes get memory of their own.
+ * Level 1: scrapes are frequent and the text compresses well anyway. What this returns is kept (by the
+ * store until its family changes, by the exposition while its body is served), so the bytes get
+ * memory of their own.
  */
 export const gzipText = (text: string): Buffer => ownedBytes(gzipSync(text, { level: 1 }));
 

@@ -1,8 +1,8 @@
 /**
  * The families a store entry has lines in (by index) and, for each, the shape of its lines (see
  * storedLines.ts: the label text, shared between entries). Entries with the same layout share one
- * object: most sites of a collector have the same label sets, and 60,000 entries each holding two
- * arrays of their own cost about 10 MB at 5,000 sites.
+ * object: most sites of a collector have the same label sets (at 5,000 sites, 60,000 entries each
+ * holding two arrays of their own made the store 31 MB instead of 27).
  */
 export interface Layout {
   readonly families: readonly number[];

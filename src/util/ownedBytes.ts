@@ -5,7 +5,8 @@
  * hundred bytes held 279 slabs, 18 MB, at 5,000 sites (docs/benchmarks.md).
  */
 export function ownedBytes(bytes: Uint8Array): Buffer {
-  // Always a copy: callers pass views of writers they go on to reuse.
+  // Always a copy (not zero-filled first: the copy writes every byte): callers pass views of writers
+  // they go on to reuse.
   const out = Buffer.allocUnsafeSlow(bytes.byteLength);
   out.set(bytes);
   return out;
