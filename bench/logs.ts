@@ -34,6 +34,8 @@ import { createApiClient } from "../src/api/client.js";
 import { apiClientOptionsFromConfig } from "../src/api/options.js";
 import type { Site } from "../src/api/schemas.js";
 import { ConfigSchema } from "../src/config/schema.js";
+import { V8_FLAGS } from "../src/cli/v8Flags.js";
+import { MemorySaver } from "../src/logs/memorySaver.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import { MetricStore } from "../src/metrics/store.js";
@@ -140,6 +142,12 @@ async function setup(
     OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf",
   };
   const pipeline = new LogPipeline({ config, api, registry, logger, store, env, requestDurations });
+  // What the daemon does when it runs with the heap flags it chooses (bench/run.ts gives them to
+  // this process): V8's memory saver mode while the log path is quiet, off while it drains.
+  const saver = V8_FLAGS.logs.every((flag) => process.execArgv.includes(flag))
+    ? new MemorySaver({ taken: () => pipeline.recordsTaken })
+    : undefined;
+  saver?.start();
   const shipped = async () =>
     (await registry.getSingleMetric("sitehost_exporter_log_records_shipped_total")?.get())?.values.reduce(
       (a, v) => a + v.value,
@@ -153,6 +161,7 @@ async function setup(
       .filter((v) => String(v.labels.endpoint).includes("/logs/"))
       .reduce((a, v) => a + v.value, 0) ?? 0;
   const close = async () => {
+    saver?.stop();
     await pipeline.stop();
     await api.close();
     proc.stdin?.end();

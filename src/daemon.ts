@@ -43,6 +43,11 @@ export interface DaemonOptions {
    * signal needs no graceful handling (the entry point gives signals their default action back).
    */
   onStopped?: () => void;
+  /**
+   * With logs on: switch V8's memory saver mode by the log load (logs/memorySaver.ts). The entry
+   * point says so when the process runs with the heap flags it chose itself.
+   */
+  memorySaver?: boolean;
 }
 
 function createRegistry(): Registry {
@@ -103,9 +108,11 @@ export async function runDaemon({
   logger,
   exit = process.exit,
   onStopped,
+  memorySaver = false,
 }: DaemonOptions): Promise<DaemonHandle> {
   // One view of the OTLP endpoint for the log streams and the webhook queue alike.
   const core = createCore(config, logger, exportHealthFor(config, process.env, logger));
+  core.memorySaver = memorySaver;
   const parts = new ComponentGroup();
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

@@ -13,6 +13,7 @@ import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
 import { otlpSummary, otlpSummaryComment } from "../doctor/otlpSummary.js";
 import type { ShutdownSignals } from "./signals.js";
+import { exporterHeapFlagsApplied } from "./v8Flags.js";
 
 interface CommonOptions {
   config?: string;
@@ -137,7 +138,12 @@ addCommonOptions(
       signals?.starting();
       let handle;
       try {
-        handle = await runDaemon({ config, logger, onStopped: () => signals?.stopped() });
+        handle = await runDaemon({
+          config,
+          logger,
+          onStopped: () => signals?.stopped(),
+          memorySaver: exporterHeapFlagsApplied(),
+        });
       } catch (err) {
         if (err instanceof ConfigError) configError(err);
         fail((err as Error).message);

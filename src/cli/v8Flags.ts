@@ -15,7 +15,9 @@
  *   collects the old generation every few MB); instead the old generation grows by 40 % of the
  *   live set, and not before it reaches 64 MB. The young generation is collected by the main thread
  *   alone: helper threads shorten those pauses (a millisecond or two here) but cost more CPU in
- *   all. docs/benchmarks.md has the measurements behind both.
+ *   all. With these flags `run` also switches V8's memory saver mode by the log load: on while the
+ *   log path is quiet (each full collection gives freed pages back), off while a backlog drains
+ *   (logs/memorySaver.ts). docs/benchmarks.md has the measurements behind all of it.
  * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line);
  * SITEHOST_NODE_FLAGS=off keeps V8's defaults, SITEHOST_NODE_FLAGS="<flags>" uses those instead.
  *
@@ -112,6 +114,22 @@ export function leanReexecArgs(
   if (flags.length === 0) return undefined;
   // The user's own execArgv after ours, so their settings win.
   return [...flags, ...execArgv, ...argv.slice(1)];
+}
+
+/**
+ * Whether this process runs with the heap flags the exporter chose for shipping logs (re-executed
+ * with them: not SITEHOST_NODE_FLAGS, not the user's own heap flags). Only then does the log
+ * pipeline switch V8's memory saver mode by its load (logs/memorySaver.ts); a user's own
+ * `--memory-saver-mode` or `--no-memory-saver-mode` is theirs too.
+ */
+export function exporterHeapFlagsApplied(
+  execArgv: readonly string[] = process.execArgv,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
+  if (!env[APPLIED] || env.SITEHOST_NODE_FLAGS?.trim()) return false;
+  const given = ` ${env.NODE_OPTIONS ?? ""} ${execArgv.join(" ")} `.replace(/_/g, "-");
+  if (given.includes("memory-saver-mode")) return false;
+  return V8_FLAGS.logs.every((flag) => execArgv.includes(flag));
 }
 
 /** Re-execute this process with the flags when `leanReexecArgs` says so; returns only when it does not. */

@@ -18,6 +18,7 @@ import type { Config } from "../config/schema.js";
 import { publishShardInfo, reconcileShardLayout, withdrawShardInfo } from "../ha/shardLayout.js";
 import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { ExportHealth } from "../logs/otlp/exportHealth.js";
+import { MemorySaver } from "../logs/memorySaver.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
@@ -49,6 +50,8 @@ export interface Core {
   volume?: CheckpointVolume;
   /** Why this process may not write under logs.checkpointDir now (it does not hold the lock). */
   fence?: () => string | undefined;
+  /** Switch V8's memory saver mode by the log load (the entry point chose the heap flags). */
+  memorySaver?: boolean;
 }
 
 export interface ActiveExporter {
@@ -114,6 +117,20 @@ export async function activate(
   const logs = config.logs.enabled
     ? new LogPipeline({ config, api, registry, logger, store, exportHealth, volume, fence })
     : undefined;
+  // V8's memory saver mode while the log path is quiet, where the exporter chose the heap flags.
+  const saver =
+    logs && core.memorySaver
+      ? new MemorySaver({
+          taken: () => logs.recordsTaken,
+          changed: (on, perSecond) =>
+            logger.info(
+              { recordsPerSecond: Math.round(perSecond) },
+              on
+                ? "V8 memory saver mode on: the log path is quiet, full collections give freed heap pages back"
+                : "V8 memory saver mode off while a log backlog drains (CPU first)",
+            ),
+        })
+      : undefined;
   const trafficState = holdsLock ? trafficStateFile(config.logs.checkpointDir) : UNKEPT_TRAFFIC_STATE;
   const { discovery, runner, collectors } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
@@ -191,6 +208,7 @@ export async function activate(
       stop: () => planner.stop(),
     },
     logs && { name: "log pipeline", start: () => logs.start(), stop: () => logs.stop() },
+    saver && { name: "memory saver", start: () => saver.start(), stop: () => saver.stop() },
     // After the log pipeline's start, which clears temporary files the queue's compaction also uses.
     webhooks && {
       name: "webhook receiver",

@@ -62,6 +62,18 @@ export class CorruptCheckpointError extends Error {
   }
 }
 
+/**
+ * The counts of every checkpoint that has none yet, shared (most streams of a large account never
+ * count anything); frozen, so a write that forgets to give the checkpoint its own object throws.
+ */
+const NO_COUNTS: Record<string, number> = Object.freeze({});
+
+/** `counts`, or the shared empty counts when it holds none. */
+function countsOrNone(counts: Record<string, number>): Record<string, number> {
+  for (const _ in counts) return counts;
+  return NO_COUNTS;
+}
+
 export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number): Checkpoint {
   return {
     siteId,
@@ -70,7 +82,7 @@ export function newCheckpoint(siteId: number, stream: LogStream, floorMs: number
     highWaterMs: floorMs,
     seq: 0,
     recent: new OverlapWindow(),
-    counts: {},
+    counts: NO_COUNTS,
   };
 }
 
@@ -122,7 +134,10 @@ export function deltaFor(
 export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
   if (delta.highWaterMs > cp.highWaterMs) cp.highWaterMs = delta.highWaterMs;
   for (const [fp, n, t] of delta.add) cp.recent.deliver(fp, n, t);
-  for (const [key, inc] of Object.entries(delta.counts)) cp.counts[key] = (cp.counts[key] ?? 0) + inc;
+  for (const [key, inc] of Object.entries(delta.counts)) {
+    if (cp.counts === NO_COUNTS) cp.counts = {};
+    cp.counts[key] = (cp.counts[key] ?? 0) + inc;
+  }
   cp.seq = delta.seq;
 }
 
@@ -186,6 +201,6 @@ export function parseSnapshot(text: string, file: string, siteId: number, stream
     highWaterMs: data.highWaterMs,
     seq: data.seq ?? 0,
     recent,
-    counts: data.counts,
+    counts: countsOrNone(data.counts),
   };
 }

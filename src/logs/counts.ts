@@ -123,7 +123,9 @@ export class LogCounts {
   ): void {
     if (!this.store || (stream !== "php" && stream !== "server")) return;
     let entry = this.sites.get(site.id);
-    if (!entry) this.sites.set(site.id, (entry = { site }));
+    // Every field in the literal: one shape whichever stream comes first, no property array later.
+    if (!entry)
+      this.sites.set(site.id, (entry = { site, php: undefined, server: undefined, recent: undefined }));
     // The checkpoint's own counts (not a copy: thousands of sites would each hold a second one); the
     // store reads them as they stand when it publishes.
     entry[stream] = counts;

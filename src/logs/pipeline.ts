@@ -26,7 +26,13 @@ import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "./otlp/exportHealth.js";
 import type { LogSink } from "./otlp/sink.js";
-import { PAGING_PROBLEMS, ReportedStreams, StreamReporter, type Reporting } from "./reporting.js";
+import {
+  PAGING_PROBLEMS,
+  type ReportedStream,
+  ReportedStreams,
+  type Reporting,
+  StreamReports,
+} from "./reporting.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
@@ -96,6 +102,9 @@ export class LogPipeline {
   /** Streams whose last read found entries (for the request plan). */
   private readonly active = new Set<string>();
   private phase: Phase = { kind: "created", queued: undefined };
+  /** The per-stream lag and last-read series, named by the running streams. */
+  private readonly reported: ReportedStreams;
+  private readonly reports: StreamReports;
   private sink: LogSink | undefined;
 
   constructor(private readonly deps: LogPipelineDeps) {
@@ -107,18 +116,19 @@ export class LogPipeline {
     });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
-    const streams = new ReportedStreams();
+    const streams = new ReportedStreams(() => this.reporters());
     metrics.lag.add(streams.lag);
     metrics.lastRead.add(streams.lastRead);
+    this.reported = streams;
     this.reporting = {
       metrics,
-      streams,
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
       clock: this.clock,
       exportHealth:
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
+    this.reports = new StreamReports(this.reporting);
     this.objectives = new SloObjectives(deps.store, deps.config.slos);
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
       failures: deps.volume,
@@ -227,7 +237,7 @@ export class LogPipeline {
       clock: this.clock,
       tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
-      reporter: (site, spec) => new StreamReporter(this.reporting, site, spec.kind.stream),
+      reports: this.reports,
       sinkFor: (who) => {
         // The streams of one site share their spec's resource, and so one sink (its encoded frame).
         let forWho = sinks.get(who);
@@ -237,27 +247,30 @@ export class LogPipeline {
         }
         return forWho;
       },
-      shipper: (stored, streamSink, reporter, delivered) =>
-        new StreamShipper(
-          streamSink,
-          stored,
-          this.health,
-          reporter.shipperHooks(delivered),
-          shipping,
-          this.exportStop.signal,
-        ),
-      unschedule: async (key) => {
-        this.active.delete(key);
-        await scheduler.remove(key);
+      shipper: (stored, streamSink, hooks) =>
+        new StreamShipper(streamSink, stored, this.health, hooks, shipping, this.exportStop.signal),
+      unschedule: async (stream) => {
+        this.active.delete(stream.key);
+        await scheduler.remove(stream);
       },
     };
+  }
+
+  /** New records taken from the pages read since the pipeline started: the work the log path does. */
+  get recordsTaken(): number {
+    return this.reports.recordsTaken;
+  }
+
+  /** The running streams (their lag and last-read series are named at each scrape). */
+  private reporters(): Iterable<ReportedStream> {
+    return this.phase.kind === "running" ? this.phase.streams.values() : [];
   }
 
   /** Streams not yet read to their end once (each needs at least one request at start-up). */
   unreadStreams(): number {
     if (this.phase.kind !== "running") return 0;
     let unread = 0;
-    for (const stream of this.phase.streams.values()) if (!stream.reporter.readOnce) unread += 1;
+    for (const stream of this.phase.streams.values()) if (!stream.readOnce) unread += 1;
     return unread;
   }
 
@@ -293,14 +306,16 @@ export class LogPipeline {
 
   /** The site served requests lately: read its web-server log soon. */
   hintActive(siteId: number): void {
-    if (this.phase.kind === "running") this.phase.scheduler.nudge(streamKey({ id: siteId }, "server"));
+    if (this.phase.kind !== "running") return;
+    const stream = this.phase.streams.get(streamKey({ id: siteId }, "server"));
+    if (stream) this.phase.scheduler.nudge(stream);
   }
 
   private readFailed(key: string, err: unknown): void {
     if (this.phase.kind !== "running") return;
     // Logged once per cause where they happen: the checkpoint directory's volume, the lock.
     if (err instanceof CheckpointWriteError || err instanceof CheckpointFencedError) return;
-    this.phase.streams.get(key)?.reporter.readFailed(key, err);
+    this.phase.streams.get(key)?.readFailed(err);
   }
 
   /**
@@ -316,9 +331,9 @@ export class LogPipeline {
       this.log.warn({ deadlineMs: deadline }, "log shutdown deadline passed; abandoning exports in flight");
     }
     // Its streams' series go with it: a pipeline started after a lost lock publishes its own.
-    const { metrics, streams } = this.reporting;
-    metrics.lag.delete(streams.lag);
-    metrics.lastRead.delete(streams.lastRead);
+    const { metrics } = this.reporting;
+    metrics.lag.delete(this.reported.lag);
+    metrics.lastRead.delete(this.reported.lastRead);
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
     // A process that lost the lock leaves the directory to its new holder.

@@ -1,22 +1,22 @@
 /**
  * How the log pipeline reports what each stream's tailer and shipper do: the per-stream self-metrics
  * (lag, last read to the end), and log lines for what needs a person (a gap, a corrupt checkpoint, a
- * collector that refuses records or is down), repeats summarised. One reporter per stream; it names
- * the site it was last given (`rename`), and its per-site series move with the name.
+ * collector that refuses records or is down), repeats summarised. The streams hold what their
+ * series show and name their site as it now is, so their series move with a new name.
  */
 import type { Logger } from "pino";
 import type { LogStream } from "../api/schemas.js";
 import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint, CorruptCheckpointError } from "./checkpoint.js";
-import type { SeriesSink, SeriesSource } from "../metrics/readGauge.js";
+import type { SeriesSource } from "../metrics/readGauge.js";
 import type { LogMetrics, StreamLabel } from "./metrics.js";
 import type { PreparedPage } from "./prepared.js";
 import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
 import type { PagingProblem } from "./read/types.js";
-import type { SiteIdentity, TailerEvents } from "./read/types.js";
+import type { SiteIdentity } from "./read/types.js";
 
 /** What each paging problem means for the stream, for the warning. */
 export const PAGING_PROBLEMS: Record<PagingProblem, string> = {
@@ -29,27 +29,49 @@ export const PAGING_PROBLEMS: Record<PagingProblem, string> = {
 };
 
 /**
- * The streams' reporters, which name their lag and last-read series at each scrape (ReadGauge): the
- * series are not kept apart from the numbers the reporters hold anyway.
+ * A stream as its reports see it: its site and kind, and the numbers its series show, which it
+ * keeps itself (one object per stream, thousands of streams: no reporter object each).
+ */
+export interface ReportedStream {
+  readonly site: SiteIdentity;
+  readonly stream: LogStream;
+  /** When the stream was last read to its end, ms (undefined before the first time). */
+  readonly readToEndAtMs: number | undefined;
+  /** Now minus the newest delivered entry when the checkpoint last moved, seconds (undefined before). */
+  readonly lagSeconds: number | undefined;
+  /** The checkpoint moved (an export was committed): the lag follows it. */
+  checkpointMoved(cp: Checkpoint): void;
+}
+
+/** The lag a checkpoint shows now: undefined while nothing was delivered. */
+export function lagOf(cp: Checkpoint, nowMs: number): number | undefined {
+  if (!(cp.highWaterMs > cp.floorMs || cp.recent.size > 0)) return undefined;
+  return Math.max(0, (nowMs - cp.highWaterMs) / 1000);
+}
+
+/**
+ * The running streams' lag and last-read series, named at each scrape (ReadGauge) from the numbers
+ * the streams hold anyway, found through `streams` (no set of their own: one entry per stream).
  */
 export class ReportedStreams {
-  readonly live = new Set<StreamReporter>();
+  constructor(private readonly streams: () => Iterable<ReportedStream>) {}
+
   readonly lag: SeriesSource<StreamLabel> = {
     series: (emit) => {
-      for (const r of this.live) r.lagSeries(emit);
+      for (const s of this.streams())
+        if (s.lagSeconds !== undefined) emit(streamLabels(s.site, s.stream), s.lagSeconds);
     },
   };
   readonly lastRead: SeriesSource<StreamLabel> = {
     series: (emit) => {
-      for (const r of this.live) r.lastReadSeries(emit);
+      for (const s of this.streams())
+        if (s.readToEndAtMs !== undefined) emit(streamLabels(s.site, s.stream), s.readToEndAtMs / 1000);
     },
   };
 }
 
 export interface Reporting {
   metrics: LogMetrics;
-  /** Where each reporter puts itself while its stream runs. */
-  streams: ReportedStreams;
   log: Logger;
   warnings: ThrottledWarnings;
   clock: Clock;
@@ -57,94 +79,45 @@ export interface Reporting {
   exportHealth: ExportHealth;
 }
 
-export class StreamReporter implements TailerEvents {
-  private named: SiteIdentity;
-  /** When the stream was last read to its end, ms (undefined before the first time). */
-  private lastReadAtMs: number | undefined;
-  /** Newest delivered entry, ms, once anything was delivered. */
-  private highWaterMs: number | undefined;
-  /** Now minus highWaterMs when the checkpoint last moved, seconds. */
-  private lagSeconds: number | undefined;
+/**
+ * What the streams' tailers and shippers report, for every stream of the pipeline: each call names
+ * its stream. A stream's own TailerEvents hand their calls here.
+ */
+export class StreamReports {
+  /** New records taken from the pages read, every stream together, since the pipeline started. */
+  recordsTaken = 0;
 
-  constructor(
-    private readonly r: Reporting,
-    site: SiteIdentity,
-    readonly stream: LogStream,
-  ) {
-    this.named = site;
-    r.streams.live.add(this);
+  constructor(private readonly r: Reporting) {}
+
+  deduplicated(s: ReportedStream, n: number): void {
+    this.r.metrics.deduplicated.inc({ stream: s.stream }, n);
   }
 
-  get site(): SiteIdentity {
-    return this.named;
+  malformed(s: ReportedStream, n: number): void {
+    this.r.metrics.malformed.inc({ stream: s.stream }, n);
   }
 
-  /** Whether the stream has been read to its end at least once. */
-  get readOnce(): boolean {
-    return this.lastReadAtMs !== undefined;
-  }
-
-  /** The site's name changed: its series and log lines carry the new one from now on. */
-  rename(site: SiteIdentity): void {
-    this.named = site;
-    this.setLag();
-  }
-
-  /** The stream is gone: drop its series. */
-  remove(): void {
-    this.r.streams.live.delete(this);
-  }
-
-  /** The checkpoint moved (a read ended, an export was committed): the lag follows it. */
-  checkpointMoved(cp: Checkpoint): void {
-    if (cp.highWaterMs > cp.floorMs || cp.recent.size > 0) this.highWaterMs = cp.highWaterMs;
-    this.setLag();
-  }
-
-  lagSeries(emit: SeriesSink<StreamLabel>): void {
-    if (this.lagSeconds !== undefined) emit(streamLabels(this.named, this.stream), this.lagSeconds);
-  }
-
-  lastReadSeries(emit: SeriesSink<StreamLabel>): void {
-    if (this.lastReadAtMs !== undefined)
-      emit(streamLabels(this.named, this.stream), this.lastReadAtMs / 1000);
-  }
-
-  private setLag(): void {
-    if (this.highWaterMs === undefined) return;
-    this.lagSeconds = Math.max(0, (this.r.clock.now() - this.highWaterMs) / 1000);
-  }
-
-  // The tailer's events, as methods: one reporter per stream serves them without a closure each.
-  deduplicated(n: number): void {
-    this.r.metrics.deduplicated.inc({ stream: this.stream }, n);
-  }
-
-  malformed(n: number): void {
-    this.r.metrics.malformed.inc({ stream: this.stream }, n);
-  }
-
-  future(n: number): void {
-    const stream = this.stream;
+  future(s: ReportedStream, n: number): void {
+    const stream = s.stream;
     this.r.metrics.future.inc({ stream }, n);
     this.r.warnings.warn(
       `future ${stream}`,
-      { stream, siteId: this.named.id, site: this.named.name, entries: n },
+      { stream, siteId: s.site.id, site: s.site.name, entries: n },
       "log entries stamped more than a minute in the future (clock skew?): shipped, without moving the checkpoint past now",
     );
   }
 
-  late(n: number): void {
-    this.r.metrics.late.inc({ stream: this.stream }, n);
+  late(s: ReportedStream, n: number): void {
+    this.r.metrics.late.inc({ stream: s.stream }, n);
   }
 
-  gap(fromMs: number, toMs: number): void {
-    const stream = this.stream;
+  gap(s: ReportedStream, fromMs: number, toMs: number): void {
+    const stream = s.stream;
     this.r.metrics.gaps.inc({ stream });
     this.r.log.warn(
       {
-        site: this.named.name,
-        siteId: this.named.id,
+        site: s.site.name,
+        siteId: s.site.id,
         stream,
         from: new Date(fromMs).toISOString(),
         to: new Date(toMs).toISOString(),
@@ -153,59 +126,55 @@ export class StreamReporter implements TailerEvents {
     );
   }
 
-  pagingProblem(problem: PagingProblem): void {
-    const stream = this.stream;
+  pagingProblem(s: ReportedStream, problem: PagingProblem): void {
+    const stream = s.stream;
     this.r.metrics.pagingProblems.inc({ stream, problem });
     this.r.warnings.warn(
       `paging ${stream} ${problem}`,
-      { stream, siteId: this.named.id, site: this.named.name, problem },
+      { stream, siteId: s.site.id, site: s.site.name, problem },
       PAGING_PROBLEMS[problem],
     );
   }
 
-  checkpointError(err: CorruptCheckpointError): void {
-    const stream = this.stream;
+  checkpointError(s: ReportedStream, err: CorruptCheckpointError): void {
+    const stream = s.stream;
     this.r.metrics.checkpointErrors.inc({ stream });
-    this.r.log.error(
-      { site: this.named.name, siteId: this.named.id, stream, file: err.file, err },
-      err.message,
-    );
+    this.r.log.error({ site: s.site.name, siteId: s.site.id, stream, file: err.file, err }, err.message);
   }
 
-  readToEnd(atMs: number): void {
-    this.lastReadAtMs = atMs;
-  }
-
-  startedFresh(fromMs: number): void {
-    const stream = this.stream;
+  startedFresh(s: ReportedStream, fromMs: number): void {
+    const stream = s.stream;
     this.r.metrics.startedFresh.inc({ stream });
     this.r.warnings.warn(
       `fresh ${stream}`,
-      { stream, siteId: this.named.id, site: this.named.name, from: new Date(fromMs).toISOString() },
+      { stream, siteId: s.site.id, site: s.site.name, from: new Date(fromMs).toISOString() },
       "log streams without a checkpoint start at logs.startFrom: entries written before it are not shipped (a new site, a site new to this shard, or a checkpoint directory that was not kept)",
     );
   }
 
-  /** A read of this stream failed: it starts again from the checkpoint. */
-  readFailed(key: string, err: unknown): void {
-    this.r.metrics.cycleFailures.inc({ stream: this.stream });
+  /** A read of the stream failed: it starts again from the checkpoint. */
+  readFailed(s: ReportedStream, key: string, err: unknown): void {
+    this.r.metrics.cycleFailures.inc({ stream: s.stream });
     this.r.warnings.warn(
       `read ${key}`,
-      { site: this.named.name, siteId: this.named.id, stream: this.stream, err },
+      { site: s.site.name, siteId: s.site.id, stream: s.stream, err },
       "log read failed; starting again from the checkpoint",
     );
   }
 
-  /** `delivered`: what else to do after a commit (the log-derived counters). */
-  shipperHooks(delivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void): ShipperHooks {
-    return new ShipperReport(this, this.r, delivered);
+  /** What the stream's shipper reports; `delivered`: what else to do after a commit (the log-derived counters). */
+  shipperHooks(
+    s: ReportedStream,
+    delivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void,
+  ): ShipperHooks {
+    return new ShipperReport(s, this.r, delivered);
   }
 }
 
 /** What a stream's shipper reports, as methods (one object per stream, no closure each). */
 class ShipperReport implements ShipperHooks {
   constructor(
-    private readonly reporter: StreamReporter,
+    private readonly reporter: ReportedStream,
     private readonly r: Reporting,
     private readonly onDelivered: (checkpoint: Checkpoint, pages: readonly PreparedPage[]) => void,
   ) {}

@@ -18,10 +18,16 @@
 import { backoffMs, type Clock } from "../util/time.js";
 import { WakeTimer } from "../util/wakeTimer.js";
 import { paceMs } from "./pace.js";
+import { DueHeap, HINTABLE, READING, REMOVED, SlotTable } from "./slotTable.js";
 import type { ReadOutcome } from "./read/types.js";
 
 export interface ScheduledStream {
   readonly key: string;
+  /**
+   * The stream's slot in its scheduler while scheduled, -1 otherwise; set by the scheduler alone
+   * (held by the stream, so the scheduler needs no map of its own: 15,000 streams at 5,000 sites).
+   */
+  scheduleSlot: number;
   read(signal: AbortSignal): Promise<ReadOutcome>;
 }
 
@@ -53,98 +59,18 @@ const MEAN_SPREAD = (1 + SPREAD_FROM) / 2;
 /** How much the latest read moves a stream's overhead (an exponentially weighted average). */
 const OVERHEAD_WEIGHT = 0.3;
 
-interface Slot {
-  stream: ScheduledStream;
-  dueAt: number;
-  intervalMs: number;
-  /** A hint may bring the stream forward (none did since a read of it last found entries). */
-  hintable: boolean;
-  /** How long after their due time the stream's reads end lately (waiting for a worker, reading), ms. */
-  overheadMs: number;
-  failures: number;
-  reading: Promise<void> | undefined;
-  removed: boolean;
-  version: number;
-  /** Aborts the read in progress: one exists only while the stream is read, not per stream. */
-  stop: AbortController | undefined;
-}
-
-/**
- * A binary min-heap of (dueAt, slot, version); stale versions are skipped when popped. Kept as three
- * parallel arrays, not an object per entry: every stream has an entry (15,000 at 5,000 sites).
- */
-class DueHeap {
-  private readonly dueAts: number[] = [];
-  private readonly slots: Slot[] = [];
-  private readonly versions: number[] = [];
-
-  get size(): number {
-    return this.slots.length;
-  }
-
-  push(slot: Slot): void {
-    const { dueAts } = this;
-    let i = this.slots.length;
-    dueAts.push(slot.dueAt);
-    this.slots.push(slot);
-    this.versions.push(slot.version);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if ((dueAts[parent] as number) <= (dueAts[i] as number)) break;
-      this.swap(parent, i);
-      i = parent;
-    }
-  }
-
-  /** The earliest live entry, without removing it. */
-  peek(): Slot | undefined {
-    for (;;) {
-      const top = this.slots[0];
-      if (!top) return undefined;
-      if (!top.removed && this.versions[0] === top.version && !top.reading) return top;
-      this.pop();
-    }
-  }
-
-  pop(): void {
-    const { dueAts, slots, versions } = this;
-    const n = slots.length - 1;
-    if (n < 0) return;
-    // The last entry moves to the top and sinks to its place.
-    this.swap(0, n);
-    dueAts.pop();
-    slots.pop();
-    versions.pop();
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < n && (dueAts[l] as number) < (dueAts[m] as number)) m = l;
-      if (r < n && (dueAts[r] as number) < (dueAts[m] as number)) m = r;
-      if (m === i) return;
-      this.swap(m, i);
-      i = m;
-    }
-  }
-
-  private swap(a: number, b: number): void {
-    const { dueAts, slots, versions } = this;
-    const dueAt = dueAts[a] as number;
-    dueAts[a] = dueAts[b] as number;
-    dueAts[b] = dueAt;
-    const slot = slots[a] as Slot;
-    slots[a] = slots[b] as Slot;
-    slots[b] = slot;
-    const version = versions[a] as number;
-    versions[a] = versions[b] as number;
-    versions[b] = version;
-  }
+/** A read in progress: its promise and what aborts it (only while the stream is read). */
+interface Reading {
+  done: Promise<void>;
+  stop: AbortController;
 }
 
 export class LogScheduler {
-  private readonly slots = new Map<string, Slot>();
+  /** Streams scheduled. */
+  private scheduled = 0;
+  private readonly table = new SlotTable();
   private readonly heap = new DueHeap();
+  private readonly reads = new Map<number, Reading>();
   private active = 0;
   private readonly timer: WakeTimer;
   private stopped = false;
@@ -156,56 +82,59 @@ export class LogScheduler {
   }
 
   get size(): number {
-    return this.slots.size;
+    return this.scheduled;
   }
 
   get reading(): number {
     return this.active;
   }
 
-  has(key: string): boolean {
-    return this.slots.has(key);
+  has(stream: ScheduledStream): boolean {
+    return stream.scheduleSlot >= 0;
   }
 
   /** Add a stream, first read due at `dueAt` (default: now). */
   add(stream: ScheduledStream, dueAt = this.opts.clock.now()): void {
-    if (this.stopped || this.slots.has(stream.key)) return;
-    const slot: Slot = {
-      stream,
-      dueAt,
-      intervalMs: this.opts.pollMs,
-      hintable: true,
-      overheadMs: 0,
-      failures: 0,
-      reading: undefined,
-      removed: false,
-      version: 0,
-      stop: undefined,
-    };
-    this.slots.set(stream.key, slot);
-    this.heap.push(slot);
+    if (this.stopped || stream.scheduleSlot >= 0) return;
+    const slot = this.table.add(stream, dueAt, this.opts.pollMs);
+    stream.scheduleSlot = slot;
+    this.scheduled += 1;
+    this.heap.push(dueAt, slot, this.table.bump(slot));
     this.pump();
   }
 
+  /** The stream is no longer scheduled (its slot is freed by the caller, now or after its read). */
+  private unschedule(stream: ScheduledStream): void {
+    stream.scheduleSlot = -1;
+    this.scheduled -= 1;
+  }
+
   /** Remove a stream; its read in progress is aborted and awaited. */
-  async remove(key: string): Promise<void> {
-    const slot = this.slots.get(key);
-    if (!slot) return;
-    this.slots.delete(key);
-    slot.removed = true;
-    slot.stop?.abort(new Error("stream removed"));
-    await slot.reading;
+  async remove(stream: ScheduledStream): Promise<void> {
+    const slot = stream.scheduleSlot;
+    if (slot < 0) return;
+    this.unschedule(stream);
+    const read = this.reads.get(slot);
+    if (!read) return this.table.release(slot);
+    // Freed when the read ends (see start).
+    this.table.set(slot, REMOVED, true);
+    read.stop.abort(new Error("stream removed"));
+    await read.done;
   }
 
   /**
    * The stream is likely to have new entries: read it within `logs.pollInterval` of its last read,
    * once. Its interval stays: if that read finds nothing, it backs off from where it was.
    */
-  nudge(key: string): void {
-    const slot = this.slots.get(key);
-    if (!slot || slot.reading || !slot.hintable || slot.intervalMs <= this.opts.pollMs) return;
-    slot.hintable = false;
-    this.reschedule(slot, Math.min(slot.dueAt, slot.dueAt - slot.intervalMs + this.opts.pollMs));
+  nudge(stream: ScheduledStream): void {
+    const slot = stream.scheduleSlot;
+    const { table } = this;
+    if (slot < 0 || table.is(slot, READING) || !table.is(slot, HINTABLE)) return;
+    const intervalMs = table.intervalMs[slot] as number;
+    if (intervalMs <= this.opts.pollMs) return;
+    table.set(slot, HINTABLE, false);
+    const dueAt = table.dueAt[slot] as number;
+    this.reschedule(slot, Math.min(dueAt, dueAt - intervalMs + this.opts.pollMs));
   }
 
   /**
@@ -216,90 +145,122 @@ export class LogScheduler {
   polling(): LogPolling {
     let atPollInterval = 0;
     let readsPerSecond = 0;
-    for (const slot of this.slots.values()) {
-      if (slot.intervalMs <= this.opts.pollMs) atPollInterval += 1;
-      readsPerSecond += 1000 / Math.max(slot.intervalMs * MEAN_SPREAD + slot.overheadMs, 1);
+    const { intervalMs, overheadMs } = this.table;
+    for (const slot of this.table.scheduled()) {
+      const interval = intervalMs[slot] as number;
+      if (interval <= this.opts.pollMs) atPollInterval += 1;
+      readsPerSecond += 1000 / Math.max(interval * MEAN_SPREAD + (overheadMs[slot] as number), 1);
     }
-    return { streams: this.slots.size, atPollInterval, readsPerSecond };
+    return { streams: this.scheduled, atPollInterval, readsPerSecond };
   }
 
   /** When the stream's next read is due (epoch ms), for tests and the landing page. */
-  dueAt(key: string): number | undefined {
-    return this.slots.get(key)?.dueAt;
+  dueAt(stream: ScheduledStream): number | undefined {
+    const slot = stream.scheduleSlot;
+    return slot < 0 ? undefined : this.table.dueAt[slot];
   }
 
-  private reschedule(slot: Slot, dueAt: number): void {
-    slot.dueAt = dueAt;
-    slot.version += 1;
-    this.heap.push(slot);
+  private reschedule(slot: number, dueAt: number): void {
+    this.table.dueAt[slot] = dueAt;
+    this.heap.push(dueAt, slot, this.table.bump(slot));
     this.pump();
+  }
+
+  /** The slot of the earliest entry still in force (not read now, not removed), or undefined. */
+  private next(): number | undefined {
+    const { heap, table } = this;
+    for (;;) {
+      const slot = heap.topSlot;
+      if (slot === undefined) return undefined;
+      if (
+        heap.topVersion === table.version[slot] &&
+        ((table.flags[slot] as number) & (REMOVED | READING)) === 0
+      )
+        return slot;
+      heap.pop();
+    }
   }
 
   private pump(): void {
     if (this.stopped) return;
     const now = this.opts.clock.now();
     while (this.active < this.opts.workers) {
-      const next = this.heap.peek();
-      if (!next) return;
-      if (next.dueAt > now) return this.timer.wakeAt(next.dueAt);
+      const next = this.next();
+      if (next === undefined) return;
+      const dueAt = this.heap.topDueAt;
+      if (dueAt > now) return this.timer.wakeAt(dueAt);
       if (this.opts.paused()) return this.timer.wakeAt(now + 500);
       this.heap.pop();
       this.start(next);
     }
   }
 
-  private start(slot: Slot): void {
+  private start(slot: number): void {
     this.active += 1;
+    const { table } = this;
     const stop = new AbortController();
-    slot.stop = stop;
-    slot.reading = slot.stream
+    table.set(slot, READING, true);
+    const done = table
+      .stream(slot)
       .read(stop.signal)
       .then(
         (outcome) => this.settle(slot, outcome, undefined),
         (err: unknown) => this.settle(slot, undefined, err),
       )
       .finally(() => {
-        slot.reading = undefined;
-        slot.stop = undefined;
+        this.reads.delete(slot);
+        table.set(slot, READING, false);
         this.active -= 1;
-        if (!slot.removed && !this.stopped) this.heap.push(slot);
+        if (table.is(slot, REMOVED)) table.release(slot);
+        else if (!this.stopped)
+          this.heap.push(table.dueAt[slot] as number, slot, table.version[slot] as number);
         this.pump();
       });
+    this.reads.set(slot, { done, stop });
   }
 
   /** The next due time after a read, by its outcome. */
-  private settle(slot: Slot, outcome: ReadOutcome | undefined, err: unknown): void {
-    if (slot.removed || this.stopped) return;
+  private settle(slot: number, outcome: ReadOutcome | undefined, err: unknown): void {
+    const { table } = this;
+    if (table.is(slot, REMOVED) || this.stopped) return;
     const now = this.opts.clock.now();
     const { pollMs, maxPollMs } = this.opts;
     const spread = () => SPREAD_FROM + (1 - SPREAD_FROM) * this.random();
-    slot.version += 1;
-    slot.overheadMs += OVERHEAD_WEIGHT * (Math.max(0, now - slot.dueAt) - slot.overheadMs);
+    const stream = table.stream(slot);
+    const { key } = stream;
+    table.bump(slot);
+    const overhead = table.overheadMs[slot] as number;
+    table.overheadMs[slot] =
+      overhead + OVERHEAD_WEIGHT * (Math.max(0, now - (table.dueAt[slot] as number)) - overhead);
     if (!outcome) {
-      this.opts.onError?.(slot.stream.key, err);
-      slot.failures += 1;
-      slot.dueAt = now + backoffMs(slot.failures - 1, { baseMs: Math.min(pollMs, 5_000), capMs: maxPollMs });
+      this.opts.onError?.(key, err);
+      const failures = Math.min((table.failures[slot] as number) + 1, 0xffff);
+      table.failures[slot] = failures;
+      table.dueAt[slot] =
+        now + backoffMs(failures - 1, { baseMs: Math.min(pollMs, 5_000), capMs: maxPollMs });
       return;
     }
-    slot.failures = 0;
-    this.opts.onOutcome?.(slot.stream.key, outcome);
+    table.failures[slot] = 0;
+    this.opts.onOutcome?.(key, outcome);
     switch (outcome.kind) {
       case "found":
-        slot.hintable = true;
-        slot.intervalMs = outcome.pace ? paceMs(outcome.pace, pollMs) : pollMs;
-        slot.dueAt = now + slot.intervalMs * spread();
+        table.set(slot, HINTABLE, true);
+        table.intervalMs[slot] = outcome.pace ? paceMs(outcome.pace, pollMs) : pollMs;
+        table.dueAt[slot] = now + (table.intervalMs[slot] as number) * spread();
         return;
-      case "empty":
-        slot.intervalMs = Math.min(Math.max(slot.intervalMs, pollMs) * 2, maxPollMs);
-        slot.dueAt = now + slot.intervalMs * spread();
+      case "empty": {
+        const interval = Math.min(Math.max(table.intervalMs[slot] as number, pollMs) * 2, maxPollMs);
+        table.intervalMs[slot] = interval;
+        table.dueAt[slot] = now + interval * spread();
         return;
+      }
       case "more":
       case "interrupted":
-        slot.dueAt = now;
+        table.dueAt[slot] = now;
         return;
       case "stopped":
-        slot.removed = true;
-        this.slots.delete(slot.stream.key);
+        table.set(slot, REMOVED, true);
+        this.unschedule(stream);
         return;
     }
   }
@@ -308,14 +269,14 @@ export class LogScheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer.cancel();
-    for (const slot of this.slots.values()) slot.stop?.abort(new Error("shutting down"));
-    await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
+    for (const read of this.reads.values()) read.stop.abort(new Error("shutting down"));
+    await Promise.allSettled([...this.reads.values()].map((r) => r.done));
   }
 
   /** Wait for reads in progress without aborting them (shutdown with a deadline is the caller's). */
   async drain(): Promise<void> {
     this.stopped = true;
     this.timer.cancel();
-    await Promise.allSettled([...this.slots.values()].map((s) => s.reading));
+    await Promise.allSettled([...this.reads.values()].map((r) => r.done));
   }
 }

@@ -16,7 +16,7 @@ import { type Checkpoint, deltaFor, type DeliveredRecord } from "./checkpoint.js
 import type { PreparedDelta, StreamCheckpoint } from "./journal.js";
 import { Batch } from "./otlp/batch.js";
 import { deliverBatch, type DeliverHooks } from "./otlp/deliverBatch.js";
-import type { LogSink } from "./otlp/sink.js";
+import type { BatchSender } from "./otlp/sink.js";
 import { addCounts, slicePage, type PreparedPage } from "./prepared.js";
 
 /** Exports currently retrying, for all streams: while any is, the collector is down for everyone. */
@@ -68,7 +68,7 @@ export class StreamShipper {
   private highWaterLimitMs = Infinity;
 
   constructor(
-    private readonly sink: LogSink,
+    private readonly sink: BatchSender,
     private readonly checkpoint: StreamCheckpoint,
     private readonly health: CollectorHealth,
     private readonly hooks: ShipperHooks,

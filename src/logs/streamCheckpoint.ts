@@ -20,6 +20,7 @@ import type { LogStream } from "../api/schemas.js";
 import type { CheckpointFileKind } from "../ha/volume.js";
 import { writeFileAtomic } from "../util/atomicFile.js";
 import { applyDelta, type Checkpoint, type CheckpointDelta, prune, serializeSnapshot } from "./checkpoint.js";
+import type { OverlapWindow } from "./overlapWindow.js";
 import { commitLine, deltaLine, JournalAppender, journalFileOf } from "./journalFile.js";
 
 /** A journal this large (or larger than twice the snapshot) is folded into a new snapshot. */
@@ -74,16 +75,33 @@ export interface JournalWrites {
   failed(kind: CheckpointFileKind, path: string, err: unknown): Error;
 }
 
+const CREATED = 1;
+const DIVERGED = 2;
+const CLOSING = 4;
+const PREPARING = 8;
+const COMPACTING = 16;
+
 /** The journal's own record of a prepared delta, oldest first. */
 interface Outstanding {
   readonly seq: number;
 }
 
-export class StreamCheckpoint {
+/**
+ * A stream's checkpoint in use: it is the checkpoint itself (Checkpoint, with every prepared delta
+ * applied: what dedupe must assume delivered) and its journal. One per stream, thousands of streams,
+ * so the state is this object's own fields rather than an object of its own.
+ */
+export class StreamCheckpoint implements Checkpoint {
+  readonly siteId: number;
+  readonly stream: LogStream;
+  floorMs: number;
+  highWaterMs: number;
+  seq: number;
+  recent: OverlapWindow;
+  counts: Record<string, number>;
   /** The journal's file while this process has appended to it since the last snapshot (or holds it open). */
   private appender: JournalAppender | undefined;
   private snapshotBytes = 0;
-  private nextSeq: number;
   /**
    * Prepared and not yet committed or abandoned, in the order prepared; undefined when none (most
    * streams, most of the time: no array each).
@@ -91,22 +109,61 @@ export class StreamCheckpoint {
   private outstanding: Outstanding[] | undefined;
   /** Committed (acknowledged) deltas whose markers could not be written yet, oldest first; or undefined. */
   private owed: number[] | undefined;
-  /** A prepare or compaction is writing: neither may start beside it. */
-  private busy: "prepare" | "compact" | undefined;
-  /** A delta was abandoned: the in-memory state is ahead of the disk. */
-  private diverged = false;
-  private closing = false;
+  /** CREATED, DIVERGED, CLOSING and what is writing (PREPARING, COMPACTING), as bits (one field). */
+  private flags: number;
 
   constructor(
     private readonly store: JournalWrites,
-    /** The checkpoint with every prepared delta applied (what dedupe must assume delivered). */
-    readonly state: Checkpoint,
+    /** The checkpoint as loaded (its fields become this one's). */
+    loaded: Checkpoint,
     /** True when the stream had no checkpoint before. */
-    readonly created: boolean,
+    created: boolean,
     /** Fingerprints older than the high-water mark minus this are forgotten as deltas apply. */
     private readonly overlapMs: number,
   ) {
-    this.nextSeq = state.seq + 1;
+    this.flags = created ? CREATED : 0;
+    this.siteId = loaded.siteId;
+    this.stream = loaded.stream;
+    this.floorMs = loaded.floorMs;
+    this.highWaterMs = loaded.highWaterMs;
+    this.seq = loaded.seq;
+    this.recent = loaded.recent;
+    this.counts = loaded.counts;
+  }
+
+  /** True when the stream had no checkpoint before. */
+  get created(): boolean {
+    return (this.flags & CREATED) !== 0;
+  }
+
+  /** A delta was abandoned: the in-memory state is ahead of the disk. */
+  private get diverged(): boolean {
+    return (this.flags & DIVERGED) !== 0;
+  }
+
+  private get closing(): boolean {
+    return (this.flags & CLOSING) !== 0;
+  }
+
+  /** A prepare or compaction is writing: neither may start beside it. */
+  private get busy(): "prepare" | "compact" | undefined {
+    if (this.flags & PREPARING) return "prepare";
+    return this.flags & COMPACTING ? "compact" : undefined;
+  }
+
+  private set busy(what: "prepare" | "compact" | undefined) {
+    this.flags &= ~(PREPARING | COMPACTING);
+    if (what) this.flags |= what === "prepare" ? PREPARING : COMPACTING;
+  }
+
+  /** The checkpoint as it stands, with every prepared delta applied. */
+  get state(): Checkpoint {
+    return this;
+  }
+
+  /** The sequence number the next delta gets (the state's advances with each one prepared). */
+  private get nextSeq(): number {
+    return this.seq + 1;
   }
 
   /** The snapshot file (named when needed: thousands of streams would otherwise hold a name each). */
@@ -205,7 +262,6 @@ export class StreamCheckpoint {
       throw this.store.failed("journal", this.journalFile, err);
     }
     this.busy = undefined;
-    this.nextSeq += 1;
     applyDelta(this.state, delta);
     prune(this.state, this.overlapMs);
     const entry: Outstanding = { seq: delta.seq };
@@ -242,7 +298,7 @@ export class StreamCheckpoint {
   private abandon(entry: Outstanding): void {
     this.assertOldest(entry, "abandoned");
     this.dropOldest();
-    this.diverged = true;
+    this.flags |= DIVERGED;
     this.settled();
   }
 
@@ -303,7 +359,7 @@ export class StreamCheckpoint {
    * them is committed or abandoned.
    */
   async close(): Promise<void> {
-    this.closing = true;
+    this.flags |= CLOSING;
     if (!this.outstanding && !this.busy) this.closeNow();
   }
 

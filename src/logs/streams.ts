@@ -84,10 +84,14 @@ export type SiteOfStreams = SiteIdentity &
 
 function resourceOf(site: SiteOfStreams): ResourceIdentity {
   const flags = { staging: site.staging === true, sandbox: site.sandbox === true, kit: site.kit === true };
-  const who: ResourceIdentity = { siteId: site.id, siteName: site.name, kind: siteKind(flags) };
-  if (site.datacenterCode) who.datacenter = site.datacenterCode;
-  if (site.accountId !== undefined) who.accountId = site.accountId;
-  return who;
+  // Every field in the literal (unset ones undefined): one shape, no property array added later.
+  return {
+    siteId: site.id,
+    siteName: site.name,
+    kind: siteKind(flags),
+    datacenter: site.datacenterCode || undefined,
+    accountId: site.accountId,
+  };
 }
 
 /** Whether two specs of one stream differ in what its records say of the site. */

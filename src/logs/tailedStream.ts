@@ -1,34 +1,34 @@
 /**
- * One running stream: its tailer, the encoder and reporter that name its site, the sink view that
- * sends its batches under its site's resource, and where its checkpoint's counts go. Its site's name
- * changes only through `rename`, which hands the new identity to each part that carries it (the
- * tailer and the shipper know the site by id alone); the resource changes from the next batch on.
+ * One running stream: its reads (it is its own tailer), the encoder and reports that name its site,
+ * the sink view that sends its batches under its site's resource, and where its checkpoint's counts
+ * go. Its site's name changes only through `rename`, which hands the new identity to each part that
+ * carries it (the shipper knows the site by id alone); the resource changes from the next batch on.
  */
 import type { LogStream } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import type { Clock } from "../util/time.js";
-import type { Checkpoint } from "./checkpoint.js";
+import type { Checkpoint, CorruptCheckpointError } from "./checkpoint.js";
 import type { LogCounts } from "./counts.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import type { Batch } from "./otlp/batch.js";
-import type { OutgoingRecord } from "./otlp/encode.js";
 import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
-import type { LogSink } from "./otlp/sink.js";
+import type { BatchSender, LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
 import type { PendingRecord } from "./pending.js";
 import type { PreparedPage, RecordCounter, RecordEncoder } from "./prepared.js";
-import type { StreamReporter } from "./reporting.js";
+import { lagOf, type ReportedStream, type StreamReports } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
-import type { StreamShipper } from "./shipper.js";
-import { encoderFor, sourceFor, type StreamEncoder, type StreamSpec } from "./streams.js";
+import type { ShipperHooks, StreamShipper } from "./shipper.js";
+import { encoderFor, sourceFor, type StreamEncoder, type StreamKind, type StreamSpec } from "./streams.js";
 import type { ScheduledStream } from "./scheduler.js";
 import type { ManagedStream } from "./streamSet.js";
+import type { PageSource, PagingProblem } from "./read/types.js";
 import {
   type ReadOutcome,
   type SiteIdentity,
-  type TailedParts,
   Tailer,
+  type TailerEvents,
   type TailerOptions,
 } from "./tailer.js";
 
@@ -46,72 +46,73 @@ export interface StreamContext {
   tailing: Readonly<Record<LogStream, TailerOptions>>;
   /** For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? */
   claim: (fingerprint: string, key: string) => boolean;
-  reporter: (site: SiteIdentity, spec: StreamSpec) => StreamReporter;
+  reports: StreamReports;
   /** The sink under the resource of these records. */
   sinkFor: (resource: ResourceIdentity) => LogSink;
-  shipper: (
-    cp: StreamCheckpoint,
-    sink: LogSink,
-    reporter: StreamReporter,
-    delivered: (cp: Checkpoint, pages: readonly PreparedPage[]) => void,
-  ) => StreamShipper;
+  shipper: (cp: StreamCheckpoint, sink: BatchSender, hooks: ShipperHooks) => StreamShipper;
   /** The stream is no longer wanted: stop scheduling it, then `closed`. */
-  unschedule: (key: string) => Promise<void>;
+  unschedule: (stream: TailedStream) => Promise<void>;
 }
 
 /**
- * What the stream's shipper sends to: records are encoded alike for every resource; each batch goes
- * out under the resource the stream has when it is sent (a batch never holds two sites' records: a
- * shipper serves one stream).
+ * One object per stream: it is its own tailer (Tailer, which it gives its site, source and
+ * settings), its records' encoder (RecordEncoder, made when the first record is encoded: an idle
+ * stream holds none), and what its shipper sends through (BatchSender): each batch goes out under
+ * the resource the stream has when it is sent (a batch never holds two sites' records: a shipper
+ * serves one stream).
  */
-class StreamSink implements LogSink {
-  constructor(
-    private readonly base: LogSink,
-    public current: LogSink,
-  ) {}
-  encode(w: ProtoWriter, record: OutgoingRecord): void {
-    this.base.encode(w, record);
-  }
-  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
-    return this.current.send(batch, signal);
-  }
-  /** The pipeline shuts the shared sink down. */
-  async shutdown(): Promise<void> {}
-}
-
-/**
- * The stream is also its records' encoder (RecordEncoder), which it makes when the first record is
- * encoded (an idle stream holds none), and the parts its tailer asks for (TailedParts).
- */
-export class TailedStream implements ManagedStream, ScheduledStream, RecordEncoder, TailedParts {
-  readonly tailer: Tailer;
-  readonly reporter: StreamReporter;
+export class TailedStream
+  extends Tailer
+  implements ManagedStream, ScheduledStream, RecordEncoder, BatchSender, ReportedStream, TailerEvents
+{
+  protected readonly source: PageSource;
   private made: StreamEncoder | undefined;
-  private readonly sink: StreamSink;
-  private current: StreamSpec;
+  // The spec's parts, not the spec (one object fewer per stream); `spec` puts them back together.
+  readonly key: string;
+  private named: SiteIdentity;
+  private kind: StreamKind;
+  private resource: ResourceIdentity;
+  /** Its slot in the scheduler (ScheduledStream). */
+  scheduleSlot = -1;
+  /** What its series show (ReportedStream). */
+  readToEndAtMs: number | undefined;
+  lagSeconds: number | undefined;
 
   constructor(
     spec: StreamSpec,
     private readonly ctx: StreamContext,
   ) {
-    const { site, kind } = spec;
-    this.current = spec;
-    this.sink = new StreamSink(ctx.sink, ctx.sinkFor(spec.resource));
-    this.reporter = ctx.reporter(site, spec);
-    this.tailer = new Tailer(
-      site,
-      kind.stream,
-      sourceFor(ctx.api, site, kind.stream),
-      ctx.checkpoints,
-      this,
-      this.reporter,
-      ctx.tailing[kind.stream],
-    );
+    super();
+    this.key = spec.key;
+    this.named = spec.site;
+    this.kind = spec.kind;
+    this.resource = spec.resource;
+    this.source = sourceFor(ctx.api, spec.site, spec.kind.stream);
+  }
+
+  get site(): SiteIdentity {
+    return this.named;
+  }
+
+  get stream(): LogStream {
+    return this.kind.stream;
+  }
+
+  get opts(): TailerOptions {
+    return this.ctx.tailing[this.kind.stream];
+  }
+
+  get events(): TailerEvents {
+    return this;
+  }
+
+  protected get checkpoints(): CheckpointStore {
+    return this.ctx.checkpoints;
   }
 
   /** For a claimed kind, what a read asks of each entry (made per read: no closure per stream). */
   get claim(): ((fingerprint: string) => boolean) | undefined {
-    const { kind, key } = this.current;
+    const { kind, key } = this;
     const { ctx } = this;
     return kind.claimed ? (fp: string) => ctx.claim(fp, key) : undefined;
   }
@@ -120,25 +121,78 @@ export class TailedStream implements ManagedStream, ScheduledStream, RecordEncod
     return this;
   }
 
-  get key(): string {
-    return this.current.key;
-  }
-
   get spec(): StreamSpec {
-    return this.current;
+    return { key: this.key, site: this.named, kind: this.kind, resource: this.resource };
   }
 
   /** The site was renamed (or moved, or changed kind): records, series and batches say so from now on. */
   rename(spec: StreamSpec): void {
-    this.current = spec;
+    this.named = spec.site;
+    this.kind = spec.kind;
+    this.resource = spec.resource;
     this.made?.rename(spec.site);
-    this.reporter.rename(spec.site);
-    this.sink.current = this.ctx.sinkFor(spec.resource);
+    if (this.lagSeconds !== undefined) this.lagSeconds = this.lagNow();
     if (spec.kind.counted) this.ctx.counts.rename(spec.site);
   }
 
+  /** Whether the stream has been read to its end at least once. */
+  get readOnce(): boolean {
+    return this.readToEndAtMs !== undefined;
+  }
+
+  checkpointMoved(cp: Checkpoint): void {
+    const lag = lagOf(cp, this.ctx.clock.now());
+    if (lag !== undefined) this.lagSeconds = lag;
+  }
+
+  private lagNow(): number | undefined {
+    const cp = this.checkpoint;
+    return cp && lagOf(cp, this.ctx.clock.now());
+  }
+
+  // Its tailer's events (TailerEvents), reported as this stream's.
+  recordsTaken(n: number): void {
+    this.ctx.reports.recordsTaken += n;
+  }
+  deduplicated(n: number): void {
+    this.ctx.reports.deduplicated(this, n);
+  }
+  malformed(n: number): void {
+    this.ctx.reports.malformed(this, n);
+  }
+  future(n: number): void {
+    this.ctx.reports.future(this, n);
+  }
+  late(n: number): void {
+    this.ctx.reports.late(this, n);
+  }
+  gap(fromMs: number, toMs: number): void {
+    this.ctx.reports.gap(this, fromMs, toMs);
+  }
+  checkpointError(err: CorruptCheckpointError): void {
+    this.ctx.reports.checkpointError(this, err);
+  }
+  readToEnd(atMs: number): void {
+    this.readToEndAtMs = atMs;
+  }
+  startedFresh(fromMs: number): void {
+    this.ctx.reports.startedFresh(this, fromMs);
+  }
+  pagingProblem(problem: PagingProblem): void {
+    this.ctx.reports.pagingProblem(this, problem);
+  }
+  /** A read of the stream failed: it starts again from the checkpoint. */
+  readFailed(err: unknown): void {
+    this.ctx.reports.readFailed(this, this.key, err);
+  }
+
+  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome> {
+    return this.ctx.sinkFor(this.resource).send(batch, signal);
+  }
+
   shipperFor(stored: StreamCheckpoint): StreamShipper {
-    return this.ctx.shipper(stored, this.sink, this.reporter, (cp, pages) => this.countsMoved(cp, pages));
+    const hooks = this.ctx.reports.shipperHooks(this, (cp, pages) => this.countsMoved(cp, pages));
+    return this.ctx.shipper(stored, this, hooks);
   }
 
   encode(w: ProtoWriter, r: PendingRecord): void {
@@ -151,31 +205,30 @@ export class TailedStream implements ManagedStream, ScheduledStream, RecordEncod
 
   private recordEncoder(): StreamEncoder {
     const { ctx } = this;
-    this.made ??= encoderFor(ctx.sink, this.current.site, this.current.kind.stream, () => ctx.clock.now(), {
+    this.made ??= encoderFor(ctx.sink, this.named, this.kind.stream, () => ctx.clock.now(), {
       requestTime: ctx.requestTimeUnit,
       durations: ctx.requestDurations,
     });
     return this.made;
   }
 
-  async read(signal: AbortSignal): Promise<ReadOutcome> {
-    const outcome = await this.tailer.read(signal);
-    const cp = this.tailer.checkpoint;
+  override async read(signal: AbortSignal): Promise<ReadOutcome> {
+    const outcome = await super.read(signal);
+    const cp = this.checkpoint;
     if (cp) {
       this.countsMoved(cp);
-      this.reporter.checkpointMoved(cp);
+      this.checkpointMoved(cp);
     }
     return outcome;
   }
 
   private countsMoved(cp: Checkpoint, shipped?: readonly PreparedPage[]): void {
-    const { kind, site } = this.current;
+    const { kind, named: site } = this;
     if (kind.counted) this.ctx.counts.update(site, kind.stream, cp.counts, shipped);
   }
 
   close(): void {
-    this.reporter.remove();
-    this.ctx.counts.remove(this.current.site.id);
-    void this.ctx.unschedule(this.key).then(() => this.tailer.close());
+    this.ctx.counts.remove(this.named.id);
+    void this.ctx.unschedule(this).then(() => this.releaseCheckpoint());
   }
 }

@@ -20,8 +20,8 @@ import type { LogStream } from "../api/schemas.js";
 import { CorruptCheckpointError, prune, type Checkpoint } from "./checkpoint.js";
 import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import { readGap } from "./read/gap.js";
-import { ReadRun } from "./read/run.js";
-import type { PreparedPage } from "./prepared.js";
+import { type ReadContext, ReadRun } from "./read/run.js";
+import type { PreparedPage, RecordEncoder } from "./prepared.js";
 import type {
   EndReason,
   PageOutlet,
@@ -38,6 +38,8 @@ import type { StreamShipper } from "./shipper.js";
 export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOptions } from "./read/types.js";
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
+/** Numbers the reads of the process (their spool files' names). */
+let readSerial = 0;
 /**
  * Lateness (decayed) below this counts as none. With none seen, the short window is empty: a read
  * still re-reads the high-water mark's own second (times have one-second precision, and entries of
@@ -74,41 +76,58 @@ export interface TailedParts extends StreamParts {
   shipperFor(cp: StreamCheckpoint): StreamShipper;
 }
 
-/**
- * A stream's tailer is also where its reads' pages go (PageOutlet): to its shipper, made when a read
- * first ships something and let go once a read ends with nothing left in it, so that thousands of idle
- * streams hold none.
- */
-export class Tailer implements PageOutlet {
-  private stored: StreamCheckpoint | undefined;
-  private shipper: StreamShipper | undefined;
-  failed: CorruptCheckpointError | undefined;
+/** What a stream has shown lately, kept once a read of it ships or sees lateness (most never do). */
+interface StreamPace {
   /** Decaying largest lateness seen, ms, and when it was seen. */
-  private latenessMs = 0;
-  private latenessAt = 0;
-  private lastDeepReadAt = -Infinity;
-  private spoolCounter = 0;
-  /** When the last complete read began, and the entries shipped and time passed since, decaying. */
-  private lastReadAtMs: number | undefined;
-  private rateShipped = 0;
-  private rateElapsedMs = 0;
-  /** When the read in progress began: no record of it moves the high-water mark past that. */
-  private readStartedAt = 0;
+  latenessMs: number;
+  latenessAt: number;
+  /** Entries shipped and time passed between reads, both decaying. */
+  rateShipped: number;
+  rateElapsedMs: number;
+}
 
-  constructor(
-    readonly site: SiteIdentity,
-    readonly stream: LogStream,
-    /** A scroll (PHP and web-server logs) or numbered pages (activity). */
-    private readonly source: PageSource,
-    private readonly checkpoints: CheckpointStore,
-    private readonly parts: TailedParts,
-    private readonly events: TailerEvents,
-    private readonly opts: TailerOptions,
-  ) {}
+/**
+ * A stream's reads, as the base of the stream's own object: the stream gives the tailer its site,
+ * source, checkpoints, settings and parts (one object per stream, thousands of streams, so nothing
+ * is held twice). A tailer is also where its reads' pages go (PageOutlet): to its shipper, made when
+ * a read first ships something and let go once a read ends with nothing left in it, so that
+ * thousands of idle streams hold none.
+ */
+export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
+  abstract readonly site: SiteIdentity;
+  abstract readonly stream: LogStream;
+  abstract readonly opts: TailerOptions;
+  abstract readonly events: TailerEvents;
+  abstract readonly encoder: RecordEncoder;
+  abstract readonly claim: ((fingerprint: string) => boolean) | undefined;
+  /** A scroll (PHP and web-server logs) or numbered pages (activity). */
+  protected abstract readonly source: PageSource;
+  protected abstract readonly checkpoints: CheckpointStore;
+  abstract shipperFor(cp: StreamCheckpoint): StreamShipper;
+
+  /** The checkpoint once opened, or why it could not be (a corrupt one stops the stream for good). */
+  private opened: StreamCheckpoint | CorruptCheckpointError | undefined;
+  private shipper: StreamShipper | undefined;
+  private pace: StreamPace | undefined;
+  /** When the last read of the whole overlap began (undefined before the first). */
+  private lastDeepReadAt: number | undefined;
+  /** When the last complete read began. */
+  private lastReadAtMs: number | undefined;
+  /** When the read in progress began: no record of it moves the high-water mark past that. */
+  private readStartedAt: number | undefined;
+
+  /** The parts a read uses are the stream's own. */
+  get parts(): StreamParts {
+    return this;
+  }
 
   /** Let go of the checkpoint's files (after its last read: the stream was removed). */
-  async close(): Promise<void> {
+  async releaseCheckpoint(): Promise<void> {
     await this.stored?.close();
+  }
+
+  private get stored(): StreamCheckpoint | undefined {
+    return this.opened instanceof CorruptCheckpointError ? undefined : this.opened;
   }
 
   /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
@@ -116,10 +135,14 @@ export class Tailer implements PageOutlet {
     return this.stored?.state;
   }
 
+  /** Why the checkpoint could not be opened (the stream is stopped), if it could not. */
+  get failed(): CorruptCheckpointError | undefined {
+    return this.opened instanceof CorruptCheckpointError ? this.opened : undefined;
+  }
+
   /** Open (or create) the checkpoint. A corrupt one stops this stream for good, loudly. */
   async prepare(): Promise<StreamCheckpoint | undefined> {
-    if (this.failed) return undefined;
-    if (this.stored) return this.stored;
+    if (this.opened) return this.stored;
     try {
       const stored = await this.checkpoints.open(
         this.site.id,
@@ -127,12 +150,12 @@ export class Tailer implements PageOutlet {
         this.opts.startFromMs,
         this.opts.overlapMs,
       );
-      this.stored = stored;
+      this.opened = stored;
       if (stored.created) this.events.startedFresh(stored.state.floorMs);
       return stored;
     } catch (err) {
       if (err instanceof CorruptCheckpointError) {
-        this.failed = err;
+        this.opened = err;
         this.events.checkpointError(err);
         return undefined;
       }
@@ -142,8 +165,10 @@ export class Tailer implements PageOutlet {
 
   /** The short window: the lateness seen (decaying), with room to spare, never above the overlap. */
   lateWindowMs(now: number): number {
-    const age = Math.max(0, now - this.latenessAt);
-    const seen = this.latenessMs * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
+    const pace = this.pace;
+    if (!pace) return 0;
+    const age = Math.max(0, now - pace.latenessAt);
+    const seen = pace.latenessMs * 0.5 ** (age / LATENESS_HALF_LIFE_MS);
     if (seen < NEGLIGIBLE_LATENESS_MS) return 0;
     return Math.min(this.opts.overlapMs, Math.ceil(seen * 1.5) + 1000);
   }
@@ -151,33 +176,33 @@ export class Tailer implements PageOutlet {
   private noteLateness(ms: number, now: number): void {
     const current = this.lateWindowMs(now) / 1.5;
     if (ms > current) {
-      this.latenessMs = ms;
-      this.latenessAt = now;
+      const pace = this.paceState();
+      pace.latenessMs = ms;
+      pace.latenessAt = now;
     }
+  }
+
+  private paceState(): StreamPace {
+    this.pace ??= { latenessMs: 0, latenessAt: 0, rateShipped: 0, rateElapsedMs: 0 };
+    return this.pace;
   }
 
   async read(signal: AbortSignal): Promise<ReadOutcome> {
     const stored = await this.prepare();
     if (!stored) return { kind: "stopped" };
     const now = this.opts.clock.now();
-    const deep = now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
+    const deep = this.lastDeepReadAt === undefined || now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
     const { overlapMs } = this.opts;
     const before = { highWaterMs: stored.state.highWaterMs, floorMs: stored.state.floorMs };
     const window = { windowMs: deep ? overlapMs : this.lateWindowMs(now), overlapMs, nowMs: now };
-    const context = {
-      events: this.events,
-      opts: this.opts,
-      parts: this.parts,
-      site: this.site,
-      stream: this.stream,
-    };
-    const run = new ReadRun(context, stored, window, signal, ++this.spoolCounter);
+    const run = new ReadRun(this, stored, window, signal, ++readSerial);
     this.readStartedAt = now;
     this.shipper?.begin(now);
     let result: ReadResult;
     try {
       result = await run.run(this.source, this);
     } finally {
+      this.readStartedAt = undefined;
       if (this.shipper?.idle) this.shipper = undefined;
       await run.buffer.discard();
       prune(stored.state, overlapMs);
@@ -203,9 +228,10 @@ export class Tailer implements PageOutlet {
     if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
     if (result.shipped === 0) return { kind: "empty" };
-    if (this.rateElapsedMs === 0) return { kind: "found", shipped: result.shipped };
+    const seen = this.pace;
+    if (!seen || seen.rateElapsedMs === 0) return { kind: "found", shipped: result.shipped };
     const pace = {
-      ratePerSecond: (this.rateShipped * 1000) / this.rateElapsedMs,
+      ratePerSecond: (seen.rateShipped * 1000) / seen.rateElapsedMs,
       // The next read re-reads its short window and the high-water mark's own second.
       rereadMs: this.lateWindowMs(now) + 1000,
       pageSize: this.source.pageSize,
@@ -215,21 +241,25 @@ export class Tailer implements PageOutlet {
 
   /**
    * The stream's rate: entries shipped over the time between reads, both summed with the older reads
-   * weighing less and less (about the last ten reads count), so whole-second batches even out.
+   * weighing less and less (about the last ten reads count), so whole-second batches even out. It is
+   * counted from the first read that ships something: before that the rate is none, and a stream
+   * that wakes up after a long quiet is paced by what it ships, not diluted by the quiet.
    */
   private noteRate(shipped: number, now: number): void {
     const last = this.lastReadAtMs;
     this.lastReadAtMs = now;
     if (last === undefined || now <= last) return;
-    this.rateShipped = this.rateShipped * RATE_DECAY + shipped;
-    this.rateElapsedMs = this.rateElapsedMs * RATE_DECAY + (now - last);
+    if (!this.pace && shipped === 0) return;
+    const pace = this.paceState();
+    pace.rateShipped = pace.rateShipped * RATE_DECAY + shipped;
+    pace.rateElapsedMs = pace.rateElapsedMs * RATE_DECAY + (now - last);
   }
 
   /** A read ships a page: to the shipper, made now if the stream holds none. */
   add(page: PreparedPage): Promise<void> {
     if (!this.shipper) {
-      this.shipper = this.parts.shipperFor(this.stored as StreamCheckpoint);
-      this.shipper.begin(this.readStartedAt);
+      this.shipper = this.shipperFor(this.stored as StreamCheckpoint);
+      this.shipper.begin(this.readStartedAt ?? this.opts.clock.now());
     }
     return this.shipper.add(page);
   }

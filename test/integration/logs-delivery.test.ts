@@ -86,6 +86,8 @@ describe.each([
     // Lines written right after start-up, before any tailer polled, are shipped too: startFrom "now"
     // is when the process started.
     let daemon = await start(() => marks.write());
+    // Started through the CLI with the heap flags it chooses: V8's memory saver mode follows the log load.
+    expect(daemon.logs()).toContain("V8 memory saver mode on");
     // Lines written over a few seconds of running, between polls.
     for (let i = 0; i < 6; i++) {
       marks.write();

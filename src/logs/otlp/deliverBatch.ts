@@ -8,7 +8,7 @@
 import { backoffMs, type BackoffOptions, type Clock } from "../../util/time.js";
 import type { Batch } from "./batch.js";
 import type { ExportOutcome } from "./outcome.js";
-import type { LogSink } from "./sink.js";
+import type { BatchSender } from "./sink.js";
 
 export interface DeliverHooks {
   /** Records the collector refused for good (dropped) or rejected in a partial success. */
@@ -33,7 +33,7 @@ export interface DeliverOptions {
  * (the batch is then abandoned, not delivered).
  */
 export async function deliverBatch(
-  sink: LogSink,
+  sink: BatchSender,
   batch: Batch,
   signal: AbortSignal,
   opts: DeliverOptions,

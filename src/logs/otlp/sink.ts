@@ -27,7 +27,12 @@ const gzipAsync = promisify(gzip);
 
 export const SCOPE = { name: "sitehost-exporter", version: VERSION };
 
-export interface LogSink {
+/** What a stream's shipper sends its batches through. */
+export interface BatchSender {
+  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
+}
+
+export interface LogSink extends BatchSender {
   /** Append one record's encoding to `w` (done as the record is read; shipping copies the bytes). */
   encode(w: ProtoWriter, record: OutgoingRecord): void;
   /**
@@ -35,7 +40,6 @@ export interface LogSink {
    * writes them as they come (no attribute object per record). Without it, `encode` gets an object.
    */
   encodeFrom?(w: ProtoWriter, head: RecordHead, attributes: (out: AttributeWriter) => void): void;
-  send(batch: Batch, signal: AbortSignal): Promise<ExportOutcome>;
   shutdown(): Promise<void>;
   /**
    * The same sink sending under another resource (one per site): it shares the connection, and needs

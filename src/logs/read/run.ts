@@ -231,6 +231,7 @@ export class ReadRun {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
+    if (v.kept.length > 0) events.recordsTaken(v.kept.length);
     if (v.deduplicated > 0) events.deduplicated(v.deduplicated);
     if (v.malformed > 0) events.malformed(v.malformed);
     if (v.future > 0) events.future(v.future);

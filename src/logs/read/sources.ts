@@ -39,8 +39,13 @@ interface HeldScroll {
 }
 
 export class ScrollSource implements PageSource {
-  readonly resumable = true;
-  readonly pageSize = SCROLL_PAGE_SIZE;
+  // Getters, not fields: one source per stream, thousands of streams.
+  get resumable(): boolean {
+    return true;
+  }
+  get pageSize(): number {
+    return SCROLL_PAGE_SIZE;
+  }
   private held: HeldScroll | null = null;
   /** A held cursor, continued from its end, returned new entries once: it grows (not a snapshot). */
   private grown = false;
@@ -139,7 +144,9 @@ export type FetchSiteNumberedPage = (
 
 /** Activity logs: numbered pages, delivered to the read newest first whatever order the platform uses. */
 export class NumberedSource implements PageSource {
-  readonly resumable = false;
+  get resumable(): boolean {
+    return false;
+  }
 
   constructor(
     private readonly fetchSitePage: FetchSiteNumberedPage,

@@ -41,6 +41,8 @@ export type ReadOutcome =
   | { kind: "stopped" };
 
 export interface TailerEvents {
+  /** A page's new records were taken (not delivered before): the work the log path does, as read. */
+  recordsTaken(n: number): void;
   deduplicated(n: number): void;
   malformed(n: number): void;
   future(n: number): void;

@@ -1,6 +1,12 @@
 /** When the CLI re-executes itself with Node.js flags, which ones, and when it leaves the process alone. */
 import { describe, expect, it } from "vitest";
-import { leanReexecArgs, NO_SIGUSR1_INSPECTOR, V8_FLAGS, workloadOf } from "../../../src/cli/v8Flags.js";
+import {
+  exporterHeapFlagsApplied,
+  leanReexecArgs,
+  NO_SIGUSR1_INSPECTOR,
+  V8_FLAGS,
+  workloadOf,
+} from "../../../src/cli/v8Flags.js";
 
 const node = "/usr/bin/node";
 const main = "/app/dist/src/cli/main.js";
@@ -110,5 +116,31 @@ describe("Node.js flags of the long-running commands", () => {
     expect(
       leanReexecArgs([node, main, "run"], ["--heap-growing-percent=10", "--disable-sigusr1"], {}, logs),
     ).toBeUndefined();
+  });
+});
+
+describe("the memory saver mode is switched by the log load only under the exporter's own heap flags", () => {
+  const applied = { SITEHOST_NODE_FLAGS_APPLIED: "1" };
+  const ours = [...V8_FLAGS.logs, NO_SIGUSR1_INSPECTOR];
+  it.each([
+    ["re-executed with the logging flags", ours, applied, true],
+    ["not re-executed (the flags were never applied)", ours, {}, false],
+    ["metrics-only flags", [...V8_FLAGS.metrics, NO_SIGUSR1_INSPECTOR], applied, false],
+    ["SITEHOST_NODE_FLAGS given", ours, { ...applied, SITEHOST_NODE_FLAGS: V8_FLAGS.logs.join(" ") }, false],
+    [
+      "the user's own heap flag instead of ours",
+      ["--heap-growing-percent=10", NO_SIGUSR1_INSPECTOR],
+      applied,
+      false,
+    ],
+    ["the user's own --no-memory-saver-mode", [...ours, "--no-memory-saver-mode"], applied, false],
+    [
+      "the user's own memory saver in NODE_OPTIONS",
+      ours,
+      { ...applied, NODE_OPTIONS: "--memory_saver_mode" },
+      false,
+    ],
+  ])("%s: %s", (_what, execArgv, env, want) => {
+    expect(exporterHeapFlagsApplied(execArgv, env)).toBe(want);
   });
 });

@@ -14,9 +14,8 @@ import { CheckpointStore } from "../../../src/logs/journal.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { NumberedSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
-import { Tailer } from "../../../src/logs/tailer.js";
 import { systemClock } from "../../../src/util/time.js";
-import { MemorySink, RecordingEvents } from "./fakes.js";
+import { MemorySink, PartsTailer, RecordingEvents } from "./fakes.js";
 
 const T0 = Date.now() - 3_600_000;
 
@@ -76,7 +75,7 @@ function tailer(api: FakeActivity, startFromMs = 0, maxPagesPerRead = 1000) {
   const sink = new MemorySink();
   const health = new CollectorHealth();
   const events = new RecordingEvents();
-  const t = new Tailer(
+  const t = new PartsTailer(
     { id: 0, name: "" },
     "activity",
     new NumberedSource((_site, page) => api.page(page), 0),

@@ -18,7 +18,14 @@ import type { PendingRecord } from "../../../src/logs/pending.js";
 import { CollectorHealth, StreamShipper } from "../../../src/logs/shipper.js";
 import { NumberedSource, ScrollSource } from "../../../src/logs/read/sources.js";
 import { BufferBudget } from "../../../src/logs/spool.js";
-import { Tailer, type TailerEvents, type TailerOptions } from "../../../src/logs/tailer.js";
+import {
+  type SiteIdentity,
+  type TailedParts,
+  Tailer,
+  type TailerEvents,
+  type TailerOptions,
+} from "../../../src/logs/tailer.js";
+import type { PageSource } from "../../../src/logs/read/types.js";
 import { systemClock } from "../../../src/util/time.js";
 
 export const silent = pino({ level: "silent" });
@@ -146,6 +153,7 @@ export class MemorySink implements LogSink {
 }
 
 export class RecordingEvents implements TailerEvents {
+  taken = 0;
   dedup = 0;
   malformedCount = 0;
   futureCount = 0;
@@ -157,6 +165,9 @@ export class RecordingEvents implements TailerEvents {
   readonly pagingProblems: string[] = [];
   pagingProblem(problem: string): void {
     this.pagingProblems.push(problem);
+  }
+  recordsTaken(n: number): void {
+    this.taken += n;
   }
   deduplicated(n: number): void {
     this.dedup += n;
@@ -181,6 +192,30 @@ export class RecordingEvents implements TailerEvents {
   }
   startedFresh(fromMs: number): void {
     this.freshStarts.push(fromMs);
+  }
+}
+
+/** A tailer given its parts one by one (in the exporter, the stream's own object gives them). */
+export class PartsTailer extends Tailer {
+  constructor(
+    readonly site: SiteIdentity,
+    readonly stream: LogStream,
+    protected readonly source: PageSource,
+    protected readonly checkpoints: CheckpointStore,
+    private readonly given: TailedParts,
+    readonly events: TailerEvents,
+    readonly opts: TailerOptions,
+  ) {
+    super();
+  }
+  get encoder() {
+    return this.given.encoder;
+  }
+  get claim() {
+    return this.given.claim;
+  }
+  shipperFor(cp: StreamCheckpoint): StreamShipper {
+    return this.given.shipperFor(cp);
   }
 }
 
@@ -261,7 +296,7 @@ export function makeTailer(
       stop.signal,
     );
   const stream = opts.stream ?? "server";
-  rig.tailer = new Tailer(
+  rig.tailer = new PartsTailer(
     { id: 1, name: "shop" },
     stream,
     stream === "activity"

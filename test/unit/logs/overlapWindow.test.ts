@@ -240,3 +240,15 @@ describe("the checkpoint's snapshot with the window", () => {
     expect(entries(back.recent)).toEqual(ref.entries().sort((a, b) => a[2] - b[2]));
   });
 });
+
+describe("a checkpoint's counts", () => {
+  it("start empty for every checkpoint, and are the checkpoint's own once it counts", () => {
+    const counting = newCheckpoint(1, "server", 1000);
+    const idle = newCheckpoint(2, "server", 1000);
+    applyDelta(counting, { seq: 1, highWaterMs: 2000, add: [], counts: { "server|2xx|false": 3 } });
+    applyDelta(counting, { seq: 2, highWaterMs: 3000, add: [], counts: { "server|2xx|false": 2 } });
+    expect(counting.counts).toEqual({ "server|2xx|false": 5 });
+    expect(idle.counts).toEqual({});
+    expect(parseSnapshot(serializeSnapshot(idle), "f", 2, "server").counts).toEqual({});
+  });
+});

@@ -24,6 +24,7 @@ function stream(
   const starts: number[] = [];
   return {
     key,
+    scheduleSlot: -1,
     starts,
     read: async (signal) => {
       starts.push(Date.now());
@@ -103,7 +104,7 @@ describe("adaptive polling", () => {
     await vi.advanceTimersByTimeAsync(20 * MIN);
     const before = st.starts.length;
     const lastRead = st.starts.at(-1) as number;
-    s.nudge("1/server");
+    s.nudge(st);
     await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
     expect(st.starts.length).toBe(before + 1);
   });
@@ -116,7 +117,7 @@ describe("adaptive polling", () => {
     // The site serves traffic (all from the edge cache): a hint every minute for an hour.
     for (let minute = 0; minute < 60; minute++) {
       await vi.advanceTimersByTimeAsync(MIN);
-      s.nudge("1/server");
+      s.nudge(st);
     }
     // An idle stream's 15 reads an hour, and the one early read the first hint bought.
     expect(st.starts.length).toBeLessThanOrEqual(16);
@@ -130,10 +131,10 @@ describe("adaptive polling", () => {
     const st = stream("1/server", () => (found-- > 0 ? { kind: "found", shipped: 5 } : { kind: "empty" }));
     s.add(st);
     await vi.advanceTimersByTimeAsync(20 * MIN);
-    s.nudge("1/server"); // spends the hint: one early read, which finds nothing
+    s.nudge(st); // spends the hint: one early read, which finds nothing
     await vi.advanceTimersByTimeAsync(31 * S);
     const afterFirst = st.starts.length;
-    s.nudge("1/server"); // not honoured: nothing found since
+    s.nudge(st); // not honoured: nothing found since
     await vi.advanceTimersByTimeAsync(31 * S);
     expect(st.starts.length).toBe(afterFirst);
     found = 1;
@@ -142,7 +143,7 @@ describe("adaptive polling", () => {
     while (st.starts.length < readsBefore + 2) await vi.advanceTimersByTimeAsync(S);
     await vi.advanceTimersByTimeAsync(200); // that read has settled
     const afterFound = st.starts.length;
-    s.nudge("1/server"); // honoured again
+    s.nudge(st); // honoured again
     const lastRead = st.starts.at(-1) as number;
     await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
     expect(st.starts.length).toBe(afterFound + 1);
@@ -206,6 +207,7 @@ describe("adaptive polling", () => {
     let fail = true;
     const st: ScheduledStream & { starts: number[] } = {
       key: "1/php",
+      scheduleSlot: -1,
       starts: [],
       read: async () => {
         st.starts.push(Date.now());
@@ -271,12 +273,40 @@ describe("sharing the workers", () => {
     await vi.advanceTimersByTimeAsync(1 * S);
     expect([reading.starts.length, waiting.starts.length]).toEqual([1, 1]);
     // One is in the middle of a read, the other waits for its next one.
-    const removed = Promise.all([s.remove("1/php"), s.remove("2/php")]);
+    const removed = Promise.all([s.remove(reading), s.remove(waiting)]);
     await vi.advanceTimersByTimeAsync(0);
     await removed;
     await vi.advanceTimersByTimeAsync(10 * MIN);
     expect([reading.starts.length, waiting.starts.length]).toEqual([1, 1]);
     expect(s.size).toBe(0);
+    await s.stop();
+  });
+
+  it("a stream added in a removed stream's place keeps its own schedule, not the removed one's", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const now = Date.now();
+    // Due before the removed stream would have been: its entry stays under this one's in the queue.
+    const first = stream("0/php", () => ({ kind: "empty" }));
+    const gone = stream("1/php", () => ({ kind: "empty" }));
+    const reading = stream("2/php", () => ({ kind: "empty" }), 10 * S);
+    s.add(first, now + 20 * S);
+    s.add(gone, now + 30 * S);
+    s.add(reading);
+    await vi.advanceTimersByTimeAsync(S);
+    // Removed while not read, and while read: both places are taken by later streams due much later.
+    await s.remove(gone);
+    const removing = s.remove(reading);
+    await vi.advanceTimersByTimeAsync(10 * S);
+    await removing;
+    const later = [stream("3/php", () => ({ kind: "empty" })), stream("4/php", () => ({ kind: "empty" }))];
+    for (const st of later) s.add(st, now + 5 * MIN);
+    await vi.advanceTimersByTimeAsync(4 * MIN);
+    expect([gone.starts, ...later.map((st) => st.starts)]).toEqual([[], [], []]);
+    expect(s.dueAt(later[0] as ScheduledStream)).toBe(now + 5 * MIN);
+    await vi.advanceTimersByTimeAsync(2 * MIN);
+    expect(later.map((st) => st.starts[0])).toEqual([now + 5 * MIN, now + 5 * MIN]);
+    expect(reading.starts).toHaveLength(1);
     await s.stop();
   });
 
