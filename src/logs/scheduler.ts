@@ -18,18 +18,10 @@
 import { backoffMs, type Clock } from "../util/time.js";
 import { WakeTimer } from "../util/wakeTimer.js";
 import { paceMs } from "./pace.js";
-import { DueHeap, HINTABLE, READING, REMOVED, SlotTable } from "./slotTable.js";
-import type { ReadOutcome } from "./read/types.js";
+import { DueHeap, HINTABLE, READING, REMOVED, type ScheduledStream, SlotTable } from "./slotTable.js";
 
-export interface ScheduledStream {
-  readonly key: string;
-  /**
-   * The stream's slot in its scheduler while scheduled, -1 otherwise; set by the scheduler alone
-   * (held by the stream, so the scheduler needs no map of its own: 15,000 streams at 5,000 sites).
-   */
-  scheduleSlot: number;
-  read(signal: AbortSignal): Promise<ReadOutcome>;
-}
+export type { ScheduledStream } from "./slotTable.js";
+import type { ReadOutcome } from "./read/types.js";
 
 export interface SchedulerOptions {
   workers: number;

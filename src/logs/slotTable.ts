@@ -6,7 +6,18 @@
  * A slot freed is reused; its version goes on counting, so an entry left in the due heap for the
  * stream that had it before never matches the one that has it now.
  */
-import type { ScheduledStream } from "./scheduler.js";
+import type { ReadOutcome } from "./read/types.js";
+
+/** What the scheduler reads (scheduler.ts); here, beside the table that holds it, so neither imports the other. */
+export interface ScheduledStream {
+  readonly key: string;
+  /**
+   * The stream's slot in its scheduler while scheduled, -1 otherwise; set by the scheduler alone
+   * (held by the stream, so the scheduler needs no map of its own: 15,000 streams at 5,000 sites).
+   */
+  scheduleSlot: number;
+  read(signal: AbortSignal): Promise<ReadOutcome>;
+}
 
 /** flags: a hint may bring the stream forward (none did since a read of it last found entries). */
 export const HINTABLE = 1;
