@@ -88,7 +88,9 @@ export class MemorySaver {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
-    if (this.on) this.apply(false, 0);
+    // Not a change of load: nothing to report, V8's default back.
+    if (this.on) this.setFlags(MEMORY_SAVER_OFF);
+    this.on = false;
   }
 
   private apply(on: boolean, perSecond: number): void {

@@ -135,11 +135,6 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     return this.stored?.state;
   }
 
-  /** Why the checkpoint could not be opened (the stream is stopped), if it could not. */
-  get failed(): CorruptCheckpointError | undefined {
-    return this.opened instanceof CorruptCheckpointError ? this.opened : undefined;
-  }
-
   /** Open (or create) the checkpoint. A corrupt one stops this stream for good, loudly. */
   async prepare(): Promise<StreamCheckpoint | undefined> {
     if (this.opened) return this.stored;

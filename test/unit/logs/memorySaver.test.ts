@@ -40,7 +40,12 @@ describe("MemorySaver", () => {
     vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     let taken = 0;
     const flags: string[] = [];
-    const saver = new MemorySaver({ taken: () => taken, setFlags: (f) => flags.push(f) });
+    const changes: boolean[] = [];
+    const saver = new MemorySaver({
+      taken: () => taken,
+      setFlags: (f) => flags.push(f),
+      changed: (on) => changes.push(on),
+    });
     saver.start();
     expect(flags).toEqual([MEMORY_SAVER_ON]);
     // A backlog: 20,000 records/s for two windows.
@@ -58,6 +63,8 @@ describe("MemorySaver", () => {
     expect(flags).toEqual([MEMORY_SAVER_ON, MEMORY_SAVER_OFF, MEMORY_SAVER_ON]);
     saver.stop();
     expect(flags.at(-1)).toBe(MEMORY_SAVER_OFF);
+    // Stopping is not a change of load: the log does not say a backlog drains.
+    expect(changes).toEqual([true, false, true]);
     await vi.advanceTimersByTimeAsync(10 * WINDOW_MS);
     expect(flags).toHaveLength(4);
   });
