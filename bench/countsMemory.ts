@@ -2,7 +2,8 @@
  * Memory per site of the log-derived series, and what rendering them costs at thousands of sites, in
  * text format and in OpenMetrics with exemplars: `MetricStore` and `LogCounts` of `sites` sites, each
  * fed the counts and one shipped page of 200 web-server records (every bucket of both cache states
- * and some 5xx hit, so every exemplar is there), heap after a full GC.
+ * and some 5xx hit, so every exemplar is there), heap after a full GC; and a scrape after every
+ * site's counts moved, their values written in place against published in full.
  *
  *   npx tsc -p tsconfig.json && node --expose-gc dist/bench/countsMemory.js [sites=5000]
  *   (each variant in a process of its own)
@@ -86,6 +87,32 @@ function renderMs(
   return times.sort((a, b) => a - b)[3] as number;
 }
 
+/**
+ * Median ms of a scrape after every site's counts moved (the log-derived counts published, then the
+ * families rendered): with the checkpoints' own counts objects, as the pipeline passes them (the
+ * series are the same, so their values are written in place), or with a new object each time (every
+ * site published in full, as before the in-place update).
+ */
+function scrapeAllMs(
+  store: MetricStore,
+  counts: LogCounts,
+  fed: Array<ReturnType<typeof page>>,
+  format: ExpositionFormat,
+  inFull: boolean,
+): number {
+  const times: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    fed.forEach(({ counts: c, page: p }, i) => {
+      c["2xx|false"] = (c["2xx|false"] ?? 0) + 1;
+      counts.update({ id: i + 1, name: `site-${i + 1}` }, "server", inFull ? { ...c } : c, [p]);
+    });
+    const t0 = performance.now();
+    store.gzipParts(format);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[2] as number;
+}
+
 const fed = Array.from({ length: sites }, (_, i) => page(i + 1));
 const rows: Array<Record<string, unknown>> = [];
 const VARIANTS = [
@@ -137,6 +164,18 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
     renderTextMs: +renderMs(store, counts, fed, "text").toFixed(1),
     renderOpenMetricsMs: +renderMs(store, counts, fed, "openmetrics").toFixed(1),
   });
+  const format: ExpositionFormat = variant === "histogram + exemplars" ? "openmetrics" : "text";
+  const row = rows[rows.length - 1] as Record<string, unknown>;
+  // Side by side, alternating, so the machine's load weighs on both alike.
+  const inPlace: number[] = [];
+  const inFull: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    inPlace.push(scrapeAllMs(store, counts, fed, format, false));
+    inFull.push(scrapeAllMs(store, counts, fed, format, true));
+  }
+  const median = (xs: number[]) => +(xs.sort((a, b) => a - b)[1] as number).toFixed(0);
+  row.scrapeAllMovedInPlaceMs = median(inPlace);
+  row.scrapeAllMovedInFullMs = median(inFull);
   // Keep both alive until measured.
   void store;
 }

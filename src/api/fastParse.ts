@@ -75,7 +75,11 @@ function valueCheck(def: ZodDefLike): Check | undefined {
     const options = (def.options ?? []).map((o) => valueCheck(o._zod.def));
     if (options.length === 0 || options.some((o) => o === undefined)) return undefined;
     const all = options as Check[];
-    return (v) => all.some((check) => check(v));
+    // A loop, not all.some(...): a closure per value checked is garbage at every record read.
+    return (v) => {
+      for (let i = 0; i < all.length; i++) if ((all[i] as Check)(v)) return true;
+      return false;
+    };
   }
   return leafCheck(def);
 }

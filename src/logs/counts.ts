@@ -5,7 +5,8 @@
  */
 import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
-import type { Exemplar, Sample } from "../metrics/sample.js";
+import type { MetricName } from "../metrics/families.js";
+import type { Exemplar, HistogramSuffix, Sample } from "../metrics/sample.js";
 import type { PreparedPage } from "./prepared.js";
 import { RecentRecords, serverSeries } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
@@ -19,6 +20,8 @@ export interface SiteCounts {
   server?: Readonly<Record<string, number>>;
   /** Counter key → the newest shipped record it counted (duration buckets, 5xx), for exemplars. */
   recent?: RecentRecords;
+  /** What the site's series were made of when last published in full (see `LogCounts`). */
+  published?: SeriesShape;
 }
 
 export interface CountOptions {
@@ -44,49 +47,118 @@ function exemplarOf(counts: SiteCounts, key: string): { exemplar?: Exemplar } {
 const SERVER_ZERO: Readonly<Record<string, number>> = { "5xx|false": 0, "du|false": 0, "b|false": 0 };
 const PHP_ZERO: Readonly<Record<string, number>> = { fatal: 0, parse: 0 };
 
-/** Replace the site's log-derived samples (collector "logs"). */
-export function publishCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): void {
-  const labels = { site_id: String(counts.site.id), site: counts.site.name };
-  const samples: Sample[] = [];
+/**
+ * One series of a site's log-derived counts: its family (and histogram suffix), the labels beside
+ * the site's, its value and the counter key whose newest record is its exemplar.
+ */
+type EmitSeries = (
+  name: MetricName,
+  suffix: HistogramSuffix | undefined,
+  labels: Readonly<Record<string, string>>,
+  value: number,
+  exemplarKey?: string,
+) => void;
+
+/**
+ * Every series of the site's counts, in one order: the full publication and the in-place update
+ * (`updateSiteValues`, which takes values in the order of the last full one) both come from here.
+ */
+function eachSeries(counts: SiteCounts, opts: CountOptions, emit: EmitSeries): void {
   const server = serverSeries(counts.server ? { ...SERVER_ZERO, ...counts.server } : {}, opts.cacheHits);
-  for (const { statusClass: status_class, cached, value } of server.responses) {
-    samples.push({
-      name: "sitehost_site_http_responses_total",
-      labels: { ...labels, status_class, cached },
+  for (const { statusClass: status_class, cached, value } of server.responses)
+    emit(
+      "sitehost_site_http_responses_total",
+      undefined,
+      { status_class, cached },
       value,
-      ...exemplarOf(counts, `${status_class}|${cached}`),
-    });
-  }
+      `${status_class}|${cached}`,
+    );
   const duration = "sitehost_site_http_request_duration_seconds";
   for (const { cached, buckets, sum, count } of server.durations) {
-    const of = { ...labels, cached };
-    for (const { le, value } of buckets) {
-      samples.push({
-        name: duration,
-        suffix: "_bucket",
-        labels: { ...of, le },
-        value,
-        ...exemplarOf(counts, `d|${cached}|${le}`),
-      });
-    }
-    samples.push({ name: duration, suffix: "_sum", labels: of, value: sum });
-    samples.push({ name: duration, suffix: "_count", labels: of, value: count });
+    const of = { cached };
+    for (const { le, value } of buckets)
+      emit(duration, "_bucket", { cached, le }, value, `d|${cached}|${le}`);
+    emit(duration, "_sum", of, sum);
+    emit(duration, "_count", of, count);
   }
-  for (const { cached, value } of server.untimed) {
-    const name = "sitehost_site_http_requests_without_duration_total";
-    samples.push({ name, labels: { ...labels, cached }, value });
-  }
-  for (const { cached, value } of server.bytes) {
-    samples.push({
-      name: "sitehost_site_http_response_size_bytes_total",
-      labels: { ...labels, cached },
-      value,
-    });
-  }
-  for (const [severity, value] of Object.entries(counts.php ? { ...PHP_ZERO, ...counts.php } : {})) {
-    samples.push({ name: "sitehost_site_php_log_entries_total", labels: { ...labels, severity }, value });
-  }
+  for (const { cached, value } of server.untimed)
+    emit("sitehost_site_http_requests_without_duration_total", undefined, { cached }, value);
+  for (const { cached, value } of server.bytes)
+    emit("sitehost_site_http_response_size_bytes_total", undefined, { cached }, value);
+  for (const [severity, value] of Object.entries(counts.php ? { ...PHP_ZERO, ...counts.php } : {}))
+    emit("sitehost_site_php_log_entries_total", undefined, { severity }, value);
+}
+
+/** Replace the site's log-derived samples (collector "logs"); returns how many there were. */
+export function publishCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): number {
+  const site = { site_id: String(counts.site.id), site: counts.site.name };
+  const samples: Sample[] = [];
+  eachSeries(counts, opts, (name, suffix, labels, value, exemplarKey) => {
+    const sample: Sample = { name, labels: { ...site, ...labels }, value };
+    if (suffix) sample.suffix = suffix;
+    if (exemplarKey !== undefined) Object.assign(sample, exemplarOf(counts, exemplarKey));
+    samples.push(sample);
+  });
   store.replaceSite("logs", String(counts.site.id), samples);
+  return samples.length;
+}
+
+/**
+ * The site's counts written into its samples in place (same series as published last: see
+ * `LogCounts`); false when the store has no such entry (then publish in full).
+ */
+function updateCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): boolean {
+  const values: number[] = [];
+  const exemplars: Array<Exemplar | undefined> = [];
+  eachSeries(counts, opts, (_name, _suffix, _labels, value, exemplarKey) => {
+    values.push(value);
+    exemplars.push(exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey).exemplar);
+  });
+  return store.updateSiteValues("logs", String(counts.site.id), values, exemplars);
+}
+
+/**
+ * What decides a site's series (not their values): its name, and each stream's counts object and
+ * its number of keys (a checkpoint's counts only ever gain keys; a new object is a new start).
+ */
+export interface SeriesShape {
+  /**
+   * The store kept a value for every series published (none of their families is excluded by
+   * `metrics.exclude`): only then can the values be written in place.
+   */
+  fits: boolean;
+  site: SiteIdentity;
+  php: object | undefined;
+  phpKeys: number;
+  server: object | undefined;
+  serverKeys: number;
+}
+
+function keyCount(counts: object | undefined): number {
+  let n = 0;
+  for (const _ in counts) n++;
+  return n;
+}
+
+function shapeOf(counts: SiteCounts): SeriesShape {
+  return {
+    fits: false,
+    site: counts.site,
+    php: counts.php,
+    phpKeys: keyCount(counts.php),
+    server: counts.server,
+    serverKeys: keyCount(counts.server),
+  };
+}
+
+function sameShape(a: SeriesShape, b: SeriesShape): boolean {
+  return (
+    a.site === b.site &&
+    a.php === b.php &&
+    a.phpKeys === b.phpKeys &&
+    a.server === b.server &&
+    a.serverKeys === b.serverKeys
+  );
 }
 
 /** Every site's log-derived counts, as the store shows them. */
@@ -107,7 +179,16 @@ export class LogCounts {
 
   private publishHeld(): void {
     if (this.unpublished.size === 0 || !this.store) return;
-    for (const entry of this.unpublished) publishCounts(this.store, entry, this.opts);
+    // At every read of the store thousands of sites publish the same series with new values: those
+    // are written in place (nothing rendered, no entry made anew); a changed set of series in full.
+    for (const entry of this.unpublished) {
+      const shape = shapeOf(entry);
+      const last = entry.published;
+      if (last?.fits && sameShape(last, shape) && updateCounts(this.store, entry, this.opts)) continue;
+      const published = publishCounts(this.store, entry, this.opts);
+      shape.fits = this.store.storedValueCount("logs", String(entry.site.id)) === published;
+      entry.published = shape;
+    }
     this.unpublished.clear();
   }
 
@@ -125,7 +206,10 @@ export class LogCounts {
     let entry = this.sites.get(site.id);
     // Every field in the literal: one shape whichever stream comes first, no property array later.
     if (!entry)
-      this.sites.set(site.id, (entry = { site, php: undefined, server: undefined, recent: undefined }));
+      this.sites.set(
+        site.id,
+        (entry = { site, php: undefined, server: undefined, recent: undefined, published: undefined }),
+      );
     // The checkpoint's own counts (not a copy: thousands of sites would each hold a second one); the
     // store reads them as they stand when it publishes.
     entry[stream] = counts;

@@ -16,7 +16,7 @@ export interface ExpositionBody {
   readonly body: Buffer;
   /**
    * The gzip stream as its members (the store's: per family its header, then its lines in members of
-   * about 256 KB of text; then the self-metrics'), sent one after the other: joining them would copy
+   * about 32 KB of text; then the self-metrics'), sent one after the other: joining them would copy
    * the whole exposition on every change.
    */
   readonly gzipParts: readonly Buffer[];

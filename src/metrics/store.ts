@@ -10,90 +10,25 @@
  * that changed are rendered, see `gzipParts`).
  */
 import type { MetricName } from "./families.js";
-import type { MetricFamily, Sample } from "./sample.js";
+import type { Exemplar, MetricFamily, Sample } from "./sample.js";
 import { GzipMembers, gzipText } from "./gzipMembers.js";
-import { type Layout, Layouts } from "./layouts.js";
-import { escapeLabelValue, renderFamilyHeader, renderSample } from "./render.js";
+import { Layouts } from "./layouts.js";
+import { renderFamilyHeader, renderSample } from "./render.js";
 import { detached, lineCount, renderStoredLines, ShapeTable, SUFFIX_MARKS } from "./storedLines.js";
+import {
+  exemplarAllowed,
+  invalidate,
+  sameValues,
+  sitePartOf,
+  updateInPlace,
+  valuesFrom,
+  type Entry,
+  type FamilyState,
+} from "./storeEntry.js";
 import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
 import { globToRegExp } from "../config/glob.js";
 
 const GLOBAL = "\u0000global";
-
-interface FamilyState {
-  readonly family: MetricFamily;
-  /** Position in name order; what entries refer to. */
-  readonly index: number;
-  readonly header: string;
-  /** The header in OpenMetrics (a counter's family named without `_total`). */
-  readonly omHeader: string;
-  /** `name{`, the start of every line that carries labels. */
-  readonly head: string;
-  /** One copy of each shape this family's entries share. */
-  readonly shapes: ShapeTable;
-  /** Collectors that have stored lines of this family (rendering visits only their entries). */
-  readonly producers: Set<string>;
-  /** Entries holding lines of this family; no lines, no header. */
-  entries: number;
-  /** Entries whose lines of this family carry exemplars (OpenMetrics renders its own body then). */
-  exemplarEntries: number;
-  /** The headers as gzip members, made once. */
-  headerGzip: Record<ExpositionFormat, Buffer | undefined>;
-  /** This family's series lines as gzip members (see gzipMembers.ts); dropped when the family changes. */
-  gzip: Buffer[] | undefined;
-  /** The same lines with their exemplars, for OpenMetrics (only while some entry has exemplars). */
-  omGzip: Buffer[] | undefined;
-}
-
-/**
- * One (collector, site) entry: its layout, and the values of all its lines, family after family.
- */
-interface Entry {
-  sitePart: string;
-  layout: Layout;
-  values: number[];
-  /**
-   * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
-   * line of its shape, joined by newlines.
-   */
-  exemplarTexts?: Array<string | undefined>;
-}
-
-/** `site_id="…",site="…"` as renderSample writes them, or "" when a sample lacks them. */
-function sitePartOf<N extends string>(family: MetricFamily<N>, sample: Sample<N>): string {
-  const { site_id: id, site } = sample.labels;
-  if (!family.perSite || id === undefined || site === undefined) return "";
-  return `site_id="${escapeLabelValue(id)}",site="${escapeLabelValue(site)}"`;
-}
-
-/** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
-function exemplarAllowed(family: MetricFamily, sample: Sample<string>): boolean {
-  return family.type === "counter" || (family.type === "histogram" && sample.suffix === "_bucket");
-}
-
-/** Where the values of the entry's `at`-th family start. */
-function valuesFrom(entry: Entry, at: number): number {
-  let from = 0;
-  for (let i = 0; i < at; i++) from += lineCount(entry.layout.shapes[i] as string);
-  return from;
-}
-
-function sameValues(
-  a: readonly number[],
-  from: number,
-  b: readonly number[],
-  to: number,
-  n: number,
-): boolean {
-  for (let i = 0; i < n; i++) if (!Object.is(a[from + i], b[to + i])) return false;
-  return true;
-}
-
-/** The family's rendered lines are out of date. */
-function invalidate(state: FamilyState): void {
-  state.gzip = undefined;
-  state.omGzip = undefined;
-}
 
 /**
  * `N`: the family names it keeps, taken from the families it is built with (METRIC_FAMILIES: every
@@ -169,6 +104,30 @@ export class MetricStore<N extends string = MetricName> {
 
   replaceSite(collector: string, siteId: string, samples: readonly Sample<N>[]): void {
     if (this.replace(collector, siteId, samples)) this.changed();
+  }
+
+  /**
+   * The site's values (and exemplars) of `collector` replaced in place, one per line in the order of
+   * the samples its last `replaceSite` stored, for a writer that publishes the same series again and
+   * again (the log-derived counts, at every read of the store): nothing is rendered. False, and
+   * nothing changed, when the site has no such entry or the count of values is not its count of
+   * lines; the writer then calls `replaceSite`.
+   */
+  updateSiteValues(
+    collector: string,
+    siteId: string,
+    values: readonly number[],
+    exemplars?: readonly (Exemplar | undefined)[],
+  ): boolean {
+    const entry = this.collectors.get(collector)?.get(siteId);
+    if (!entry || entry.values.length !== values.length) return false;
+    if (updateInPlace(entry, this.families, values, exemplars)) this.changed();
+    return true;
+  }
+
+  /** How many values (series) the site's entry of `collector` holds, or undefined without one. */
+  storedValueCount(collector: string, siteId: string): number | undefined {
+    return this.collectors.get(collector)?.get(siteId)?.values.length;
   }
 
   replaceGlobal(collector: string, samples: readonly Sample<N>[]): void {

@@ -3,8 +3,8 @@
  * of them the server keeps for itself.
  */
 import { createHash } from "node:crypto";
-import { validateHeaderName, validateHeaderValue } from "node:http";
 import { LANDING_STYLE } from "./landing.js";
+import { validateHeaderName, validateHeaderValue } from "../util/nodeHttp.js";
 
 /** On every response. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -1,6 +1,5 @@
 /** The HTTP(S) server: /metrics, /-/healthy, /-/ready, the landing page and the webhook receiver. */
-import type { IncomingHttpHeaders } from "node:http";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -14,6 +13,7 @@ import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAut
 import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
 import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
 import { renderLanding } from "./landing.js";
+import { createServer as createHttpServer } from "../util/nodeHttp.js";
 import type { StatusReport } from "./status.js";
 import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
 import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";

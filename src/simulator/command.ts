@@ -1,4 +1,7 @@
-/** `simulate` (the fake platform API alone) and `demo` (simulator + daemon). */
+/**
+ * `simulate` (the fake platform API alone) and `demo` (simulator + daemon). The simulator itself is
+ * loaded when one of them runs, not by every command (`run` would hold its code for nothing).
+ */
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +10,7 @@ import { Command, InvalidArgumentError, Option } from "commander";
 import { redactQueryToken, redactUrl } from "../config/redact.js";
 import { ConfigSchema, DEFAULT_PORT } from "../config/schema.js";
 import { createLogger, type LogFormat } from "../logging.js";
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from "./index.js";
+import type { RunningSimulator, SimulatorOptions } from "./index.js";
 
 const int = (name: string) => (v: string) => {
   const n = Number(v);
@@ -198,6 +201,7 @@ export function simulateCommand(): Command {
     new Command("simulate").description("run the fake platform API alone"),
     8787,
   ).action(async (flags: SimulateFlags) => {
+    const { startSimulator } = await import("./index.js");
     const sim = await startSimulator(simulatorOptions(flags));
     // Before the first line: whoever waits for it may signal at once.
     onSignals(() => sim.close());
@@ -230,6 +234,7 @@ export function demoCommand(): Command {
     )
     .action(
       async (flags: SimulateFlags & { listen: number; "log.level": string; "log.format": LogFormat }) => {
+        const { startSimulator } = await import("./index.js");
         const sim: RunningSimulator = await startSimulator(simulatorOptions(flags));
         const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-demo-"));
         const otlp = process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? process.env.OTEL_EXPORTER_OTLP_LOGS_ENDPOINT;

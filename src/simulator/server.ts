@@ -3,7 +3,8 @@
  * HTTP-level faults (latency, request budget → 429, errorRate and failingSiteId → 500), dispatch to
  * the route handlers by the shared route table, and the control API under /_simulator/.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createServer } from "../util/nodeHttp.js";
 import type { AddressInfo } from "node:net";
 import { matchRoute, type RouteName } from "../routes.js";
 import { fail, INTERNAL, NOT_FOUND, type Reply } from "./envelope.js";

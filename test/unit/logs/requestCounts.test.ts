@@ -334,3 +334,91 @@ describe("a spooled page", () => {
     expect(counts["2xx|false"]).toBe(2);
   });
 });
+
+describe("counts published again at every read of the store", () => {
+  const site = { id: 3, name: "shop" };
+
+  /** The checkpoint's counts object, which the pipeline adds to in place. */
+  function addInto(counts: Record<string, number>, entries: ServerLogEntry[]): void {
+    for (const [key, n] of Object.entries(countsOf(entries))) counts[key] = (counts[key] ?? 0) + n;
+  }
+
+  /** A store given the same counts and pages afresh, in one publication. */
+  function fresh(counts: Record<string, number>, pages: PreparedPage[], php?: Record<string, number>) {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    logCounts.update(site, "server", { ...counts }, pages);
+    if (php) logCounts.update(site, "php", { ...php });
+    return store;
+  }
+
+  it("writes new values and exemplars in place while the series stay, in full when they change", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    const replaced = vi.spyOn(store, "replaceSite");
+    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const counts: Record<string, number> = {};
+    const php: Record<string, number> = { warning: 1 };
+    const pages: PreparedPage[] = [];
+    const step = (entries: ServerLogEntry[]) => {
+      addInto(counts, entries);
+      const page = shippedPage(entries, pages.length * 10);
+      pages.push(page);
+      logCounts.update(site, "server", counts, [page]);
+    };
+    const same = () => {
+      for (const format of ["text", "openmetrics"] as const)
+        expect(store.render(format)).toBe(fresh(counts, pages, php).render(format));
+    };
+
+    step([entry(0.3), entry(0.02, 503)]);
+    logCounts.update(site, "php", php);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(1);
+
+    // New values of the same series, newer records behind some exemplars, a PHP count moved.
+    step([entry(0.31), entry(0.021, 502), entry(0.4)]);
+    php.warning = 4;
+    logCounts.update(site, "php", php);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(1);
+
+    // A new series (the first cache hit, the first PHP fatal): published in full.
+    step([entry(0.001, 200, "HIT", 10)]);
+    php.fatal = 1;
+    logCounts.update(site, "php", php);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(2);
+
+    // And in place again after it.
+    step([entry(0.002, 200, "HIT", 10)]);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(2);
+  });
+
+  it("with a family excluded, publishes in full each time (the stored lines are fewer than the series)", () => {
+    const exclude = ["sitehost_site_http_request_duration_seconds"];
+    const store = new MetricStore(METRIC_FAMILIES, { exclude });
+    const replaced = vi.spyOn(store, "replaceSite");
+    const logCounts = new LogCounts(store);
+    const counts = countsOf([entry(0.3), entry(0.02, 503)]);
+    for (let i = 1; i <= 3; i++) {
+      counts["2xx|false"] = (counts["2xx|false"] ?? 0) + 1;
+      logCounts.update(site, "server", counts);
+      const text = store.render();
+      expect(text).toContain(`status_class="2xx",cached="false"} ${1 + i}\n`);
+      expect(text).not.toContain("duration_seconds");
+      expect(replaced).toHaveBeenCalledTimes(i);
+    }
+  });
+
+  it("the store refuses an in-place update it cannot line up, and changes nothing", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    expect(store.updateSiteValues("logs", "3", [1, 2, 3])).toBe(false);
+    new LogCounts(store).update(site, "server", countsOf([entry(0.3)]));
+    const before = store.render("openmetrics");
+    const version = store.version;
+    expect(store.updateSiteValues("logs", "3", [1, 2, 3])).toBe(false);
+    expect(store.render("openmetrics")).toBe(before);
+    expect(store.version).toBe(version);
+  });
+});
