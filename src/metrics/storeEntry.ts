@@ -101,9 +101,8 @@ function exemplarText(
   let any = false;
   for (let i = from, start = 0; start < shape.length; i++) {
     const exemplar = exemplars[i];
-    const allowed =
-      exemplar !== undefined &&
-      (family.type === "counter" || (family.type === "histogram" && isBucketLine(shape, start, family.name)));
+    const suffix = isBucketLine(shape, start, family.name) ? "_bucket" : undefined;
+    const allowed = exemplar !== undefined && exemplarAllowed(family, { suffix });
     const rendered = allowed ? renderExemplar(exemplar) : "";
     if (rendered !== "") any = true;
     lines.push(rendered);
