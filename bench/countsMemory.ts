@@ -67,6 +67,23 @@ function heapMb(): number {
   return process.memoryUsage().heapUsed / 1048576;
 }
 
+/** The middle one of an odd number of figures. */
+function medianOf(xs: number[]): number {
+  return xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+}
+
+/** Median ms of `runs` scrapes in `format` (`store.gzipParts`), each after `move()`. */
+function scrapeMs(store: MetricStore, format: ExpositionFormat, runs: number, move: () => void): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    move();
+    const t0 = performance.now();
+    store.gzipParts(format);
+    times.push(performance.now() - t0);
+  }
+  return medianOf(times);
+}
+
 /** Median ms of rendering the histogram family anew (after a site's change) in `format`. */
 function renderMs(
   store: MetricStore,
@@ -74,17 +91,11 @@ function renderMs(
   fed: Array<ReturnType<typeof page>>,
   format: ExpositionFormat,
 ): number {
-  const times: number[] = [];
-  for (let i = 0; i < 7; i++) {
-    const site = { id: 1, name: "site-1" };
+  return scrapeMs(store, format, 7, () => {
     const { counts: c, page: p } = fed[0] as ReturnType<typeof page>;
     c["2xx|false"] = (c["2xx|false"] ?? 0) + 1;
-    counts.update(site, "server", c, [p]);
-    const t0 = performance.now();
-    store.gzipParts(format);
-    times.push(performance.now() - t0);
-  }
-  return times.sort((a, b) => a - b)[3] as number;
+    counts.update({ id: 1, name: "site-1" }, "server", c, [p]);
+  });
 }
 
 /**
@@ -100,17 +111,12 @@ function scrapeAllMs(
   format: ExpositionFormat,
   inFull: boolean,
 ): number {
-  const times: number[] = [];
-  for (let r = 0; r < 5; r++) {
+  return scrapeMs(store, format, 5, () =>
     fed.forEach(({ counts: c, page: p }, i) => {
       c["2xx|false"] = (c["2xx|false"] ?? 0) + 1;
       counts.update({ id: i + 1, name: `site-${i + 1}` }, "server", inFull ? { ...c } : c, [p]);
-    });
-    const t0 = performance.now();
-    store.gzipParts(format);
-    times.push(performance.now() - t0);
-  }
-  return times.sort((a, b) => a - b)[2] as number;
+    }),
+  );
 }
 
 const fed = Array.from({ length: sites }, (_, i) => page(i + 1));
@@ -153,7 +159,7 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
   store.gzipParts("text");
   if (variant === "histogram + exemplars") store.gzipParts("openmetrics");
   const bytesPerSite = ((heapMb() - base) * 1048576) / sites;
-  rows.push({
+  const row = {
     variant,
     series:
       store
@@ -163,9 +169,8 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
     bytesPerSite: Math.round(bytesPerSite),
     renderTextMs: +renderMs(store, counts, fed, "text").toFixed(1),
     renderOpenMetricsMs: +renderMs(store, counts, fed, "openmetrics").toFixed(1),
-  });
+  };
   const format: ExpositionFormat = variant === "histogram + exemplars" ? "openmetrics" : "text";
-  const row = rows[rows.length - 1] as Record<string, unknown>;
   // Side by side, alternating, so the machine's load weighs on both alike.
   const inPlace: number[] = [];
   const inFull: number[] = [];
@@ -173,9 +178,11 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
     inPlace.push(scrapeAllMs(store, counts, fed, format, false));
     inFull.push(scrapeAllMs(store, counts, fed, format, true));
   }
-  const median = (xs: number[]) => +(xs.sort((a, b) => a - b)[1] as number).toFixed(0);
-  row.scrapeAllMovedInPlaceMs = median(inPlace);
-  row.scrapeAllMovedInFullMs = median(inFull);
+  rows.push({
+    ...row,
+    scrapeAllMovedInPlaceMs: Math.round(medianOf(inPlace)),
+    scrapeAllMovedInFullMs: Math.round(medianOf(inFull)),
+  });
   // Keep both alive until measured.
   void store;
 }

@@ -32,11 +32,11 @@ export interface CountOptions {
 }
 
 /** The exemplar of the record behind a counter key, if one is known. */
-function exemplarOf(counts: SiteCounts, key: string): { exemplar?: Exemplar } {
+function exemplarOf(counts: SiteCounts, key: string): Exemplar | undefined {
   const r = counts.recent?.get(key);
-  if (!r) return {};
+  if (!r) return undefined;
   const uid = recordUid(counts.site.id, "server", r.fingerprint, r.occurrence);
-  return { exemplar: { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs } };
+  return { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs };
 }
 
 /**
@@ -96,7 +96,8 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
   eachSeries(counts, opts, (name, suffix, labels, value, exemplarKey) => {
     const sample: Sample = { name, labels: { ...site, ...labels }, value };
     if (suffix) sample.suffix = suffix;
-    if (exemplarKey !== undefined) Object.assign(sample, exemplarOf(counts, exemplarKey));
+    const exemplar = exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey);
+    if (exemplar) sample.exemplar = exemplar;
     samples.push(sample);
   });
   store.replaceSite("logs", String(counts.site.id), samples);
@@ -109,10 +110,11 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
  */
 function updateCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): boolean {
   const values: number[] = [];
-  const exemplars: Array<Exemplar | undefined> = [];
+  // No records taken (exemplars off, or no web-server records yet): no exemplars to look up.
+  const exemplars: Array<Exemplar | undefined> | undefined = counts.recent ? [] : undefined;
   eachSeries(counts, opts, (_name, _suffix, _labels, value, exemplarKey) => {
     values.push(value);
-    exemplars.push(exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey).exemplar);
+    exemplars?.push(exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey));
   });
   return store.updateSiteValues("logs", String(counts.site.id), values, exemplars);
 }
@@ -140,9 +142,9 @@ function keyCount(counts: object | undefined): number {
   return n;
 }
 
-function shapeOf(counts: SiteCounts): SeriesShape {
+function shapeOf(counts: SiteCounts, fits: boolean): SeriesShape {
   return {
-    fits: false,
+    fits,
     site: counts.site,
     php: counts.php,
     phpKeys: keyCount(counts.php),
@@ -151,13 +153,14 @@ function shapeOf(counts: SiteCounts): SeriesShape {
   };
 }
 
-function sameShape(a: SeriesShape, b: SeriesShape): boolean {
+/** Whether the site's series are still those of `shape` (checked without making a new shape). */
+function sameShape(shape: SeriesShape, counts: SiteCounts): boolean {
   return (
-    a.site === b.site &&
-    a.php === b.php &&
-    a.phpKeys === b.phpKeys &&
-    a.server === b.server &&
-    a.serverKeys === b.serverKeys
+    shape.site === counts.site &&
+    shape.php === counts.php &&
+    shape.server === counts.server &&
+    shape.phpKeys === keyCount(counts.php) &&
+    shape.serverKeys === keyCount(counts.server)
   );
 }
 
@@ -182,12 +185,11 @@ export class LogCounts {
     // At every read of the store thousands of sites publish the same series with new values: those
     // are written in place (nothing rendered, no entry made anew); a changed set of series in full.
     for (const entry of this.unpublished) {
-      const shape = shapeOf(entry);
       const last = entry.published;
-      if (last?.fits && sameShape(last, shape) && updateCounts(this.store, entry, this.opts)) continue;
+      if (last?.fits && sameShape(last, entry) && updateCounts(this.store, entry, this.opts)) continue;
       const published = publishCounts(this.store, entry, this.opts);
-      shape.fits = this.store.storedValueCount("logs", String(entry.site.id)) === published;
-      entry.published = shape;
+      const fits = this.store.storedValueCount("logs", String(entry.site.id)) === published;
+      entry.published = shapeOf(entry, fits);
     }
     this.unpublished.clear();
   }

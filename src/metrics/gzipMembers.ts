@@ -10,8 +10,8 @@ import { ownedBytes } from "../util/ownedBytes.js";
 
 /**
  * Text per member. Deflate's window is 32 KB, so a member of that much loses little to its fresh
- * dictionary (exposition text: 13.8 to 1 instead of 14.6 at 256 KB) and is compressed faster (19 ms
- * instead of 67 for 8 MB). Small enough that a member's text is no V8 large object (from 128 KB:
+ * dictionary and is compressed faster (measured once on 8 MB of 5,000 sites' histogram lines at
+ * level 1: 13.8 to 1 in 19 ms, against 14.6 to 1 in 67 ms with members of 256 KB). Small enough that a member's text is no V8 large object (from 128 KB:
  * moved whole to the old generation by the first young-generation collection it survives) and that
  * the lines waiting for it are let go before collections move them there: at 5,000 sites every
  * scrape renders the log-derived families again.

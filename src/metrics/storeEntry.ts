@@ -101,8 +101,9 @@ function exemplarText(
   let any = false;
   for (let i = from, start = 0; start < shape.length; i++) {
     const exemplar = exemplars[i];
-    const suffix = isBucketLine(shape, start, family.name) ? "_bucket" : undefined;
-    const allowed = exemplar !== undefined && exemplarAllowed(family, { suffix });
+    const allowed =
+      exemplar !== undefined &&
+      exemplarAllowed(family, { suffix: isBucketLine(shape, start, family.name) ? "_bucket" : undefined });
     const rendered = allowed ? renderExemplar(exemplar) : "";
     if (rendered !== "") any = true;
     lines.push(rendered);
