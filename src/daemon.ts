@@ -5,7 +5,8 @@
  * the active exporter's own list: src/daemon/active.ts).
  */
 import type { Logger } from "pino";
-import { collectDefaultMetrics, Registry } from "prom-client";
+import type { Registry } from "prom-client";
+import { collectDefaultMetrics } from "prom-client";
 import { createApiClient } from "./api/client.js";
 import { ApiAuthError, ApiNetworkError } from "./api/errors.js";
 import { apiClientOptionsFromConfig } from "./api/options.js";
@@ -17,6 +18,7 @@ import { CheckpointLock } from "./ha/lock.js";
 import { CheckpointVolume } from "./ha/volume.js";
 import { Exposition } from "./metrics/exposition.js";
 import { METRIC_FAMILIES } from "./metrics/families.js";
+import { SelfRegistry } from "./metrics/readGauge.js";
 import { gauge } from "./metrics/selfMetric.js";
 import { MetricStore } from "./metrics/store.js";
 import { createCollection } from "./scheduling/collection.js";
@@ -51,7 +53,7 @@ export interface DaemonOptions {
 }
 
 function createRegistry(): Registry {
-  const registry = new Registry();
+  const registry = new SelfRegistry();
   collectDefaultMetrics({ register: registry });
   // Gauges that prom-client names with a _total suffix fail `promtool check metrics`; the same
   // information is in nodejs_active_handles, nodejs_active_requests and nodejs_active_resources.

@@ -138,9 +138,14 @@ class ApiCore {
       if (this.closed) throw new ApiAbortedError(endpoint, true);
       const req = this.requestOf(e, input, e.repeatable?.(input) ?? true);
       where = req.where;
-      const result = await this.authorizedExchange(req, opts);
+      let result: ExchangeResult | undefined = await this.authorizedExchange(req, opts);
       if (!result.ok) throw this.wire.failure(e.route, where, result);
-      return await e.decode(parseJsonBody(result.response.body, endpoint), this.decodeContext(endpoint));
+      const body = parseJsonBody(result.response.body, endpoint);
+      // The text is garbage once parsed. It is not held while the body is decoded: decoding awaits,
+      // and a suspended function keeps its registers, so a young-generation collection meanwhile
+      // would move the text (a log page: tens of kilobytes) to the old generation.
+      result = undefined;
+      return await e.decode(body, this.decodeContext(endpoint));
     } catch (err) {
       const reason = err instanceof SitehostApiError ? err.reason : "other";
       if (reason !== "aborted" && reason !== "closed") this.metrics.failures.inc({ endpoint, reason });

@@ -8,7 +8,7 @@
  * limit, so an endless body costs at most that much memory.
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { Agent, request } from "undici";
+import { Agent, request } from "../util/undici.js";
 import { VERSION } from "../version.js";
 import { BodyBuffers } from "./bodyBuffers.js";
 import type { HttpMethod } from "../routes.js";

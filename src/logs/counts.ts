@@ -120,8 +120,12 @@ function updateCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions
 }
 
 /**
- * What decides a site's series (not their values): its name, and each stream's counts object and
- * its number of keys (a checkpoint's counts only ever gain keys; a new object is a new start).
+ * What the site's series were last published in full from: its identity and each stream's counts
+ * object (a new object is a new start). A checkpoint's counts only ever gain keys, and a key only ever
+ * adds series (a first cache hit, a first 4xx), never removes one or moves the others: while the
+ * objects are the same, the same number of series (which the store checks: `updateSiteValues`) is
+ * the same series in the same order, even after new keys (a first entry in another duration bucket,
+ * whose line was published from the histogram's start).
  */
 export interface SeriesShape {
   /**
@@ -131,37 +135,16 @@ export interface SeriesShape {
   fits: boolean;
   site: SiteIdentity;
   php: object | undefined;
-  phpKeys: number;
   server: object | undefined;
-  serverKeys: number;
-}
-
-function keyCount(counts: object | undefined): number {
-  let n = 0;
-  for (const _ in counts) n++;
-  return n;
 }
 
 function shapeOf(counts: SiteCounts, fits: boolean): SeriesShape {
-  return {
-    fits,
-    site: counts.site,
-    php: counts.php,
-    phpKeys: keyCount(counts.php),
-    server: counts.server,
-    serverKeys: keyCount(counts.server),
-  };
+  return { fits, site: counts.site, php: counts.php, server: counts.server };
 }
 
-/** Whether the site's series are still those of `shape` (checked without making a new shape). */
+/** Whether the site's series may still be those of `shape` (the store then checks their number). */
 function sameShape(shape: SeriesShape, counts: SiteCounts): boolean {
-  return (
-    shape.site === counts.site &&
-    shape.php === counts.php &&
-    shape.server === counts.server &&
-    shape.phpKeys === keyCount(counts.php) &&
-    shape.serverKeys === keyCount(counts.server)
-  );
+  return shape.site === counts.site && shape.php === counts.php && shape.server === counts.server;
 }
 
 /** Every site's log-derived counts, as the store shows them. */

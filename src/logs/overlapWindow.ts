@@ -7,8 +7,8 @@
  * bits) is stored as three numbers (48, 48 and 32 bits) beside its time, 32 bytes a slot, found through
  * an open-addressing index; an entry costs about 50 bytes with the arrays' slack, a map entry of
  * strings 110 to 180 (docs/benchmarks.md). Slots are appended in delivery order; one delivered again
- * or pruned is marked empty, and the arrays are compacted (or grown, or shrunk once the stream goes
- * quiet) when they fill. An empty window holds no arrays.
+ * or pruned is marked empty, and the arrays are compacted (or grown) when they fill, and shrunk once
+ * pruning leaves them two-thirds empty. An empty window holds no arrays.
  *
  * Anything that is not 32 lowercase hex characters (checkpoints written by other versions, tests) is
  * kept as its string in a map created for it, in the same order as the rest.
@@ -30,8 +30,11 @@ const FREE = -1;
 const GONE = -2;
 /** Slots of the smallest arrays. */
 const MIN_SLOTS = 4;
-/** Up to this many slots, a lookup scans them (no index: less memory, and no slower). */
-const SCANNED_SLOTS = 32;
+/**
+ * Up to this many slots, a lookup scans them: no index (8 to 16 bytes a slot), and a scan of 64 slots
+ * costs under 0.1 µs. Most streams hold a few dozen fingerprints.
+ */
+const SCANNED_SLOTS = 64;
 
 /** Hashes are keyed per process, so entries crafted to collide in one index cannot be written ahead. */
 const SEED_A = (Math.random() * 0x1_0000_0000) | 0;
@@ -143,7 +146,7 @@ export class OverlapWindow {
     }
     while (this.head < this.tail && slots[this.head * STRIDE + K0] === VACANT) this.head += 1;
     if (this.live === 0) this.clear();
-    else if (this.capacity > MIN_SLOTS && this.live * 6 <= this.capacity)
+    else if (this.capacity > MIN_SLOTS && this.live * 3 <= this.capacity)
       this.resize(this.slotsFor(this.live));
   }
 

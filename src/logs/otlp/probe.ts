@@ -4,7 +4,7 @@
  * nothing. For gRPC, only the connection is tried (an empty call needs the gRPC stack).
  */
 import { connect } from "node:net";
-import { Agent, request } from "undici";
+import { Agent, request } from "../../util/undici.js";
 import { VERSION } from "../../version.js";
 import { classifyHttpStatus, type ExportOutcome } from "./outcome.js";
 import { tlsOptions, type OtlpSettings } from "./settings.js";

@@ -7,7 +7,7 @@ import { gzip } from "node:zlib";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
-import { Agent, request } from "undici";
+import { Agent, request } from "../../util/undici.js";
 import { parseRetryAfter } from "../../util/retryAfter.js";
 import { VERSION } from "../../version.js";
 import type { Batch } from "./batch.js";

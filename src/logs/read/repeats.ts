@@ -8,28 +8,40 @@
  * (identical lines are real) fills page after page with the same content. Such pages are never taken
  * for a loop; the read's page and byte bounds stop a loop of them.
  */
-import { hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { entryTimeMs } from "../entry.js";
 import type { StreamEntry } from "../pending.js";
 import type { Fingerprint } from "./types.js";
+
+/** Pages up to this many entries have their times written into one array kept for the purpose. */
+const SCRATCH_ENTRIES = 4096;
+let scratch = new Float64Array(256);
 
 /** The page's identity, or undefined when a repeat of it may be real (fewer than two distinct times). */
 export function pageSignature(entries: readonly StreamEntry[], fingerprint: Fingerprint): string | undefined {
   const first = entries[0];
   const last = entries[entries.length - 1];
   if (!first || !last) return undefined;
-  const times: Array<number | undefined> = [];
+  // The times as numbers in an array, hashed as its bytes: no string per time, none of them joined
+  // (every page read is signed, thousands a minute).
+  if (scratch.length < entries.length && entries.length <= SCRATCH_ENTRIES) {
+    scratch = new Float64Array(entries.length);
+  }
+  const times = scratch.length >= entries.length ? scratch : new Float64Array(entries.length);
   let low = Infinity;
   let high = -Infinity;
-  for (const e of entries) {
-    const t = entryTimeMs(e.timestamp);
-    times.push(t);
+  for (let i = 0; i < entries.length; i++) {
+    const t = entryTimeMs((entries[i] as StreamEntry).timestamp);
+    times[i] = t ?? Number.NaN;
     if (t === undefined) continue;
     if (t < low) low = t;
     if (t > high) high = t;
   }
   if (!(high > low)) return undefined;
-  return hash("sha1", `${fingerprint(first)}|${fingerprint(last)}|${times.join(",")}`, "hex");
+  return createHash("sha1")
+    .update(`${fingerprint(first)}|${fingerprint(last)}|`)
+    .update(new Uint8Array(times.buffer, 0, entries.length * 8))
+    .digest("hex");
 }
 
 export class PagesSeen {

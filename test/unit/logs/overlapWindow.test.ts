@@ -145,6 +145,21 @@ describe("the overlap window", () => {
     );
   });
 
+  it("gives memory back once pruning leaves it two-thirds empty, not only when the stream goes quiet", () => {
+    const w = new OverlapWindow();
+    for (let i = 0; i < 90; i++) w.deliver(fp(i), 1, i);
+    expect(w.capacity).toBeGreaterThan(90);
+    w.prune(60, 89);
+    expect(w.size).toBe(30);
+    expect(w.capacity).toBeLessThanOrEqual(3 * 30);
+    expect(w.capacity).toBeGreaterThanOrEqual(30);
+    for (let i = 60; i < 90; i++) expect(w.count(fp(i))).toBe(1);
+    expect(w.count(fp(59))).toBe(0);
+    // Lookups past the size a scan covers (an index again) find the same entries.
+    for (let i = 90; i < 300; i++) w.deliver(fp(i), 1, i);
+    for (let i = 60; i < 300; i++) expect(w.count(fp(i))).toBe(1);
+  });
+
   it("does not grow when fingerprints are delivered again and again (the vacated slots are reused)", () => {
     const w = new OverlapWindow();
     for (let round = 0; round < 1000; round++) for (let i = 0; i < 10; i++) w.deliver(fp(i), 1, round);

@@ -393,6 +393,22 @@ describe("counts published again at every read of the store", () => {
     step([entry(0.002, 200, "HIT", 10)]);
     same();
     expect(replaced).toHaveBeenCalledTimes(2);
+
+    // New counter keys that add no series (a first entry in another duration bucket, whose line is
+    // published from the histogram's start; the first PHP parse error, published at 0 from the
+    // start): in place too.
+    const keys = Object.keys(counts).length;
+    step([entry(7.5), entry(0.0001)]);
+    expect(Object.keys(counts).length).toBe(keys + 2);
+    php.parse = 2;
+    logCounts.update(site, "php", php);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(2);
+
+    // A new key that adds a series (the first 4xx) is published in full, and the lines line up.
+    step([entry(0.3, 404)]);
+    same();
+    expect(replaced).toHaveBeenCalledTimes(3);
   });
 
   it("with a family excluded, publishes in full each time (the stored lines are fewer than the series)", () => {

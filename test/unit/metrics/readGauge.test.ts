@@ -4,7 +4,7 @@
  */
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
-import type { SeriesSource } from "../../../src/metrics/readGauge.js";
+import { SelfRegistry, type SeriesSource } from "../../../src/metrics/readGauge.js";
 import { counter, readGauge } from "../../../src/metrics/selfMetric.js";
 
 const spec = { name: "test_stream_lag_seconds", help: "Lag.", labelNames: ["stream"] as const };
@@ -41,5 +41,32 @@ describe("readGauge", () => {
     ]);
     counter(registry, { name: "test_other_total", help: "Other." });
     expect(() => readGauge(registry, { ...spec, name: "test_other_total" })).toThrow(/another kind/);
+  });
+
+  it("renders in the exporter's registry exactly what prom-client renders, escapes and odd values included", async () => {
+    const labelNames = ["site_id", "site", "stream"] as const;
+    const series: Array<[Record<(typeof labelNames)[number], string>, number]> = [
+      [{ site_id: "1", site: "plain", stream: "php" }, 3],
+      [{ site_id: "2", site: 'quote " back \\ slash', stream: "server" }, 0.25],
+      [{ site_id: "3", site: "new\nline", stream: "activity" }, Number.NaN],
+      [{ site_id: "", site: "", stream: "activity" }, Number.POSITIVE_INFINITY],
+      [{ site_id: "4", site: "négative", stream: "php" }, Number.NEGATIVE_INFINITY],
+      [{ site_id: "5", site: "big", stream: "php" }, 1.7e21],
+    ];
+    const render = async (registry: Registry): Promise<string> => {
+      counter(registry, { name: "test_before_total", help: "Before." }).inc(2);
+      const g = readGauge(registry, { name: "test_lag_seconds", help: "Lag \\ with\nlines.", labelNames });
+      g.add({ series: (emit) => series.forEach(([labels, value]) => emit(labels, value)) });
+      g.add({ series: () => undefined });
+      readGauge(registry, { name: "test_empty_seconds", help: "Nothing.", labelNames });
+      counter(registry, { name: "test_after_total", help: "After." }).inc(1);
+      return registry.metrics();
+    };
+    const own = await render(new SelfRegistry());
+    expect(own).toBe(await render(new Registry()));
+    expect(own).toContain(
+      'test_lag_seconds{site_id="2",site="quote \\" back \\\\ slash",stream="server"} 0.25\n',
+    );
+    expect(own).toContain('test_lag_seconds{site_id="3",site="new\\nline",stream="activity"} Nan\n');
   });
 });
