@@ -9,6 +9,7 @@
  * writes each line once. The text is what prom-client renders, line for line.
  */
 import { Gauge, Registry, type LabelValues, type Metric } from "prom-client";
+import { escapeHelp, escapeLabelValue, formatValue } from "./render.js";
 
 export type SeriesSink<L extends string> = (labels: LabelValues<L>, value: number) => void;
 
@@ -17,17 +18,8 @@ export interface SeriesSource<L extends string> {
   series(emit: SeriesSink<L>): void;
 }
 
-/** Text with backslashes and newlines escaped, as in HELP lines and metric names. */
-const escapeText = (text: string): string => text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
-const escapeLabelValue = (value: string): string =>
-  /[\\\n"]/.test(value) ? escapeText(value).replace(/"/g, '\\"') : value;
-
-/** A sample value as the exposition writes it. */
-function valueText(value: number): string {
-  if (Number.isNaN(value)) return "Nan";
-  if (!Number.isFinite(value)) return value < 0 ? "-Inf" : "+Inf";
-  return `${value}`;
-}
+/** A sample value as prom-client writes it: as the store does, but NaN as `Nan`. */
+const valueText = (value: number): string => (Number.isNaN(value) ? "Nan" : formatValue(value));
 
 export class ReadGauge<L extends string> extends Gauge<L> {
   private readonly sources = new Set<SeriesSource<L>>();
@@ -57,8 +49,8 @@ export class ReadGauge<L extends string> extends Gauge<L> {
 
   /** The family in the text format, each line written once: HELP, TYPE, then a line per series. */
   text(): string {
-    const name = escapeText(this.spec.name);
-    const lines = [`# HELP ${name} ${escapeText(this.spec.help)}`, `# TYPE ${name} gauge`];
+    const name = escapeHelp(this.spec.name);
+    const lines = [`# HELP ${name} ${escapeHelp(this.spec.help)}`, `# TYPE ${name} gauge`];
     const emit: SeriesSink<L> = (labels, value) => {
       let pairs = "";
       for (const key in labels) {
