@@ -140,12 +140,18 @@ class ApiCore {
       where = req.where;
       let result: ExchangeResult | undefined = await this.authorizedExchange(req, opts);
       if (!result.ok) throw this.wire.failure(e.route, where, result);
+      const ctx = this.decodeContext(endpoint);
+      if (e.decode.fromText && !opts.recordsMostlyNew) {
+        const decoded = e.decode.fromText(result.response.body, ctx);
+        result = undefined;
+        return await decoded;
+      }
       const body = parseJsonBody(result.response.body, endpoint);
       // The text is garbage once parsed. It is not held while the body is decoded: decoding awaits,
       // and a suspended function keeps its registers, so a young-generation collection meanwhile
-      // would move the text (a log page: tens of kilobytes) to the old generation.
+      // would move the text to the old generation.
       result = undefined;
-      return await e.decode(body, this.decodeContext(endpoint));
+      return await e.decode(body, ctx);
     } catch (err) {
       const reason = err instanceof SitehostApiError ? err.reason : "other";
       if (reason !== "aborted" && reason !== "closed") this.metrics.failures.inc({ endpoint, reason });

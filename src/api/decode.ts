@@ -15,8 +15,17 @@ import {
   type Page,
   type Zone,
 } from "./schemas.js";
+import { JsonSyntaxError, scanLogPage } from "./jsonScan.js";
 import { fieldLabel, parseRecord } from "./lenient.js";
-import { describeIssue, hasProblems, mergeValidated, validateRecords, type Validated } from "./validate.js";
+import { checkedRecords, TextRecords, type LogRecords } from "./logRecords.js";
+import {
+  describeIssue,
+  hasProblems,
+  mergeValidated,
+  recordCheck,
+  validateRecords,
+  type Validated,
+} from "./validate.js";
 
 export interface DecodeContext {
   /** Route template, for errors and metrics. */
@@ -29,6 +38,8 @@ export interface DecodeContext {
 export type Decoder<T> = ((body: unknown, ctx: DecodeContext) => Promise<T>) & {
   /** The schema of one record (of a list) or of the object: what doctor compares an answer with. */
   readonly recordSchema?: z.ZodType;
+  /** Decode the answer's text without parsing all of it first (log pages: see logRecords.ts). */
+  readonly fromText?: (text: string, ctx: DecodeContext) => Promise<T>;
 };
 
 /** A decoder that says which schema its records follow. */
@@ -155,9 +166,13 @@ export const zoneWithRecords = <T extends DnsRecord>(recordSchema: z.ZodType<T>)
     return { ...result, zone: info };
   });
 
-export interface LogPage<T> extends ListResult<T> {
+export interface LogPage<T> {
+  /** The page's records that reached it checked or not yet checked (see LogRecords). */
+  records: LogRecords<T>;
   /** Records the page held, valid and skipped. */
   rawCount: number;
+  /** Records skipped before the page was handed on (not among `records`). */
+  rejected: number;
   /** `total_results` when it is a count (the platform's estimate; paging does not depend on it). */
   totalResults: number | null;
   /** The continuation: null when the page came without a usable one. */
@@ -170,23 +185,64 @@ function countOf(value: unknown): number | null {
   return typeof n === "number" && Number.isSafeInteger(n) && n >= 0 ? n : null;
 }
 
+/** The page's own fields: checked, or an error naming the field. */
+function logPageHead(body: unknown, ctx: DecodeContext): z.infer<typeof LogPageSchema> {
+  const parsed = LogPageSchema.safeParse(body);
+  if (!parsed.success) {
+    const { field, problem } = describeIssue(parsed.error, body, "", ctx.redact);
+    throw new ApiSchemaError(ctx.endpoint, field, problem);
+  }
+  return parsed.data;
+}
+
+const headOf = (
+  head: z.infer<typeof LogPageSchema>,
+): Pick<LogPage<unknown>, "totalResults" | "scrollId"> => ({
+  totalResults: countOf(head.total_results),
+  scrollId: head.scroll_id || head.scrollId || null,
+});
+
+/** The members of a page's text a page is made of (others are not looked at, as the schema strips them). */
+const HEAD_KEYS = ["total_results", "scroll_id", "scrollId"] as const;
+
 /**
  * The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. The continuation may
  * come as `scroll_id` (documented) or `scrollId`; an empty one is none.
+ *
+ * From the answer's text (what the API client uses), the page's own fields are checked at once and
+ * its records when they are asked for; a parsed body (doctor) has every record checked at once.
  */
-export const logPage = <T>(schema: z.ZodType<T>): Decoder<LogPage<T>> =>
-  describedBy(schema, async (body, ctx) => {
-    const parsed = LogPageSchema.safeParse(body);
-    if (!parsed.success) {
-      const { field, problem } = describeIssue(parsed.error, body, "", ctx.redact);
-      throw new ApiSchemaError(ctx.endpoint, field, problem);
-    }
-    const raw = parsed.data.logs ?? [];
+export const logPage = <T extends { timestamp: unknown }>(schema: z.ZodType<T>): Decoder<LogPage<T>> => {
+  const whole = async (body: unknown, ctx: DecodeContext): Promise<LogPage<T>> => {
+    const head = logPageHead(body, ctx);
+    const raw = head.logs ?? [];
     const result = await records(schema, raw, "logs", ctx);
     return {
-      ...result,
+      records: checkedRecords(result.items),
       rawCount: raw.length,
-      totalResults: countOf(parsed.data.total_results),
-      scrollId: parsed.data.scroll_id || parsed.data.scrollId || null,
+      rejected: result.rejected,
+      ...headOf(head),
     };
-  });
+  };
+  const fromText = async (text: string, ctx: DecodeContext): Promise<LogPage<T>> => {
+    let spans;
+    try {
+      spans = scanLogPage(text);
+    } catch (err) {
+      if (!(err instanceof JsonSyntaxError)) throw err;
+      return whole(parseJsonBody(text, ctx.endpoint), ctx);
+    }
+    // Not an object, or `logs` is no list: decoded whole, for the same errors.
+    if (!spans?.records) return whole(JSON.parse(text), ctx);
+    const fields: Record<string, unknown> = { logs: [] };
+    for (const key of HEAD_KEYS) {
+      const at = spans.members.get(key);
+      if (at) fields[key] = JSON.parse(text.slice(at[0], at[1]));
+    }
+    const head = logPageHead(fields, ctx);
+    const check = recordCheck(schema, ctx.endpoint, ctx.redact, "logs");
+    const records = new TextRecords(text, spans.records, check, ctx.reportRejected);
+    return { records, rawCount: records.length, rejected: 0, ...headOf(head) };
+  };
+  return Object.assign(describedBy(schema, whole), { fromText });
+};

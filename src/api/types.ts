@@ -19,6 +19,12 @@ export interface RequestOptions {
    * Default `other`.
    */
   source?: BudgetSource;
+  /**
+   * Most records of a log page are expected to be new to the caller (a backlog is being read): the
+   * page is decoded whole at once. Otherwise its records are built only as they are asked for (a
+   * quiet stream's page is mostly entries read before), which costs more per record built.
+   */
+  recordsMostlyNew?: boolean;
 }
 
 /** A call of one endpoint; endpoints without input take none. */

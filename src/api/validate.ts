@@ -95,6 +95,43 @@ function fastPathOf<T>(schema: z.ZodType<T>): ((input: unknown) => T | undefined
   return fast as ((input: unknown) => T | undefined) | null;
 }
 
+/**
+ * One schema's records checked one at a time: the record as the schema gives it, or undefined when it
+ * does not fit (counted in `into`, the first one described there); drift is counted there too.
+ */
+export type RecordCheck<T> = (record: unknown, index: number, into: Validated<T>) => T | undefined;
+
+export function recordCheck<T>(
+  schema: z.ZodType<T>,
+  endpoint: string,
+  redact: Redact = keep,
+  fieldPrefix = "",
+): RecordCheck<T> {
+  const fast = fastPathOf(schema);
+  const expected = expectedFields(schema);
+  return (record, index, into) => {
+    const quick = fast?.(record);
+    if (
+      quick !== undefined &&
+      expected.every((key) => (quick as Record<string, unknown>)[key] !== undefined)
+    ) {
+      return quick;
+    }
+    const result = parseRecord(schema, record);
+    if (result.ok) {
+      for (const field of result.drift) add((into.drift ??= {}), field);
+      return result.data;
+    }
+    into.rejected += 1;
+    add((into.rejectedFields ??= {}), fieldLabel(result.error.issues[0]?.path ?? []));
+    into.firstRejected ??= {
+      endpoint,
+      ...describeIssue(result.error, result.input, `${fieldPrefix}[${index}]`, redact),
+    };
+    return undefined;
+  };
+}
+
 /** Validate list records one by one: good ones returned, bad ones counted (the first one described). */
 export async function validateRecords<T>(
   schema: z.ZodType<T>,
@@ -104,31 +141,11 @@ export async function validateRecords<T>(
   fieldPrefix = "",
 ): Promise<Validated<T>> {
   const out: Validated<T> = { items: [], rejected: 0 };
-  const fast = fastPathOf(schema);
-  const expected = expectedFields(schema);
+  const check = recordCheck(schema, endpoint, redact, fieldPrefix);
   for (let index = 0; index < records.length; index++) {
     if (index > 0 && index % SLICE === 0) await yieldToEventLoop();
-    const record = records[index];
-    const quick = fast?.(record);
-    if (
-      quick !== undefined &&
-      expected.every((key) => (quick as Record<string, unknown>)[key] !== undefined)
-    ) {
-      out.items.push(quick);
-      continue;
-    }
-    const result = parseRecord(schema, record);
-    if (result.ok) {
-      out.items.push(result.data);
-      for (const field of result.drift) add((out.drift ??= {}), field);
-      continue;
-    }
-    out.rejected += 1;
-    add((out.rejectedFields ??= {}), fieldLabel(result.error.issues[0]?.path ?? []));
-    out.firstRejected ??= {
-      endpoint,
-      ...describeIssue(result.error, result.input, `${fieldPrefix}[${index}]`, redact),
-    };
+    const item = check(records[index], index, out);
+    if (item !== undefined) out.items.push(item);
   }
   return out;
 }

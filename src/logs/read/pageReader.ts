@@ -1,11 +1,12 @@
 /**
  * One read of a stream, page by page: the order is detected from the entries' times (never assumed),
- * entries older than the lower bound are known delivered, the others are checked against the
- * checkpoint's fingerprints with their occurrence counts, and what is new is kept. Pure: no I/O.
+ * entries older than the dedupe floor are known delivered (and never built: only their times are
+ * read), the others are checked against the checkpoint's fingerprints with their occurrence counts,
+ * and what is new is kept. Pure: no I/O.
  */
-import { entryTimeMs, fingerprintKeepingNulls } from "../entry.js";
+import { fingerprintKeepingNulls } from "../entry.js";
 import type { PendingRecord, StreamEntry } from "../pending.js";
-import type { Order, ReadBounds } from "./types.js";
+import type { Order, PageEntries, ReadBounds } from "./types.js";
 
 export interface PageVerdict {
   /** New entries, in page order. */
@@ -119,7 +120,7 @@ export class PageReader {
     return before === undefined ? n : this.delivered(before);
   }
 
-  accept(entries: readonly StreamEntry[]): PageVerdict {
+  accept(entries: PageEntries): PageVerdict {
     const { lowerMs, dedupeFloorMs, highWaterMs, nowMs, futureToleranceMs } = this.bounds;
     const verdict: PageVerdict = {
       kept: [],
@@ -130,9 +131,11 @@ export class PageReader {
       maxLatenessMs: 0,
       timeless: true,
     };
-    for (const entry of entries) {
-      const t = entryTimeMs(entry.timestamp);
+    for (let i = 0; i < entries.length; i++) {
+      const t = entries.timeMs(i);
       if (t === undefined) {
+        // Built only to have the record checked: one that does not fit the schema is reported so.
+        entries.entry(i);
         verdict.malformed += 1;
         continue;
       }
@@ -145,6 +148,12 @@ export class PageReader {
       if (t < lowerMs) {
         this.reachedLower = true;
         if (t < dedupeFloorMs) continue;
+      }
+      // Only entries that may be new are built: most of a page is below the floor, read before.
+      const entry = entries.entry(i);
+      if (entry === undefined) {
+        verdict.malformed += 1;
+        continue;
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);

@@ -9,46 +9,55 @@
  * for a loop; the read's page and byte bounds stop a loop of them.
  */
 import { createHash } from "node:crypto";
-import { entryTimeMs } from "../entry.js";
-import type { StreamEntry } from "../pending.js";
-import type { Fingerprint } from "./types.js";
+import type { Fingerprint, PageEntries } from "./types.js";
 
 /** Pages up to this many entries have their times written into one array kept for the purpose. */
 const SCRATCH_ENTRIES = 4096;
 let scratch = new Float64Array(256);
 
 /** The page's identity, or undefined when a repeat of it may be real (fewer than two distinct times). */
-export function pageSignature(entries: readonly StreamEntry[], fingerprint: Fingerprint): string | undefined {
-  const first = entries[0];
-  const last = entries[entries.length - 1];
-  if (!first || !last) return undefined;
+export function pageSignature(entries: PageEntries, fingerprint: Fingerprint): string | undefined {
+  const n = entries.length;
+  if (n === 0) return undefined;
   // The times as numbers in an array, hashed as its bytes: no string per time, none of them joined
   // (every page read is signed, thousands a minute).
-  if (scratch.length < entries.length && entries.length <= SCRATCH_ENTRIES) {
-    scratch = new Float64Array(entries.length);
-  }
-  const times = scratch.length >= entries.length ? scratch : new Float64Array(entries.length);
+  if (scratch.length < n && n <= SCRATCH_ENTRIES) scratch = new Float64Array(n);
+  const times = scratch.length >= n ? scratch : new Float64Array(n);
   let low = Infinity;
   let high = -Infinity;
-  for (let i = 0; i < entries.length; i++) {
-    const t = entryTimeMs((entries[i] as StreamEntry).timestamp);
+  for (let i = 0; i < n; i++) {
+    const t = entries.timeMs(i);
     times[i] = t ?? Number.NaN;
     if (t === undefined) continue;
     if (t < low) low = t;
     if (t > high) high = t;
   }
   if (!(high > low)) return undefined;
+  // The first entry's length keeps the two apart whatever they hold.
+  const first = fingerprintAt(entries, 0, fingerprint);
   return createHash("sha1")
-    .update(`${fingerprint(first)}|${fingerprint(last)}|`)
-    .update(new Uint8Array(times.buffer, 0, entries.length * 8))
+    .update(`${first.length}:${first}|${fingerprintAt(entries, n - 1, fingerprint)}|`)
+    .update(new Uint8Array(times.buffer, 0, n * 8))
     .digest("hex");
+}
+
+/**
+ * What tells an entry apart: its record's text when the page came as text (so the first and last
+ * records, usually read before, are not built at every read), else its fingerprint ("-" for a record
+ * that does not fit the schema).
+ */
+function fingerprintAt(entries: PageEntries, i: number, fingerprint: Fingerprint): string {
+  const text = entries.text?.(i);
+  if (text !== undefined) return text;
+  const entry = entries.entry(i);
+  return entry ? fingerprint(entry) : "-";
 }
 
 export class PagesSeen {
   private readonly seen = new Set<string>();
 
   /** Whether this page was read before in the pass (and remember it). */
-  repeats(entries: readonly StreamEntry[], fingerprint: Fingerprint): boolean {
+  repeats(entries: PageEntries, fingerprint: Fingerprint): boolean {
     const signature = pageSignature(entries, fingerprint);
     if (signature === undefined) return false;
     if (this.seen.has(signature)) return true;

@@ -8,7 +8,6 @@
 import type { RequestOptions } from "../../api/types.js";
 import type { LogStream } from "../../api/schemas.js";
 import { deliveredCount } from "../checkpoint.js";
-import { entryTimeMs } from "../entry.js";
 import type { StreamCheckpoint } from "../journal.js";
 import { preparePage, type PreparedPage } from "../prepared.js";
 import { ReadBuffer } from "../spool.js";
@@ -70,6 +69,8 @@ interface TakenPage {
   oldestFirst: boolean;
   /** No entry of the page had a usable time. */
   unusable: boolean;
+  /** More than half the page's entries were new. */
+  mostlyNew: boolean;
 }
 
 export class ReadRun {
@@ -129,7 +130,7 @@ export class ReadRun {
 
   private async pages(cursor: PageCursor, source: PageSource, shipper: PageOutlet): Promise<ReadResult> {
     const { opts, events } = this.ctx;
-    const request: RequestOptions = { signal: this.signal, source: "logs" };
+    const request: RequestOptions = { signal: this.signal, source: "logs", recordsMostlyNew: false };
     const limits: ReadLimits = {
       capPages: source.resumable ? opts.maxPagesPerRead : Infinity,
       maxPages: READ_MAX_PAGES,
@@ -195,6 +196,8 @@ export class ReadRun {
       );
       if (ahead.kind === "continue") cursor.prefetch(request);
       const taken = this.accept(page);
+      // A backlog's next pages are decoded whole, a quiet stream's record by record as needed.
+      request.recordsMostlyNew = taken.mostlyNew;
       // The page's parsed entries are garbage from here: not held while its records are written and
       // shipped (every await may outlast a young-generation collection, which would move them to the
       // old generation, and 5,000 sites' reads would fill it with garbage). The interpreter keeps a
@@ -211,10 +214,9 @@ export class ReadRun {
   private preview(page: SourcePage, unusableRun: number): LastPage {
     let first: number | undefined;
     let last: number | undefined;
-    for (let i = 0; first === undefined && i < page.entries.length; i++)
-      first = entryTimeMs(page.entries[i]?.timestamp);
-    for (let i = page.entries.length - 1; last === undefined && i >= 0; i--)
-      last = entryTimeMs(page.entries[i]?.timestamp);
+    const { entries } = page;
+    for (let i = 0; first === undefined && i < entries.length; i++) first = entries.timeMs(i);
+    for (let i = entries.length - 1; last === undefined && i >= 0; i--) last = entries.timeMs(i);
     return {
       kind: "page",
       rawCount: page.rawCount,
@@ -240,7 +242,12 @@ export class ReadRun {
     const { encoder } = this.ctx.parts;
     const oldestFirst = this.reader.order === "oldest-first";
     const kept = v.kept.length === 0 ? undefined : oldestFirst ? v.kept : v.kept.reverse();
-    return { prepared: kept && preparePage(kept, encoder), oldestFirst, unusable: v.timeless };
+    return {
+      prepared: kept && preparePage(kept, encoder),
+      oldestFirst,
+      unusable: v.timeless,
+      mostlyNew: 2 * v.kept.length > page.entries.length,
+    };
   }
 
   /** Ship (oldest-first reads) or buffer (newest-first reads) a page's new records. */

@@ -15,7 +15,9 @@
  */
 import type { ActivityEntry, LogEntry } from "../../api/schemas.js";
 import type { LogPage, PageResult, RequestOptions } from "../../api/types.js";
+import { checkedRecords } from "../../api/logRecords.js";
 import { entryTimeMs } from "../entry.js";
+import { RecordEntries } from "./pageEntries.js";
 import { SCROLL_PAGE_SIZE } from "./decide.js";
 import type { Hold, PageCursor, PageSource, ScrollStart, SourcePage } from "./types.js";
 
@@ -95,9 +97,9 @@ class ScrollCursor implements PageCursor {
     const page = await (this.ahead ?? this.fetchPage(this.scrollId, opts));
     this.ahead = undefined;
     this.scrollId = page.scrollId;
-    if (this.start === "held-at-end" && page.items.length > 0) this.grown = true;
+    if (this.start === "held-at-end" && page.records.length > 0) this.grown = true;
     return {
-      entries: page.items,
+      entries: new RecordEntries(page.records),
       rawCount: page.rawCount,
       rejected: page.rejected,
       continuation: page.scrollId !== null,
@@ -162,7 +164,12 @@ export class NumberedSource implements PageSource {
 }
 
 /** The page after the last one is an empty page without a continuation. */
-const NO_MORE: SourcePage = { entries: [], rawCount: 0, rejected: 0, continuation: false };
+const NO_MORE: SourcePage = {
+  entries: new RecordEntries(checkedRecords([])),
+  rawCount: 0,
+  rejected: 0,
+  continuation: false,
+};
 
 class NumberedCursor implements PageCursor {
   readonly start = "fresh";
@@ -202,7 +209,7 @@ class NumberedCursor implements PageCursor {
 function toSource(page: PageResult<ActivityEntry>, reverse: boolean): SourcePage {
   const entries = reverse ? [...page.items].reverse() : page.items;
   return {
-    entries,
+    entries: new RecordEntries(checkedRecords(entries)),
     rawCount: page.items.length + page.rejected,
     rejected: page.rejected,
     continuation: true,

@@ -113,12 +113,26 @@ export interface ReadBounds {
   futureToleranceMs: number;
 }
 
-/** One page as a read sees it: its valid entries, newest first or oldest first as the source gives them. */
+/**
+ * A page's entries, newest first or oldest first as the source gives them. Every entry's time can be
+ * read without building the entry; an entry is built (and checked against its schema) when asked for.
+ */
+export interface PageEntries {
+  readonly length: number;
+  /** Entry i's time, ms, or undefined when it has no usable one. */
+  timeMs(i: number): number | undefined;
+  /** Entry i, or undefined when its record does not fit the schema (the source reports it). */
+  entry(i: number): StreamEntry | undefined;
+  /** Entry i's record as sent, when the page came as text: what tells two pages apart without building it. */
+  text?(i: number): string | undefined;
+}
+
+/** One page as a read sees it. */
 export interface SourcePage {
-  entries: StreamEntry[];
+  entries: PageEntries;
   /** Records the page held, valid and skipped. */
   rawCount: number;
-  /** Records that did not fit the schema. */
+  /** Records skipped before the page reached the read (not among `entries`). */
   rejected: number;
   /** The source can give a page after this one (a scroll_id came with it; numbered pages: always). */
   continuation: boolean;

@@ -3,8 +3,15 @@
  * the exporter does not use (total_results, the envelope's message, page counts) of any type.
  */
 import { describe, expect, it } from "vitest";
-import { logPage, pagedList, type DecodeContext } from "../../../src/api/decode.js";
-import { ActivityEntrySchema, PhpLogEntrySchema } from "../../../src/api/schemas.js";
+import {
+  logPage,
+  pagedList,
+  parseJsonBody,
+  type DecodeContext,
+  type LogPage,
+} from "../../../src/api/decode.js";
+import type { Validated } from "../../../src/api/validate.js";
+import { ActivityEntrySchema, PhpLogEntrySchema, type PhpLogEntry } from "../../../src/api/schemas.js";
 
 const ctx: DecodeContext = {
   endpoint: "/sites/{id}/logs/php",
@@ -13,6 +20,15 @@ const ctx: DecodeContext = {
 };
 const entry = { message: "PHP Warning: x", timestamp: "2026-11-24T10:00:00Z" };
 const decodePhp = logPage(PhpLogEntrySchema);
+const fromText = decodePhp.fromText as NonNullable<typeof decodePhp.fromText>;
+
+/** The page decoded both ways: from its parsed body (doctor) and from its text (the client). */
+async function bothWays(body: object): Promise<Array<LogPage<PhpLogEntry>>> {
+  return [await decodePhp(body, ctx), await fromText(JSON.stringify(body), ctx)];
+}
+
+const recordsOf = <T>(page: LogPage<T>) =>
+  Array.from({ length: page.records.length }, (_, i) => page.records.record(i));
 
 describe("log pages", () => {
   it.each([
@@ -23,9 +39,10 @@ describe("log pages", () => {
     { name: "null", body: { scroll_id: null }, want: null },
     { name: "an empty one is none", body: { scroll_id: "" }, want: null },
   ])("continuation: $name", async ({ body, want }) => {
-    const page = await decodePhp({ total_results: 1, logs: [entry], ...body }, ctx);
-    expect(page.scrollId).toBe(want);
-    expect(page.items).toHaveLength(1);
+    for (const page of await bothWays({ total_results: 1, logs: [entry], ...body })) {
+      expect(page.scrollId).toBe(want);
+      expect(recordsOf(page)).toEqual([entry]);
+    }
   });
 
   it.each([
@@ -39,9 +56,60 @@ describe("log pages", () => {
     },
     { name: "absent", value: undefined, want: null },
   ])("total_results as $name is read or ignored, never an error", async ({ value, want }) => {
-    const page = await decodePhp({ total_results: value, logs: [entry], scroll_id: "s" }, ctx);
-    expect(page.totalResults).toBe(want);
-    expect(page.items).toHaveLength(1);
+    for (const page of await bothWays({ total_results: value, logs: [entry], scroll_id: "s" })) {
+      expect(page.totalResults).toBe(want);
+      expect(recordsOf(page)).toEqual([entry]);
+    }
+  });
+
+  it("from its text, builds and checks a record only when it is asked for, and reports one that does not fit once", async () => {
+    const reports: Validated<unknown>[] = [];
+    const text = JSON.stringify({
+      logs: [entry, { timestamp: 1_795_000_000, line: 3 }, { ...entry, message: "second" }],
+      scroll_id: "s",
+    });
+    const page = await fromText(text, { ...ctx, reportRejected: (r) => void reports.push(r) });
+    expect(page.rawCount).toBe(3);
+    expect(page.rejected).toBe(0);
+    expect(page.records.timestamp(1)).toBe(1_795_000_000);
+    expect(page.records.timestamp(0)).toBe(entry.timestamp);
+    expect(reports).toEqual([]);
+    expect(page.records.record(1)).toBeUndefined();
+    expect(page.records.record(1)).toBeUndefined();
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ rejected: 1, rejectedFields: { message: 1 } });
+    expect(reports[0]?.firstRejected?.field).toBe("logs[1].message");
+    expect(page.records.record(2)).toEqual({ ...entry, message: "second" });
+    expect(reports).toHaveLength(1);
+  });
+
+  it("reads a timestamp written with escapes, and a record whose keys are escaped", async () => {
+    const text = '{"logs":[{"time\\u0073tamp":"2026-11-24T10:00:00\\u005a","message":"a\\"b"}]}';
+    const page = await fromText(text, ctx);
+    expect(page.records.timestamp(0)).toBe("2026-11-24T10:00:00Z");
+    expect(page.records.record(0)).toEqual({ message: 'a"b', timestamp: "2026-11-24T10:00:00Z" });
+  });
+
+  it.each([
+    { name: "an empty body", text: "" },
+    { name: "text that is not JSON", text: "<html>busy</html>" },
+    { name: "a truncated page", text: '{"logs":[{"timestamp":1,"message":"a"},{"timest' },
+    { name: "a list", text: "[]" },
+    { name: "logs that are no list", text: '{"logs":5}' },
+    { name: "no logs", text: '{"logs":null,"scroll_id":"s"}' },
+    { name: "a continuation of the wrong type", text: '{"logs":[],"scroll_id":5}' },
+  ])("$name: the same page or the same error from its text as from its parsed body", async ({ text }) => {
+    const outcome = (p: Promise<LogPage<PhpLogEntry>>) =>
+      p.then(
+        (page) => ({ records: recordsOf(page), scrollId: page.scrollId, rawCount: page.rawCount }),
+        (err: Error) => ({ error: `${err.constructor.name}: ${err.message}` }),
+      );
+    const parsed = await outcome(
+      Promise.resolve()
+        .then(() => parseJsonBody(text, ctx.endpoint))
+        .then((body) => decodePhp(body, ctx)),
+    );
+    expect(await outcome(fromText(text, ctx))).toEqual(parsed);
   });
 
   it("an activity page whose unused envelope fields have odd types still decodes", async () => {

@@ -286,7 +286,8 @@ describe("log pages", () => {
     );
     tc = makeClient(server, { maxRetries: 3 });
     const page = await tc.client.phpLogs({ id: 11, scrollId: null });
-    expect(page.items).toHaveLength(1);
+    expect(page.records.record(0)).toEqual(entry);
+    expect(page.records).toHaveLength(1);
     expect(page.scrollId).toBe("scroll-next");
     expect(page.totalResults).toBe(1);
     const api = server.api();

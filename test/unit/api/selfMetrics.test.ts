@@ -3,7 +3,16 @@
  * the duration histogram, retries by reason, token requests by result; never a raw site id in a label.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { makeClient, ok, domain, site, startServer, type TestClient, type TestServer } from "./helpers.js";
+import {
+  makeClient,
+  metricValue,
+  ok,
+  domain,
+  site,
+  startServer,
+  type TestClient,
+  type TestServer,
+} from "./helpers.js";
 
 let server: TestServer | undefined;
 let tc: TestClient | undefined;
@@ -114,5 +123,30 @@ describe("self-metrics", () => {
     expect((await tc.registry.metrics()).split("\n")).toContain(
       'sitehost_exporter_api_requests_total{endpoint="/sites/{id}",code="200"} 2',
     );
+  });
+
+  it("a log page's records that do not fit are counted when first needed, or all at once for a backlog", async () => {
+    const good = { timestamp: "2026-11-24T10:00:01Z", message: "ok" };
+    const bad = { timestamp: "2026-11-24T10:00:00Z", message: 5 };
+    server = await startServer(() => ({ status: 200, body: { logs: [good, bad, bad], scroll_id: "s" } }));
+    const client = makeClient(server);
+    tc = client;
+    const invalid = () =>
+      metricValue(client.registry, "sitehost_exporter_api_invalid_records_total", {
+        endpoint: "/sites/{id}/logs/php",
+        field: "message",
+      });
+    // A quiet stream's page: nothing checked until a read asks for a record.
+    const page = await client.client.phpLogs({ id: 1, scrollId: null });
+    expect(await invalid()).toBe(0);
+    expect(page.records.record(0)).toEqual(good);
+    expect(page.records.record(1)).toBeUndefined();
+    expect(page.records.record(1)).toBeUndefined();
+    expect(await invalid()).toBe(1);
+    // A backlog's page: decoded whole, every record checked at once.
+    const whole = await client.client.phpLogs({ id: 1, scrollId: null }, { recordsMostlyNew: true });
+    expect(whole.records).toHaveLength(1);
+    expect(whole.rejected).toBe(2);
+    expect(await invalid()).toBe(3);
   });
 });

@@ -50,12 +50,6 @@ describe("a busy stream", () => {
       const outcome = await rig.tailer.read(new AbortController().signal);
       if (outcome.kind === "found") shippedWhileBusy += outcome.shipped;
       requestsWhileBusy += rig.api.requests.length - before;
-      console.log(
-        rig.api.requests.length - before,
-        outcome.kind === "found" ? outcome.shipped : 0,
-        outcome.kind === "found" ? JSON.stringify(outcome.pace) : "",
-        now % 1000,
-      );
       const interval = outcome.kind === "found" && outcome.pace ? paceMs(outcome.pace, POLL_MS) : POLL_MS;
       now += Math.floor(interval * SPREAD);
     }

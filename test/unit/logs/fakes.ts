@@ -6,7 +6,8 @@
  */
 import pino from "pino";
 import type { LogEntry, LogStream } from "../../../src/api/schemas.js";
-import type { LogPage } from "../../../src/api/types.js";
+import type { LogPage, RequestOptions } from "../../../src/api/types.js";
+import { checkedRecords } from "../../../src/api/logRecords.js";
 import { fingerprint } from "../../../src/logs/entry.js";
 import { CheckpointStore, type StreamCheckpoint } from "../../../src/logs/journal.js";
 import type { OutgoingRecord } from "../../../src/logs/otlp/encode.js";
@@ -47,6 +48,8 @@ export class FakeLogApi {
   pageSize = 3;
   /** Scroll id of every page request, in order (null = a fresh scroll). */
   readonly requests: Array<string | null> = [];
+  /** Whether each page request said most of its records would be new (the client then decodes it whole). */
+  readonly mostlyNew: boolean[] = [];
   /** 1-based request numbers (counted over all requests) that fail with a 5xx. */
   readonly failOn = new Set<number>();
   /** Raw records per page that did not fit the schema (counted as rejected by the client). */
@@ -64,8 +67,9 @@ export class FakeLogApi {
     this.log.push(...entries);
   }
 
-  readonly page = (scrollId: string | null): Promise<LogPage<LogEntry>> => {
+  readonly page = (scrollId: string | null, opts?: RequestOptions): Promise<LogPage<LogEntry>> => {
     this.requests.push(scrollId);
+    this.mostlyNew.push(opts?.recordsMostlyNew === true);
     if (this.failOn.has(this.requests.length)) {
       return Promise.reject(new Error("HTTP 503 from GET /sites/1/logs/server"));
     }
@@ -93,7 +97,7 @@ export class FakeLogApi {
     s.served += 1;
     if (this.allRejected) {
       return Promise.resolve({
-        items: [],
+        records: checkedRecords<LogEntry>([]),
         rejected: items.length,
         rawCount: items.length,
         totalResults: null,
@@ -102,7 +106,7 @@ export class FakeLogApi {
     }
     const rejected = items.length > 0 ? this.rejectedPerPage : 0;
     return Promise.resolve({
-      items,
+      records: checkedRecords(items),
       rejected,
       rawCount: items.length + rejected,
       totalResults: source.length,
@@ -301,7 +305,7 @@ export function makeTailer(
     stream,
     stream === "activity"
       ? new NumberedSource(() => Promise.reject(new Error("no activity")), 1)
-      : new ScrollSource((_site, scrollId) => api.page(scrollId), 1),
+      : new ScrollSource((_site, scrollId, opts) => api.page(scrollId, opts), 1),
     store,
     { shipperFor: shipper, encoder: { encode: (w, r) => sink.encode(w, outgoing(r)) }, claim: undefined },
     events,

@@ -117,6 +117,22 @@ describe("paging order", () => {
     expect(rig.sink.paths().slice(-2)).toEqual(["/m10", "/m11"]);
   });
 
+  it("asks for a backlog's pages to be decoded whole once a page was mostly new, a quiet stream's not", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 3;
+    for (let i = 0; i < 12; i++) rig.api.append(line(i));
+    await rig.tailer.read(signal());
+    expect(rig.sink.accepted).toHaveLength(12);
+    // The first page and the one fetched ahead of it are asked for before any page was taken.
+    expect(rig.api.mostlyNew.slice(0, 2)).toEqual([false, false]);
+    expect(rig.api.mostlyNew.slice(2)).not.toContain(false);
+    expect(rig.api.mostlyNew.length).toBeGreaterThan(3);
+    rig.api.mostlyNew.length = 0;
+    rig.api.append(line(12));
+    await rig.tailer.read(signal());
+    expect(rig.api.mostlyNew).not.toContain(true);
+  });
+
   it("with no lateness seen, a read fits on one page when the new entries and the high-water second do", async () => {
     let now = Date.now();
     const clock = { now: () => now, sleep: async () => undefined };

@@ -6,6 +6,7 @@ import { runInNewContext } from "node:vm";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { LogEntry, ServerLogEntry } from "../../../../src/api/schemas.js";
 import type { LogPage } from "../../../../src/api/types.js";
+import { checkedRecords } from "../../../../src/api/logRecords.js";
 import { makeTailer } from "../fakes.js";
 
 setFlagsFromString("--expose-gc");
@@ -48,9 +49,9 @@ it("lets go of a page's parsed entries while its records wait to be shipped", as
   Object.defineProperty(rig.api, "page", {
     value: async (scrollId: string | null): Promise<LogPage<LogEntry>> => {
       const page = await served(scrollId);
-      const items = [...page.items];
+      const items = Array.from({ length: page.records.length }, (_, i) => page.records.record(i) as LogEntry);
       pages.push(new WeakRef(items));
-      return { ...page, items };
+      return { ...page, records: checkedRecords(items) };
     },
   });
   // The collector holds the first exports: the read waits to hand over its second page's records.
