@@ -5,10 +5,10 @@
  */
 import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
-import type { MetricName } from "../metrics/families.js";
-import type { Exemplar, HistogramSuffix, Sample } from "../metrics/sample.js";
+import type { Exemplar, Sample } from "../metrics/sample.js";
+import { eachPhpSeries, eachServerSeries, type EmitSeries } from "./countSeries.js";
 import type { PreparedPage } from "./prepared.js";
-import { RecentRecords, serverSeries } from "./requestCounts.js";
+import { RecentRecords } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
 import { recordUid } from "./streams.js";
 
@@ -22,6 +22,8 @@ export interface SiteCounts {
   recent?: RecentRecords;
   /** What the site's series were made of when last published in full (see `LogCounts`). */
   published?: SeriesShape;
+  /** `recent.version` when the site's exemplars were last written into the store. */
+  exemplarsAt?: number;
 }
 
 export interface CountOptions {
@@ -40,53 +42,13 @@ function exemplarOf(counts: SiteCounts, key: string): Exemplar | undefined {
 }
 
 /**
- * The series an alert or dashboard selects, at 0 from a stream's first read (a series that appears
- * with its first event hides that event from rate()): 5xx responses, untimed requests and response
- * bytes for the web server; fatal and parse errors for PHP. Not kept in checkpoints.
- */
-const SERVER_ZERO: Readonly<Record<string, number>> = { "5xx|false": 0, "du|false": 0, "b|false": 0 };
-const PHP_ZERO: Readonly<Record<string, number>> = { fatal: 0, parse: 0 };
-
-/**
- * One series of a site's log-derived counts: its family (and histogram suffix), the labels beside
- * the site's, its value and the counter key whose newest record is its exemplar.
- */
-type EmitSeries = (
-  name: MetricName,
-  suffix: HistogramSuffix | undefined,
-  labels: Readonly<Record<string, string>>,
-  value: number,
-  exemplarKey?: string,
-) => void;
-
-/**
  * Every series of the site's counts, in one order: the full publication and the in-place update
  * (`updateSiteValues`, which takes values in the order of the last full one) both come from here.
+ * Which series are published at 0 before their first count: countSeries.ts.
  */
 function eachSeries(counts: SiteCounts, opts: CountOptions, emit: EmitSeries): void {
-  const server = serverSeries(counts.server ? { ...SERVER_ZERO, ...counts.server } : {}, opts.cacheHits);
-  for (const { statusClass: status_class, cached, value } of server.responses)
-    emit(
-      "sitehost_site_http_responses_total",
-      undefined,
-      { status_class, cached },
-      value,
-      `${status_class}|${cached}`,
-    );
-  const duration = "sitehost_site_http_request_duration_seconds";
-  for (const { cached, buckets, sum, count } of server.durations) {
-    const of = { cached };
-    for (const { le, value } of buckets)
-      emit(duration, "_bucket", { cached, le }, value, `d|${cached}|${le}`);
-    emit(duration, "_sum", of, sum);
-    emit(duration, "_count", of, count);
-  }
-  for (const { cached, value } of server.untimed)
-    emit("sitehost_site_http_requests_without_duration_total", undefined, { cached }, value);
-  for (const { cached, value } of server.bytes)
-    emit("sitehost_site_http_response_size_bytes_total", undefined, { cached }, value);
-  for (const [severity, value] of Object.entries(counts.php ? { ...PHP_ZERO, ...counts.php } : {}))
-    emit("sitehost_site_php_log_entries_total", undefined, { severity }, value);
+  if (counts.server) eachServerSeries(counts.server, opts.cacheHits, emit);
+  if (counts.php) eachPhpSeries(counts.php, emit);
 }
 
 /** Replace the site's log-derived samples (collector "logs"); returns how many there were. */
@@ -101,6 +63,7 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
     samples.push(sample);
   });
   store.replaceSite("logs", String(counts.site.id), samples);
+  counts.exemplarsAt = counts.recent?.version;
   return samples.length;
 }
 
@@ -110,13 +73,24 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
  */
 function updateCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): boolean {
   const values: number[] = [];
-  // No records taken (exemplars off, or no web-server records yet): no exemplars to look up.
-  const exemplars: Array<Exemplar | undefined> | undefined = counts.recent ? [] : undefined;
+  // No records taken (exemplars off, or no web-server records yet): no exemplars to look up; no newer
+  // records taken since they were last written: the same exemplars.
+  const version = counts.recent?.version;
+  const exemplars: Array<Exemplar | undefined> | undefined =
+    version === undefined || version === counts.exemplarsAt ? undefined : [];
   eachSeries(counts, opts, (_name, _suffix, _labels, value, exemplarKey) => {
     values.push(value);
     exemplars?.push(exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey));
   });
-  return store.updateSiteValues("logs", String(counts.site.id), values, exemplars);
+  const id = String(counts.site.id);
+  const done = store.updateSiteValues(
+    "logs",
+    id,
+    values,
+    exemplars ?? (version === undefined ? undefined : "unchanged"),
+  );
+  if (done) counts.exemplarsAt = version;
+  return done;
 }
 
 /**
@@ -193,7 +167,14 @@ export class LogCounts {
     if (!entry)
       this.sites.set(
         site.id,
-        (entry = { site, php: undefined, server: undefined, recent: undefined, published: undefined }),
+        (entry = {
+          site,
+          php: undefined,
+          server: undefined,
+          recent: undefined,
+          published: undefined,
+          exemplarsAt: undefined,
+        }),
       );
     // The checkpoint's own counts (not a copy: thousands of sites would each hold a second one); the
     // store reads them as they stand when it publishes.

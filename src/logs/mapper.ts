@@ -170,8 +170,23 @@ export function mapServerEntry(entry: ServerLogEntry, timeMs: number): MappedRec
   return mapEntry(SERVER_MAPPING, entry, timeMs);
 }
 
+/** The counter labels of PHP severities: every one `phpSeverity` gives. */
+export const PHP_SEVERITY_LABELS = [
+  "fatal",
+  "parse",
+  "error",
+  "warning",
+  "notice",
+  "deprecated",
+  "other",
+] as const;
+export type PhpSeverityLabel = (typeof PHP_SEVERITY_LABELS)[number];
+
 /** PHP severity words → counter label and OpenTelemetry severity number. */
-export function phpSeverity(text: string | null | undefined): { label: string; number: SeverityNumber } {
+export function phpSeverity(text: string | null | undefined): {
+  label: PhpSeverityLabel;
+  number: SeverityNumber;
+} {
   const s = (text ?? "").trim().toLowerCase();
   if (s.startsWith("fatal")) return { label: "fatal", number: SeverityNumber.FATAL };
   if (s.startsWith("parse")) return { label: "parse", number: SeverityNumber.FATAL };

@@ -133,6 +133,8 @@ export class RecentRecords {
   private others: Map<number, string> | undefined;
   /** Per key: occurrence, value, time (ms); NaN time: none yet. */
   private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
+  /** Goes up whenever a key gets a newer record: exemplars made at the same version are the same. */
+  version = 0;
 
   private setFingerprint(k: number, fp: string): void {
     if (readFingerprint(fp)) {
@@ -167,6 +169,7 @@ export class RecentRecords {
           if (k < 0 || found[k]) continue;
           found[k] = 1;
           left -= 1;
+          this.version += 1;
           this.setFingerprint(k, page.fingerprints[i] as string);
           this.numbers[k * 3] = page.occurrences[i] as number;
           // The bucket's: the duration (the sum's increment); the status count's: 1.
@@ -189,47 +192,4 @@ export class RecentRecords {
       timeMs: n[k * 3 + 2] as number,
     };
   }
-}
-
-/** The server stream's cumulative counts by family, as published. */
-export interface ServerSeries {
-  responses: Array<{ statusClass: string; cached: string; value: number }>;
-  /** Per cache state: cumulative bucket counts (in DURATION_BUCKETS order, then +Inf), sum and count. */
-  durations: Array<{
-    cached: string;
-    buckets: Array<{ le: string; value: number }>;
-    sum: number;
-    count: number;
-  }>;
-  untimed: Array<{ cached: string; value: number }>;
-  bytes: Array<{ cached: string; value: number }>;
-}
-
-/** Reads the server stream's counter keys back (`keepCached`: whether `cached="true"` durations are published). */
-export function serverSeries(counts: Readonly<Record<string, number>>, keepCached: boolean): ServerSeries {
-  const out: ServerSeries = { responses: [], durations: [], untimed: [], bytes: [] };
-  const durations = new Map<string, number[]>();
-  for (const [key, value] of Object.entries(counts)) {
-    const parts = key.split("|");
-    if (parts.length === 2 && parts[0] === "du") out.untimed.push({ cached: parts[1] as string, value });
-    else if (parts.length === 2 && parts[0] === "b") out.bytes.push({ cached: parts[1] as string, value });
-    else if (parts.length === 3 && parts[0] === "d") {
-      const cached = parts[1] as string;
-      let buckets = durations.get(cached);
-      if (!buckets) durations.set(cached, (buckets = new Array<number>(BUCKET_LABELS.length).fill(0)));
-      // A bound no longer in the table (another version's buckets) counts in the next one up.
-      const le = parts[2] === "+Inf" ? Infinity : Number(parts[2]);
-      const at = Number.isNaN(le) ? BUCKET_LABELS.length - 1 : bucketIndex(le);
-      buckets[at] = (buckets[at] as number) + value;
-    } else if (parts.length === 2 && parts[0] !== "ds") {
-      out.responses.push({ statusClass: parts[0] as string, cached: parts[1] as string, value });
-    }
-  }
-  for (const [cached, buckets] of durations) {
-    if (cached === "true" && !keepCached) continue;
-    let cumulative = 0;
-    const published = buckets.map((n, i) => ({ le: BUCKET_LABELS[i] as string, value: (cumulative += n) }));
-    out.durations.push({ cached, buckets: published, sum: counts[`ds|${cached}`] ?? 0, count: cumulative });
-  }
-  return out;
 }

@@ -67,17 +67,34 @@ export function openMetricsHeader(name: string, help: string, type: MetricType |
 /** The combined length of an exemplar's label names and values may not pass this (OpenMetrics). */
 export const EXEMPLAR_MAX_LABEL_CHARS = 128;
 
+/** Code points in `text` (a surrogate pair is one; a lone surrogate one too), without an array of them. */
+function codePoints(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        n -= 1;
+        i += 1;
+      }
+    }
+  }
+  return n;
+}
+
 /** ` # {labels} value timestamp`, to append to a sample's line before its newline; "" when too long. */
 export function renderExemplar(exemplar: Exemplar): string {
   let chars = 0;
-  const labels: string[] = [];
-  for (const [name, value] of Object.entries(exemplar.labels)) {
-    chars += [...name].length + [...value].length;
-    labels.push(`${name}="${escapeLabelValue(value)}"`);
+  let labels = "";
+  for (const name in exemplar.labels) {
+    const value = exemplar.labels[name] as string;
+    chars += codePoints(name) + codePoints(value);
+    labels += `${labels === "" ? "" : ","}${name}="${escapeLabelValue(value)}"`;
   }
   if (chars > EXEMPLAR_MAX_LABEL_CHARS) return "";
   const at = exemplar.timestampMs === undefined ? "" : ` ${(exemplar.timestampMs / 1000).toFixed(3)}`;
-  return ` # {${labels.join(",")}} ${formatValue(exemplar.value)}${at}`;
+  return ` # {${labels}} ${formatValue(exemplar.value)}${at}`;
 }
 
 /**

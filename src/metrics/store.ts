@@ -11,10 +11,10 @@
  */
 import type { MetricName } from "./families.js";
 import type { Exemplar, MetricFamily, Sample } from "./sample.js";
-import { GzipMembers, gzipText } from "./gzipMembers.js";
+import { GzipMembers, gzipText, writtenText, type ChunkWriter } from "./gzipMembers.js";
 import { Layouts } from "./layouts.js";
 import { renderFamilyHeader, renderSample } from "./render.js";
-import { detached, lineCount, renderStoredLines, ShapeTable, SUFFIX_MARKS } from "./storedLines.js";
+import { detached, lineCount, lineHeads, ShapeTable, SUFFIX_MARKS, writeStoredLines } from "./storedLines.js";
 import {
   exemplarAllowed,
   invalidate,
@@ -29,6 +29,8 @@ import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./open
 import { globToRegExp } from "../config/glob.js";
 
 const GLOBAL = "\u0000global";
+/** An entry's site labels as bytes while its lines are rendered (renders run one at a time). */
+let sitePartBytes = Buffer.alloc(256);
 
 /**
  * `N`: the family names it keeps, taken from the families it is built with (METRIC_FAMILIES: every
@@ -59,6 +61,7 @@ export class MetricStore<N extends string = MetricName> {
         header: renderFamilyHeader(family),
         omHeader: openMetricsHeader(family.name, family.help, family.type),
         head: `${family.name}{`,
+        lineHeads: lineHeads(family.name),
         shapes: new ShapeTable(),
         producers: new Set<string>(),
         entries: 0,
@@ -111,13 +114,13 @@ export class MetricStore<N extends string = MetricName> {
    * the samples its last `replaceSite` stored, for a writer that publishes the same series again and
    * again (the log-derived counts, at every read of the store): nothing is rendered. False, and
    * nothing changed, when the site has no such entry or the count of values is not its count of
-   * lines; the writer then calls `replaceSite`.
+   * lines; the writer then calls `replaceSite`. Exemplars "unchanged" keeps the entry's own.
    */
   updateSiteValues(
     collector: string,
     siteId: string,
     values: readonly number[],
-    exemplars?: readonly (Exemplar | undefined)[],
+    exemplars?: readonly (Exemplar | undefined)[] | "unchanged",
   ): boolean {
     const entry = this.collectors.get(collector)?.get(siteId);
     if (!entry || entry.values.length !== values.length) return false;
@@ -195,27 +198,46 @@ export class MetricStore<N extends string = MetricName> {
   }
 
   private renderLines(state: FamilyState, format: ExpositionFormat): string {
-    const parts: string[] = [];
-    this.eachLines(state, format, (text) => parts.push(text));
-    return parts.join("");
+    return writtenText((out) => this.eachLines(state, format, out));
   }
 
   private zipLines(state: FamilyState, format: ExpositionFormat): Buffer[] {
     const members = new GzipMembers();
-    this.eachLines(state, format, (text) => members.add(text));
-    return members.finish();
+    try {
+      this.eachLines(state, format, members.writer);
+      return members.finish();
+    } finally {
+      members.writer.finish(); // a render that threw leaves the buffer to the next one
+    }
   }
 
   /** The family's lines, entry by entry. */
-  private eachLines(state: FamilyState, format: ExpositionFormat, emit: (text: string) => void): void {
+  private eachLines(state: FamilyState, format: ExpositionFormat, out: ChunkWriter): void {
+    let sitePart = "";
+    let sitePartLength = 0;
     for (const collector of state.producers) {
       for (const entry of this.collectors.get(collector)?.values() ?? []) {
         const at = entry.layout.families.indexOf(state.index);
         if (at < 0) continue;
+        // The entry's site labels as bytes, once per entry (a site's entries share one string).
+        if (entry.sitePart !== sitePart) {
+          sitePart = entry.sitePart;
+          if (sitePartBytes.length < 3 * sitePart.length) sitePartBytes = Buffer.alloc(6 * sitePart.length);
+          sitePartLength = sitePartBytes.write(sitePart, 0, "utf8");
+        }
         const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
-        const shape = entry.layout.shapes[at] as string;
+        const shape = state.shapes.compiled(entry.layout.shapes[at] as string);
         const from = valuesFrom(entry, at);
-        emit(renderStoredLines(shape, entry.values, from, state.family.name, entry.sitePart, marks));
+        writeStoredLines(
+          out,
+          shape,
+          entry.values,
+          from,
+          state.lineHeads,
+          sitePartBytes,
+          sitePartLength,
+          marks,
+        );
       }
     }
   }

@@ -18,6 +18,8 @@ export interface FamilyState {
   readonly omHeader: string;
   /** `name{`, the start of every line that carries labels. */
   readonly head: string;
+  /** What rendered lines start with, as bytes, by line kind (storedLines.ts). */
+  readonly lineHeads: readonly Buffer[];
   /** One copy of each shape this family's entries share. */
   readonly shapes: ShapeTable;
   /** Collectors that have stored lines of this family (rendering visits only their entries). */
@@ -116,14 +118,14 @@ function exemplarText(
 /**
  * The entry's values and exemplars replaced in place by `values` and `exemplars`, one per line in
  * the entry's order (family after family, as its last full replace stored them): nothing is
- * rendered and no entry is made anew. The families whose lines changed are invalidated; true when
- * any did. The caller has checked that the count of values is the entry's.
+ * rendered and no entry is made anew ("unchanged" exemplars: the entry keeps its own). The families
+ * whose lines changed are invalidated; true when any did. The caller has checked that the count of values is the entry's.
  */
 export function updateInPlace(
   entry: Entry,
   states: readonly FamilyState[],
   values: readonly number[],
-  exemplars: readonly (Exemplar | undefined)[] | undefined,
+  exemplars: readonly (Exemplar | undefined)[] | undefined | "unchanged",
 ): boolean {
   const { families, shapes } = entry.layout;
   let changed = false;
@@ -138,7 +140,8 @@ export function updateInPlace(
       changed = true;
     }
     const had = entry.exemplarTexts?.[i];
-    const marked = exemplars ? exemplarText(state, shape, exemplars, from) : undefined;
+    const marked =
+      exemplars === "unchanged" ? had : exemplars ? exemplarText(state, shape, exemplars, from) : undefined;
     if (marked !== had) {
       state.exemplarEntries += (marked !== undefined ? 1 : 0) - (had !== undefined ? 1 : 0);
       (entry.exemplarTexts ??= new Array<string | undefined>(families.length).fill(undefined))[i] = marked;

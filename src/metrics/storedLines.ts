@@ -11,6 +11,7 @@
  * Any other line is stored whole.
  */
 import type { HistogramSuffix } from "./family.js";
+import type { ChunkWriter } from "./gzipMembers.js";
 import { formatValue } from "./render.js";
 
 export const SUFFIX_MARKS: Record<HistogramSuffix, string> = {
@@ -35,33 +36,72 @@ export function lineCount(shape: string): number {
   return n;
 }
 
-/**
- * The lines of one family of an entry, each line's head put back and its value (from `values` at
- * `from`) and exemplar (`marks`: newline-joined, one per line, "" for none) written in.
- */
-export function renderStoredLines(
-  shape: string,
-  values: readonly number[],
-  from: number,
-  name: string,
-  sitePart: string,
-  marks?: string,
-): string {
-  const head = `${name}{${sitePart}`;
-  const each = marks?.split("\n");
-  let out = "";
-  let start = 0;
-  for (let i = 0; start < shape.length; i++) {
-    const end = shape.indexOf("\n", start);
-    const c = shape.charCodeAt(start);
-    if (c === 44 || c === 125) out += head + shape.slice(start, end);
-    else if (c >= 1 && c <= 3)
-      out += `${name}${MARKED_SUFFIXES[c] as string}{${sitePart}${shape.slice(start + 1, end)}`;
-    else out += shape.slice(start, end);
-    out += formatValue(values[from + i] as number) + (each?.[i] ?? "") + "\n";
+/** A shape as bytes, and per line how it is written: [kind, start, end] (byte offsets into `bytes`). */
+export interface CompiledShape {
+  readonly bytes: Buffer;
+  /** Kind: 0 the line whole; 1–3 the head with a suffix (SUFFIX_MARKS) put back; 4 the head put back. */
+  readonly lines: Int32Array;
+}
+
+const HEAD = 4;
+
+/** The shape's lines as bytes, each without its newline (and its mark), and how each is written. */
+export function compileShape(shape: string): CompiledShape {
+  const bytes = Buffer.from(shape, "utf8");
+  const lines = new Int32Array(3 * lineCount(shape));
+  for (let i = 0, start = 0; start < bytes.length; i++) {
+    const end = bytes.indexOf(0x0a, start);
+    const c = bytes[start] as number;
+    const kind = c >= 1 && c <= 3 ? c : c === 0x2c || c === 0x7d ? HEAD : 0;
+    lines[3 * i] = kind;
+    lines[3 * i + 1] = kind >= 1 && kind <= 3 ? start + 1 : start;
+    lines[3 * i + 2] = end;
     start = end + 1;
   }
-  return out;
+  return { bytes, lines };
+}
+
+/** What every line of a family starts with, by line kind (see CompiledShape): `name{`, `name_bucket{`, … */
+export function lineHeads(name: string): readonly Buffer[] {
+  const heads = MARKED_SUFFIXES.map((suffix) => Buffer.from(`${name}${suffix}{`, "utf8"));
+  heads[HEAD] = Buffer.from(`${name}{`, "utf8");
+  return heads;
+}
+
+/**
+ * The lines of one family of an entry, each line's head put back (`heads`, then the entry's
+ * `site_id="…",site="…"`, `sitePart` bytes up to `sitePartLength`) and its value (from `values` at
+ * `from`) and exemplar (`marks`: newline-joined, one per line, "" for none) written in.
+ */
+export function writeStoredLines(
+  out: ChunkWriter,
+  shape: CompiledShape,
+  values: readonly number[],
+  from: number,
+  heads: readonly Buffer[],
+  sitePart: Buffer,
+  sitePartLength: number,
+  marks?: string,
+): void {
+  const { bytes, lines } = shape;
+  let mark = 0;
+  for (let i = 0; 3 * i < lines.length; i++) {
+    const kind = lines[3 * i] as number;
+    if (kind !== 0) {
+      const head = heads[kind] as Buffer;
+      out.bytes(head, 0, head.length);
+      out.bytes(sitePart, 0, sitePartLength);
+    }
+    out.bytes(bytes, lines[3 * i + 1] as number, lines[3 * i + 2] as number);
+    out.number(values[from + i] as number, formatValue);
+    if (marks !== undefined) {
+      const end = marks.indexOf("\n", mark);
+      const stop = end < 0 ? marks.length : end;
+      if (stop > mark) out.text(marks.slice(mark, stop));
+      mark = stop + 1;
+    }
+    out.line();
+  }
 }
 
 /** The most shapes a family remembers for sharing; past it the table starts afresh (no growth without end). */
@@ -74,6 +114,19 @@ const SHAPES_PER_FAMILY = 512;
  */
 export class ShapeTable {
   private readonly shapes = new Map<string, string>();
+  /** Shapes as bytes, made when first rendered; bounded the same way. */
+  private readonly compiledShapes = new Map<string, CompiledShape>();
+
+  /** The shape as bytes for rendering (see writeStoredLines). */
+  compiled(shape: string): CompiledShape {
+    let known = this.compiledShapes.get(shape);
+    if (known === undefined) {
+      if (this.compiledShapes.size >= SHAPES_PER_FAMILY) this.compiledShapes.clear();
+      known = compileShape(shape);
+      this.compiledShapes.set(shape, known);
+    }
+    return known;
+  }
 
   /** The stored copy of `shape`, made when it is new. */
   shared(shape: string): string {

@@ -15,8 +15,8 @@ import {
   RequestTimeUnit,
   SERVER_COUNT_SLOTS,
   serverCounts,
-  serverSeries,
 } from "../../../src/logs/requestCounts.js";
+import { eachPhpSeries, eachServerSeries } from "../../../src/logs/countSeries.js";
 import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { Exposition } from "../../../src/metrics/exposition.js";
@@ -78,7 +78,35 @@ describe("request_time's unit", () => {
   });
 });
 
-describe("serverSeries", () => {
+interface Series {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  value: number;
+}
+
+/** The series a stream's counts publish, as one line each: `<family><suffix>{labels} value`. */
+function published(counts: Record<string, number>, keepCached = true, php = false): string[] {
+  const out: string[] = [];
+  const emit = (
+    name: string,
+    suffix: string | undefined,
+    labels: Readonly<Record<string, string>>,
+    value: number,
+  ) => out.push(`${name}${suffix ?? ""}${JSON.stringify(labels)} ${value}`);
+  if (php) eachPhpSeries(counts, emit);
+  else eachServerSeries(counts, keepCached, emit);
+  return out;
+}
+
+function series(counts: Record<string, number>, keepCached = true): Series[] {
+  const out: Series[] = [];
+  eachServerSeries(counts, keepCached, (name, suffix, labels, value) =>
+    out.push({ name: `${name}${suffix ?? ""}`, labels, value }),
+  );
+  return out;
+}
+
+describe("the web server's series", () => {
   const entries = [
     entry(0.004, 200, "MISS", 1000),
     entry(0.2, 200, "MISS", 500),
@@ -88,11 +116,13 @@ describe("serverSeries", () => {
     entry(undefined, 200, "MISS", 7),
     entry(-2, 404, "MISS"),
   ];
+  const value = (list: Series[], name: string, labels: Record<string, string>) =>
+    list.find((s) => s.name === name && JSON.stringify(s.labels) === JSON.stringify(labels))?.value;
+  const duration = "sitehost_site_http_request_duration_seconds";
 
   it("cumulative buckets, sum and count per cache state; untimed entries counted apart; bytes summed", () => {
-    const series = serverSeries(countsOf(entries), true);
-    const miss = series.durations.find((d) => d.cached === "false");
-    const bucket = (le: string) => miss?.buckets.find((b) => b.le === le)?.value;
+    const list = series(countsOf(entries));
+    const bucket = (le: string) => value(list, `${duration}_bucket`, { cached: "false", le });
     expect([
       bucket("0.005"),
       bucket("0.1"),
@@ -101,27 +131,101 @@ describe("serverSeries", () => {
       bucket("5"),
       bucket("+Inf"),
     ]).toEqual([1, 1, 3, 3, 4, 4]);
-    expect(miss?.count).toBe(4);
-    expect(miss?.sum).toBeCloseTo(3.404, 9);
-    expect(series.durations.find((d) => d.cached === "true")?.count).toBe(1);
-    expect(series.untimed).toEqual([{ cached: "false", value: 2 }]);
-    expect(series.bytes.sort((a, b) => a.cached.localeCompare(b.cached))).toEqual([
-      { cached: "false", value: 1517 },
-      { cached: "true", value: 2000 },
+    expect(value(list, `${duration}_count`, { cached: "false" })).toBe(4);
+    expect(value(list, `${duration}_sum`, { cached: "false" })).toBeCloseTo(3.404, 9);
+    expect(value(list, `${duration}_count`, { cached: "true" })).toBe(1);
+    const untimed = "sitehost_site_http_requests_without_duration_total";
+    expect([value(list, untimed, { cached: "false" }), value(list, untimed, { cached: "true" })]).toEqual([
+      2, 0,
     ]);
-    expect(series.responses.reduce((n, r) => n + r.value, 0)).toBe(entries.length);
+    const bytes = "sitehost_site_http_response_size_bytes_total";
+    expect([value(list, bytes, { cached: "false" }), value(list, bytes, { cached: "true" })]).toEqual([
+      1517, 2000,
+    ]);
+    const responses = list.filter((s) => s.name === "sitehost_site_http_responses_total");
+    expect(responses.reduce((n, r) => n + r.value, 0)).toBe(entries.length);
+    expect(value(list, "sitehost_site_http_responses_total", { status_class: "4xx", cached: "false" })).toBe(
+      1,
+    );
   });
 
   it('without cache hits, only the cached="false" histogram', () => {
-    expect(serverSeries(countsOf(entries), false).durations.map((d) => d.cached)).toEqual(["false"]);
+    const cached = series(countsOf(entries), false)
+      .filter((s) => s.name === `${duration}_count`)
+      .map((s) => s.labels.cached);
+    expect(cached).toEqual(["false"]);
   });
 
   it("a bound from other buckets counts in the next one up", () => {
-    const series = serverSeries({ "d|false|0.3": 2, "d|false|+Inf": 1 }, true);
-    const buckets = series.durations[0]?.buckets ?? [];
-    expect(buckets.find((b) => b.le === "0.25")?.value).toBe(0);
-    expect(buckets.find((b) => b.le === "0.5")?.value).toBe(2);
-    expect(buckets.find((b) => b.le === "+Inf")?.value).toBe(3);
+    const list = series({ "d|false|0.3": 2, "d|false|+Inf": 1 });
+    const bucket = (le: string) => value(list, `${duration}_bucket`, { cached: "false", le });
+    expect([bucket("0.25"), bucket("0.5"), bucket("+Inf")]).toEqual([0, 2, 3]);
+  });
+
+  it("from the first read: 5xx, untimed and bytes of uncached responses, at 0", () => {
+    expect(published({})).toEqual([
+      'sitehost_site_http_responses_total{"status_class":"5xx","cached":"false"} 0',
+      'sitehost_site_http_requests_without_duration_total{"cached":"false"} 0',
+      'sitehost_site_http_response_size_bytes_total{"cached":"false"} 0',
+    ]);
+  });
+
+  it("once a cache state is counted, every class from 2xx to 5xx and its histogram, at 0 until counted", () => {
+    const one = published(countsOf([entry(0.3, 301)]));
+    const classes = one.filter((l) => l.startsWith("sitehost_site_http_responses_total"));
+    expect(classes).toEqual(
+      ["2xx", "3xx", "4xx", "5xx"].map(
+        (c) =>
+          `sitehost_site_http_responses_total{"status_class":"${c}","cached":"false"} ${c === "3xx" ? 1 : 0}`,
+      ),
+    );
+    expect(one.filter((l) => l.includes("_bucket"))).toHaveLength(DURATION_BUCKETS.length + 1);
+    expect(one.some((l) => l.includes('"cached":"true"'))).toBe(false);
+    // A first cache hit brings the cached="true" set, and its histogram only with cache hits kept.
+    const hit = countsOf([entry(0.3, 301), entry(0.001, 200, "HIT")]);
+    expect(published(hit).filter((l) => l.includes('"cached":"true"'))).toHaveLength(
+      4 + DURATION_BUCKETS.length + 3 + 2,
+    );
+    expect(published(hit, false).filter((l) => l.includes('"cached":"true"'))).toHaveLength(4 + 2);
+  });
+
+  it("1xx and other statuses appear when counted, after the seeded classes", () => {
+    const lines = published(countsOf([entry(0.3, 101), entry(0.3, 700), entry(0.3, 200)]));
+    const classes = lines
+      .filter((l) => l.startsWith("sitehost_site_http_responses_total"))
+      .map((l) => /"status_class":"([^"]+)"/.exec(l)?.[1]);
+    expect(classes).toEqual(["2xx", "3xx", "4xx", "5xx", "1xx", "other"]);
+  });
+
+  it("counts that gain keys of series already published keep their series and order (written in place)", () => {
+    const counts = countsOf([entry(0.3, 200)]);
+    const names = () => published(counts).map((l) => l.slice(0, l.lastIndexOf(" ")));
+    const before = names();
+    for (const [key, n] of Object.entries(
+      countsOf([entry(7, 404), entry(undefined, 503, "MISS", 5), entry(0.001, 304)]),
+    ))
+      counts[key] = (counts[key] ?? 0) + n;
+    expect(names()).toEqual(before);
+  });
+});
+
+describe("PHP's series", () => {
+  it("fatal and parse from the first read; every severity once one is counted", () => {
+    expect(published({}, true, true)).toEqual([
+      'sitehost_site_php_log_entries_total{"severity":"fatal"} 0',
+      'sitehost_site_php_log_entries_total{"severity":"parse"} 0',
+    ]);
+    expect(
+      published({ notice: 2 }, true, true).map((l) =>
+        /"severity":"(\w+)"\} (\d+)/.exec(l)?.slice(1).join("="),
+      ),
+    ).toEqual(["fatal=0", "parse=0", "error=0", "warning=0", "notice=2", "deprecated=0", "other=0"]);
+  });
+
+  it("a severity of another release is published after them", () => {
+    expect(published({ alert: 1 }, true, true).at(-1)).toBe(
+      'sitehost_site_php_log_entries_total{"severity":"alert"} 1',
+    );
   });
 });
 
@@ -382,7 +486,7 @@ describe("counts published again at every read of the store", () => {
     same();
     expect(replaced).toHaveBeenCalledTimes(1);
 
-    // A new series (the first cache hit, the first PHP fatal): published in full.
+    // New series (the first cache hit brings the cached="true" set): published in full.
     step([entry(0.001, 200, "HIT", 10)]);
     php.fatal = 1;
     logCounts.update(site, "php", php);
@@ -395,18 +499,18 @@ describe("counts published again at every read of the store", () => {
     expect(replaced).toHaveBeenCalledTimes(2);
 
     // New counter keys that add no series (a first entry in another duration bucket, whose line is
-    // published from the histogram's start; the first PHP parse error, published at 0 from the
-    // start): in place too.
+    // published from the histogram's start; a first 4xx and a first PHP parse error, published at 0
+    // since their stream's first count): in place too.
     const keys = Object.keys(counts).length;
-    step([entry(7.5), entry(0.0001)]);
-    expect(Object.keys(counts).length).toBe(keys + 2);
+    step([entry(7.5), entry(0.0001), entry(0.3, 404)]);
+    expect(Object.keys(counts).length).toBe(keys + 3);
     php.parse = 2;
     logCounts.update(site, "php", php);
     same();
     expect(replaced).toHaveBeenCalledTimes(2);
 
-    // A new key that adds a series (the first 4xx) is published in full, and the lines line up.
-    step([entry(0.3, 404)]);
+    // A new key that adds a series (the first 1xx) is published in full, and the lines line up.
+    step([entry(0.3, 101)]);
     same();
     expect(replaced).toHaveBeenCalledTimes(3);
   });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Counter, Registry } from "prom-client";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
-import { negotiateFormat } from "../../../src/metrics/openMetrics.js";
+import { negotiateFormat, renderExemplar } from "../../../src/metrics/openMetrics.js";
 import type { MetricFamily, Sample } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
@@ -206,6 +206,14 @@ describe("/metrics in OpenMetrics", () => {
     );
     store.removeSite("7");
     expect(store.render("openmetrics")).not.toContain("# {");
+  });
+
+  it("counts an exemplar's label characters as code points, not UTF-16 units", () => {
+    // log_record_uid is 14 characters: 114 more is the most (128).
+    const of = (value: string) => renderExemplar({ labels: { log_record_uid: value }, value: 1 });
+    expect(of("😀".repeat(114))).toBe(` # {log_record_uid="${"😀".repeat(114)}"} 1`);
+    expect(of("😀".repeat(115))).toBe("");
+    expect(of(`${"é".repeat(113)}"`)).toBe(` # {log_record_uid="${"é".repeat(113)}\\""} 1`);
   });
 
   it("every counter family is named *_total, so OpenMetrics keeps its type", () => {
