@@ -36,6 +36,8 @@ interface AuthorizedRequest {
   where: string;
   body: unknown;
   repeatable: boolean;
+  /** A success's body is wanted as bytes (see Decoder.fromBytes). */
+  bytes?: boolean;
 }
 
 class ApiCore {
@@ -138,13 +140,18 @@ class ApiCore {
       if (this.closed) throw new ApiAbortedError(endpoint, true);
       const req = this.requestOf(e, input, e.repeatable?.(input) ?? true);
       where = req.where;
+      // A log page of a quiet stream is read from its bytes (a backlog's is parsed whole).
+      const { fromBytes } = e.decode;
+      req.bytes = fromBytes !== undefined && !opts.recordsMostlyNew;
       let result: ExchangeResult | undefined = await this.authorizedExchange(req, opts);
       if (!result.ok) throw this.wire.failure(e.route, where, result);
       const ctx = this.decodeContext(endpoint);
-      if (e.decode.fromText && !opts.recordsMostlyNew) {
-        const decoded = e.decode.fromText(result.response.body, ctx);
+      const { bytes } = result.response;
+      if (bytes) {
         result = undefined;
-        return await decoded;
+        if (fromBytes) return await fromBytes(bytes, ctx);
+        bytes.release();
+        throw new Error(`${endpoint}: an answer came as bytes for a decoder that reads text`);
       }
       const body = parseJsonBody(result.response.body, endpoint);
       // The text is garbage once parsed. It is not held while the body is decoded: decoding awaits,
@@ -172,7 +179,7 @@ class ApiCore {
 
   /** An API request with a bearer token: a new token after a 401, once; never a token past its window. */
   private async authorizedExchange(req: AuthorizedRequest, opts: RequestOptions): Promise<ExchangeResult> {
-    const { route, url, where, body, repeatable } = req;
+    const { route, url, where, body, repeatable, bytes } = req;
     const endpoint = ROUTES[route].template;
     let token = "";
     return this.wire.exchange(route, {
@@ -196,7 +203,8 @@ class ApiCore {
             continue;
           }
           try {
-            return await this.wire.send(route, url, { authorization: `Bearer ${token}` }, body, opts.signal);
+            const auth = { authorization: `Bearer ${token}` };
+            return await this.wire.send(route, url, auth, body, opts.signal, bytes);
           } finally {
             release();
           }

@@ -15,9 +15,9 @@ import {
   type Page,
   type Zone,
 } from "./schemas.js";
-import { JsonSyntaxError, scanLogPage } from "./jsonScan.js";
+import { JsonSyntaxError, scanLogPage, type LogPageSpans } from "./jsonScan.js";
 import { fieldLabel, parseRecord } from "./lenient.js";
-import { checkedRecords, TextRecords, type LogRecords } from "./logRecords.js";
+import { BytesRecords, checkedRecords, type LogRecords, type PageBytes } from "./logRecords.js";
 import {
   describeIssue,
   hasProblems,
@@ -38,8 +38,11 @@ export interface DecodeContext {
 export type Decoder<T> = ((body: unknown, ctx: DecodeContext) => Promise<T>) & {
   /** The schema of one record (of a list) or of the object: what doctor compares an answer with. */
   readonly recordSchema?: z.ZodType;
-  /** Decode the answer's text without parsing all of it first (log pages: see logRecords.ts). */
-  readonly fromText?: (text: string, ctx: DecodeContext) => Promise<T>;
+  /**
+   * Decode the answer's bytes without parsing all of them first (log pages: see logRecords.ts). The
+   * bytes are the decoded value's to hand back.
+   */
+  readonly fromBytes?: (page: PageBytes, ctx: DecodeContext) => Promise<T>;
 };
 
 /** A decoder that says which schema its records follow. */
@@ -209,8 +212,9 @@ const HEAD_KEYS = ["total_results", "scroll_id", "scrollId"] as const;
  * The log endpoints' own shape: {total_results, logs, scroll_id}, no envelope. The continuation may
  * come as `scroll_id` (documented) or `scrollId`; an empty one is none.
  *
- * From the answer's text (what the API client uses), the page's own fields are checked at once and
- * its records when they are asked for; a parsed body (doctor) has every record checked at once.
+ * From the answer's bytes (what the API client uses for a quiet stream's pages), the page's own
+ * fields are checked at once and its records when they are asked for; a parsed body (doctor, a
+ * backlog's pages) has every record checked at once.
  */
 export const logPage = <T extends { timestamp: unknown }>(schema: z.ZodType<T>): Decoder<LogPage<T>> => {
   const whole = async (body: unknown, ctx: DecodeContext): Promise<LogPage<T>> => {
@@ -224,25 +228,37 @@ export const logPage = <T extends { timestamp: unknown }>(schema: z.ZodType<T>):
       ...headOf(head),
     };
   };
-  const fromText = async (text: string, ctx: DecodeContext): Promise<LogPage<T>> => {
-    let spans;
+  const fromBytes = async (page: PageBytes, ctx: DecodeContext): Promise<LogPage<T>> => {
+    let spans: LogPageSpans | undefined;
     try {
-      spans = scanLogPage(text);
+      spans = scanLogPage(page.bytes);
     } catch (err) {
-      if (!(err instanceof JsonSyntaxError)) throw err;
+      if (!(err instanceof JsonSyntaxError)) {
+        page.release();
+        throw err;
+      }
+    }
+    if (!spans?.records) {
+      // Not JSON, not an object, or `logs` is no list: decoded whole from the text, for the same errors.
+      const text = page.bytes.toString("utf8");
+      page.release();
       return whole(parseJsonBody(text, ctx.endpoint), ctx);
     }
-    // Not an object, or `logs` is no list: decoded whole, for the same errors.
-    if (!spans?.records) return whole(JSON.parse(text), ctx);
-    const fields: Record<string, unknown> = { logs: [] };
-    for (const key of HEAD_KEYS) {
-      const at = spans.members.get(key);
-      if (at) fields[key] = JSON.parse(text.slice(at[0], at[1]));
+    let head;
+    try {
+      const fields: Record<string, unknown> = { logs: [] };
+      for (const key of HEAD_KEYS) {
+        const at = spans.members.get(key);
+        if (at) fields[key] = JSON.parse(page.bytes.toString("utf8", at[0], at[1]));
+      }
+      head = logPageHead(fields, ctx);
+    } catch (err) {
+      page.release();
+      throw err;
     }
-    const head = logPageHead(fields, ctx);
     const check = recordCheck(schema, ctx.endpoint, ctx.redact, "logs");
-    const records = new TextRecords(text, spans.records, check, ctx.reportRejected);
+    const records = new BytesRecords(page, spans.records, check, ctx.reportRejected);
     return { records, rawCount: records.length, rejected: 0, ...headOf(head) };
   };
-  return Object.assign(describedBy(schema, whole), { fromText });
+  return Object.assign(describedBy(schema, whole), { fromBytes });
 };

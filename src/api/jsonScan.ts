@@ -1,14 +1,17 @@
 /**
- * A log page's JSON text checked against the JSON grammar without building any of its values, and
- * the places of what a read needs first: the top-level members, each record of `logs` and each
- * record's `timestamp`. A read builds only the records it has to look at (most of a page was read
- * before), so a page costs its text and a few small arrays instead of an object per record.
+ * A log page's JSON, as the bytes that came (UTF-8), checked against the JSON grammar without building
+ * any of its values, and the places of what a read needs first: the top-level members, each record of
+ * `logs` and each record's `timestamp`. A read builds only the records it has to look at (most of a
+ * page was read before), so a page costs its bytes, outside the V8 heap, and a few small arrays,
+ * instead of its text and an object per record.
  *
- * The check accepts exactly what JSON.parse accepts (a test holds the two together); where a key is
- * given twice, the last one counts, as with JSON.parse.
+ * The check accepts exactly what JSON.parse accepts of the bytes as text (a test holds the two
+ * together): bytes that are no valid UTF-8 become U+FFFD in the text, which a string may hold and
+ * nothing else may, as any byte from 0x80 up here. Where a key is given twice, the last one counts, as
+ * with JSON.parse.
  */
 
-/** Where the values of a log page's text are: offsets into the text, ends exclusive. */
+/** Where the values of a log page are: byte offsets, ends exclusive. */
 export interface LogPageSpans {
   /** Each top-level member's value: [start, end). */
   members: Map<string, readonly [number, number]>;
@@ -24,9 +27,9 @@ export class JsonSyntaxError extends Error {}
 const OBJECT = 1;
 const ARRAY = 2;
 
-/** Scan a log page's text; undefined when it is JSON but not an object (the caller decodes it whole). */
-export function scanLogPage(text: string): LogPageSpans | undefined {
-  const s = new Scanner(text);
+/** Scan a log page; undefined when it is JSON but not an object (the caller decodes it whole). */
+export function scanLogPage(bytes: Buffer): LogPageSpans | undefined {
+  const s = new Scanner(bytes);
   s.ws();
   if (s.peek() !== 0x7b) {
     s.value();
@@ -53,10 +56,11 @@ export function scanLogPage(text: string): LogPageSpans | undefined {
 
 class Scanner {
   pos = 0;
-  constructor(private readonly text: string) {}
+  constructor(private readonly text: Buffer) {}
 
+  /** The byte at the position; NaN past the end (no comparison holds for it). */
   peek(): number {
-    return this.text.charCodeAt(this.pos);
+    return this.pos < this.text.length ? (this.text[this.pos] as number) : Number.NaN;
   }
 
   fail(): never {
@@ -65,8 +69,8 @@ class Scanner {
 
   ws(): void {
     const t = this.text;
-    let c = t.charCodeAt(this.pos);
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t.charCodeAt(++this.pos);
+    let c = t[this.pos];
+    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = t[++this.pos];
   }
 
   /** Only whitespace is left. */
@@ -92,15 +96,16 @@ class Scanner {
   key(): string {
     const start = this.pos;
     const escaped = this.colon();
-    const text = this.text.slice(start, this.keyEnd);
-    return escaped ? (JSON.parse(text) as string) : text.slice(1, -1);
+    return escaped
+      ? (JSON.parse(this.text.toString("utf8", start, this.keyEnd)) as string)
+      : this.text.toString("utf8", start + 1, this.keyEnd - 1);
   }
 
   /** A member's key is `word` (no string is made of it: a page's records have thousands of keys). */
   keyIs(word: string): boolean {
     const start = this.pos;
-    if (this.colon()) return JSON.parse(this.text.slice(start, this.keyEnd)) === word;
-    return this.keyEnd - start - 2 === word.length && this.text.startsWith(word, start + 1);
+    if (this.colon()) return JSON.parse(this.text.toString("utf8", start, this.keyEnd)) === word;
+    return this.keyEnd - start - 2 === word.length && startsWith(this.text, word, start + 1);
   }
 
   /** Where the last key read ends (after its closing quote). */
@@ -202,21 +207,22 @@ class Scanner {
   /** A string; true when it holds an escape. */
   string(): boolean {
     const t = this.text;
-    if (t.charCodeAt(this.pos) !== 0x22) this.fail();
+    if (t[this.pos] !== 0x22) this.fail();
     let escaped = false;
     let i = this.pos + 1;
     for (;;) {
-      // A run of plain characters at once (irregexp's machine code beats a loop over charCodeAt).
-      PLAIN.lastIndex = i;
-      PLAIN.test(t);
-      i = PLAIN.lastIndex;
-      const c = t.charCodeAt(i);
+      const c = byteAt(t, i);
+      // Not the quote, the backslash or a control character: as it is (bytes from 0x80 are UTF-8).
+      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+        i++;
+        continue;
+      }
       if (c === 0x22) break;
       if (c === 0x5c) {
         escaped = true;
-        const e = t.charCodeAt(i + 1);
+        const e = byteAt(t, i + 1);
         if (e === 0x75) {
-          for (let k = i + 2; k < i + 6; k++) if (!isHex(t.charCodeAt(k))) this.failAt(k);
+          for (let k = i + 2; k < i + 6; k++) if (!isHex(byteAt(t, k))) this.failAt(k);
           i += 6;
           continue;
         }
@@ -224,9 +230,8 @@ class Scanner {
         i += 2;
         continue;
       }
-      // Control characters (and the end of the text: NaN) are not allowed in a string.
-      if (!(c >= 0x20)) this.failAt(i);
-      i++;
+      // A control character, or the end of the bytes (NaN).
+      this.failAt(i);
     }
     this.pos = i + 1;
     return escaped;
@@ -241,20 +246,20 @@ class Scanner {
   private number(): void {
     const t = this.text;
     let i = this.pos;
-    if (t.charCodeAt(i) === 0x2d) i++;
-    if (t.charCodeAt(i) === 0x30) i++;
-    else if (isNonZeroDigit(t.charCodeAt(i))) i = digits(t, i);
+    if (t[i] === 0x2d) i++;
+    if (t[i] === 0x30) i++;
+    else if (isNonZeroDigit(byteAt(t, i))) i = digits(t, i);
     else this.failAt(i);
-    if (t.charCodeAt(i) === 0x2e) {
-      if (!isDigit(t.charCodeAt(i + 1))) this.failAt(i + 1);
+    if (t[i] === 0x2e) {
+      if (!isDigit(byteAt(t, i + 1))) this.failAt(i + 1);
       i = digits(t, i + 1);
     }
-    const e = t.charCodeAt(i);
+    const e = t[i];
     if (e === 0x65 || e === 0x45) {
       i++;
-      const sign = t.charCodeAt(i);
+      const sign = t[i];
       if (sign === 0x2b || sign === 0x2d) i++;
-      if (!isDigit(t.charCodeAt(i))) this.failAt(i);
+      if (!isDigit(byteAt(t, i))) this.failAt(i);
       i = digits(t, i);
     }
     this.pos = i;
@@ -262,7 +267,7 @@ class Scanner {
 
   private literal(): void {
     for (const word of LITERALS) {
-      if (this.text.startsWith(word, this.pos)) {
+      if (startsWith(this.text, word, this.pos)) {
         this.pos += word.length;
         return;
       }
@@ -272,9 +277,15 @@ class Scanner {
 }
 
 const LITERALS = ["true", "false", "null"];
-/** Characters a string may hold as they are: not the quote, the backslash or a control character. */
-// eslint-disable-next-line no-control-regex -- control characters are exactly what JSON strings may not hold
-const PLAIN = /[^"\\\u0000-\u001f]*/y;
+
+/** The byte at `i`, NaN past the end (no comparison holds for it). */
+const byteAt = (t: Buffer, i: number): number => t[i] ?? Number.NaN;
+
+/** Whether the bytes at `at` are the ASCII `word`. */
+function startsWith(t: Buffer, word: string, at: number): boolean {
+  for (let k = 0; k < word.length; k++) if (t[at + k] !== word.charCodeAt(k)) return false;
+  return true;
+}
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
 const isNonZeroDigit = (c: number): boolean => c >= 0x31 && c <= 0x39;
@@ -291,8 +302,8 @@ const isEscape = (c: number): boolean =>
   c === 0x72 ||
   c === 0x74;
 
-function digits(t: string, from: number): number {
+function digits(t: Buffer, from: number): number {
   let i = from;
-  while (isDigit(t.charCodeAt(i))) i++;
+  while (isDigit(byteAt(t, i))) i++;
   return i;
 }

@@ -1,7 +1,7 @@
 /**
  * A log page's records, each built and checked against its schema only when asked for. A read looks
  * at every record's time but builds only the records it may ship (most of a page was read before), so
- * a page from the wire is kept as its text with the records' places in it (jsonScan.ts).
+ * a page from the wire is kept as its bytes with the records' places in them (jsonScan.ts).
  */
 import { hasProblems, type RecordCheck, type Validated } from "./validate.js";
 
@@ -14,8 +14,10 @@ export interface LogRecords<T> {
    * first time it is asked for), with the record's index in the page.
    */
   record(i: number): T | undefined;
-  /** Record i's text as sent, when the records came as text (a page's identity is made of it). */
+  /** Record i's text as sent, when the records came as bytes (a page's identity is made of it). */
   text?(i: number): string;
+  /** No record is read any more: what holds the page's bytes may have them back. */
+  release?(): void;
 }
 
 /** Records already checked (a page decoded whole). */
@@ -27,38 +29,65 @@ export function checkedRecords<T extends { timestamp: unknown }>(items: readonly
   };
 }
 
-/** Records of a page's text, at the places its scan found (four numbers a record: see LogPageSpans). */
-export class TextRecords<T> implements LogRecords<T> {
+/** A page's bytes, lent: handed back (to be read into again) once no record is read from them. */
+export interface PageBytes {
+  readonly bytes: Buffer;
+  release(): void;
+}
+
+/** Integers up to this many digits are read from the bytes themselves (exact: below 2^53). */
+const PLAIN_INTEGER_DIGITS = 15;
+
+/** Records of a page's bytes, at the places its scan found (four numbers a record: see LogPageSpans). */
+export class BytesRecords<T> implements LogRecords<T> {
   /** Records built so far: the record, or null for one that did not fit. */
   private built: Array<T | null> | undefined;
   private tally: Validated<T> = { items: [], rejected: 0 };
+  private page: PageBytes | undefined;
 
   constructor(
-    private readonly page: string,
+    page: PageBytes,
     private readonly places: Int32Array,
     private readonly check: RecordCheck<T>,
     private readonly report: (problems: Validated<unknown>) => void,
-  ) {}
+  ) {
+    this.page = page;
+  }
 
   get length(): number {
     return this.places.length / 4;
+  }
+
+  private get bytes(): Buffer {
+    if (!this.page) throw new Error("a log page's records were read after its bytes were handed back");
+    return this.page.bytes;
   }
 
   timestamp(i: number): unknown {
     const start = this.places[4 * i + 2] ?? -1;
     if (start < 0) return undefined;
     const end = this.places[4 * i + 3] as number;
-    const text = this.page;
-    if (text.charCodeAt(start) === 0x22) {
+    const b = this.bytes;
+    if (b[start] === 0x22) {
       let plain = true;
-      for (let k = start + 1; k < end - 1 && plain; k++) plain = text.charCodeAt(k) !== 0x5c;
-      if (plain) return text.slice(start + 1, end - 1);
+      for (let k = start + 1; k < end - 1 && plain; k++) plain = b[k] !== 0x5c;
+      if (plain) return b.toString("utf8", start + 1, end - 1);
+    } else if (end - start <= PLAIN_INTEGER_DIGITS) {
+      // Epoch seconds, mostly: read without making a string of them.
+      let n = 0;
+      let k = start;
+      for (; k < end; k++) {
+        const c = b[k] as number;
+        if (c < 0x30 || c > 0x39) break;
+        n = n * 10 + (c - 0x30);
+      }
+      if (k === end) return n;
     }
-    return JSON.parse(text.slice(start, end)) as unknown;
+    return JSON.parse(b.toString("utf8", start, end)) as unknown;
   }
 
   text(i: number): string {
-    return this.page.slice(this.places[4 * i], this.places[4 * i + 1]);
+    return this.bytes.toString("utf8", this.places[4 * i], this.places[4 * i + 1]);
   }
 
   record(i: number): T | undefined {
@@ -73,5 +102,10 @@ export class TextRecords<T> implements LogRecords<T> {
     }
     built[i] = item ?? null;
     return item;
+  }
+
+  release(): void {
+    this.page?.release();
+    this.page = undefined;
   }
 }

@@ -11,6 +11,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import { Agent, request } from "../util/undici.js";
 import { VERSION } from "../version.js";
 import { BodyBuffers } from "./bodyBuffers.js";
+import type { PageBytes } from "./logRecords.js";
 import type { HttpMethod } from "../routes.js";
 
 export interface TransportOptions {
@@ -29,10 +30,19 @@ export interface HttpRequest {
   /** Sent as JSON. */
   body?: unknown;
   signal?: AbortSignal;
+  /** A 2xx answer's body is wanted as bytes (`bytes`, lent until released), not as text. */
+  bytes?: boolean;
 }
 
 export type TransportResult =
-  | { kind: "response"; status: number; headers: IncomingHttpHeaders; body: string }
+  | {
+      kind: "response";
+      status: number;
+      headers: IncomingHttpHeaders;
+      /** The body as text; "" when it came as `bytes`. */
+      body: string;
+      bytes?: PageBytes;
+    }
   | { kind: "network"; code: string }
   | { kind: "timeout"; afterMs: number }
   | { kind: "too_large"; limitBytes: number }
@@ -78,8 +88,13 @@ export class Transport {
         body: req.body !== undefined ? JSON.stringify(req.body) : undefined,
         signal,
       });
-      const body = await this.readBody(res.body, res.headers);
-      return { kind: "response", status: res.statusCode, headers: res.headers, body };
+      const read = await this.readBody(res.body, res.headers);
+      const { statusCode: status, headers } = res;
+      if (req.bytes && status >= 200 && status < 300)
+        return { kind: "response", status, headers, body: "", bytes: read };
+      const body = read.bytes.toString("utf8");
+      read.release();
+      return { kind: "response", status, headers, body };
     } catch (err) {
       if (err instanceof TooLarge) return { kind: "too_large", limitBytes: this.opts.maxResponseBytes };
       if (req.signal?.aborted) return { kind: "aborted", reason: req.signal.reason };
@@ -92,10 +107,11 @@ export class Transport {
     }
   }
 
+  /** The body's bytes, in a buffer lent by the pool when its length was declared. */
   private async readBody(
     body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
     headers: IncomingHttpHeaders,
-  ): Promise<string> {
+  ): Promise<PageBytes> {
     const limit = this.opts.maxResponseBytes;
     const declared = Number(headers["content-length"]);
     if (Number.isFinite(declared) && declared > limit) {
@@ -104,6 +120,7 @@ export class Transport {
     }
     // A declared length is read into one buffer (lent by the pool); otherwise the chunks are joined.
     const into = Number.isFinite(declared) && declared > 0 ? this.buffers.take(declared) : undefined;
+    let lent = false;
     try {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -116,16 +133,32 @@ export class Transport {
         else chunks.push(chunk);
         size += chunk.length;
       }
-      if (into && chunks.length === 0) return into.toString("utf8", 0, size);
+      if (into && chunks.length === 0) {
+        lent = true;
+        return this.lent(into, size);
+      }
       const all = into
         ? [into.subarray(0, size - chunks.reduce((a, c) => a + c.length, 0)), ...chunks]
         : chunks;
-      return all.length === 1
-        ? (all[0] as Buffer).toString("utf8")
-        : Buffer.concat(all, size).toString("utf8");
+      return {
+        bytes: all.length === 1 ? (all[0] as Buffer) : Buffer.concat(all, size),
+        release: () => undefined,
+      };
     } finally {
-      if (into) this.buffers.give(into);
+      if (into && !lent) this.buffers.give(into);
     }
+  }
+
+  /** `buffer`'s first `size` bytes, given back to the pool once released (once only). */
+  private lent(buffer: Buffer, size: number): PageBytes {
+    let held = true;
+    return {
+      bytes: buffer.subarray(0, size),
+      release: () => {
+        if (held) this.buffers.give(buffer);
+        held = false;
+      },
+    };
   }
 
   async close(): Promise<void> {

@@ -64,6 +64,8 @@ export class Wire {
     headers: Record<string, string>,
     body: unknown,
     signal: AbortSignal | undefined,
+    /** A success's body as bytes (see Transport). */
+    bytes?: boolean,
   ): Promise<TransportResult> {
     const endpoint = ROUTES[route].template;
     if (!this.retriesShown.has(endpoint)) {
@@ -74,7 +76,8 @@ export class Wire {
     const started = performance.now();
     this.metrics.inFlight.inc();
     try {
-      const result = await this.transport.send({ method: ROUTES[route].method, url, headers, body, signal });
+      const method = ROUTES[route].method;
+      const result = await this.transport.send({ method, url, headers, body, signal, bytes });
       if (result.kind !== "aborted") this.metrics.requests.inc({ endpoint, code: codeOf(result) });
       return result;
     } finally {

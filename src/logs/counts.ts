@@ -5,12 +5,14 @@
  */
 import type { LogStream } from "../api/schemas.js";
 import type { MetricStore } from "../metrics/store.js";
-import type { Exemplar, Sample } from "../metrics/sample.js";
+import type { LiveExemplars } from "../metrics/storeEntry.js";
+import type { LiveMarks } from "../metrics/storedLines.js";
+import type { ChunkWriter } from "../metrics/gzipMembers.js";
+import type { Sample } from "../metrics/sample.js";
 import { eachPhpSeries, eachServerSeries, type EmitSeries } from "./countSeries.js";
 import type { PreparedPage } from "./prepared.js";
-import { RecentRecords } from "./requestCounts.js";
+import { exemplarSlot, RecentRecords } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
-import { recordUid } from "./streams.js";
 
 export interface SiteCounts {
   site: SiteIdentity;
@@ -22,7 +24,7 @@ export interface SiteCounts {
   recent?: RecentRecords;
   /** What the site's series were made of when last published in full (see `LogCounts`). */
   published?: SeriesShape;
-  /** `recent.version` when the site's exemplars were last written into the store. */
+  /** `recent.version` when the store was last told of the site's exemplars. */
   exemplarsAt?: number;
 }
 
@@ -33,12 +35,36 @@ export interface CountOptions {
   exemplars: boolean;
 }
 
-/** The exemplar of the record behind a counter key, if one is known. */
-function exemplarOf(counts: SiteCounts, key: string): Exemplar | undefined {
-  const r = counts.recent?.get(key);
-  if (!r) return undefined;
-  const uid = recordUid(counts.site.id, "server", r.fingerprint, r.occurrence);
-  return { labels: { log_record_uid: uid }, value: r.value, timestampMs: r.timeMs };
+/**
+ * A site's exemplars for one family's lines, written from its newest records when the family is
+ * rendered in OpenMetrics (nothing is made at each scrape, or kept, for exemplars not asked for).
+ */
+class SiteMarks implements LiveMarks {
+  constructor(
+    private readonly counts: SiteCounts,
+    /** The exemplar slot of each of the site's series, in publication order (-1: none). */
+    private readonly slots: Int16Array,
+    /** Where the family's series start among them. */
+    private readonly from: number,
+  ) {}
+
+  write(out: ChunkWriter, line: number): void {
+    this.counts.recent?.writeExemplar(out, this.slots[this.from + line] ?? -1, this.counts.site.id);
+  }
+}
+
+/** Slot lists by content: sites with the same series share one (a few shapes among thousands of sites). */
+const slotLists = new Map<string, Int16Array>();
+const SLOT_LISTS_MAX = 256;
+
+function sharedSlots(slots: readonly number[]): Int16Array {
+  const key = slots.join(",");
+  let list = slotLists.get(key);
+  if (!list) {
+    if (slotLists.size >= SLOT_LISTS_MAX) slotLists.clear();
+    slotLists.set(key, (list = Int16Array.from(slots)));
+  }
+  return list;
 }
 
 /**
@@ -55,14 +81,31 @@ function eachSeries(counts: SiteCounts, opts: CountOptions, emit: EmitSeries): v
 export function publishCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): number {
   const site = { site_id: String(counts.site.id), site: counts.site.name };
   const samples: Sample[] = [];
+  const slots: number[] = [];
+  /** Where each family's series start among the site's, and how many there are. */
+  const families = new Map<string, [from: number, count: number]>();
   eachSeries(counts, opts, (name, suffix, labels, value, exemplarKey) => {
     const sample: Sample = { name, labels: { ...site, ...labels }, value };
     if (suffix) sample.suffix = suffix;
-    const exemplar = exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey);
-    if (exemplar) sample.exemplar = exemplar;
+    const range = families.get(name);
+    if (range) range[1] += 1;
+    else families.set(name, [samples.length, 1]);
     samples.push(sample);
+    slots.push(exemplarKey === undefined ? -1 : exemplarSlot(exemplarKey));
   });
-  store.replaceSite("logs", String(counts.site.id), samples);
+  let live: LiveExemplars | undefined;
+  if (opts.exemplars) {
+    const shared = sharedSlots(slots);
+    live = (family, _from, count) => {
+      const range = families.get(family.name);
+      if (!range || range[1] !== count) return undefined;
+      const [from] = range;
+      for (let i = from; i < from + count; i++)
+        if ((shared[i] as number) >= 0) return new SiteMarks(counts, shared, from);
+      return undefined;
+    };
+  }
+  store.replaceSite("logs", String(counts.site.id), samples, live);
   counts.exemplarsAt = counts.recent?.version;
   return samples.length;
 }
@@ -73,22 +116,10 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
  */
 function updateCounts(store: MetricStore, counts: SiteCounts, opts: CountOptions): boolean {
   const values: number[] = [];
-  // No records taken (exemplars off, or no web-server records yet): no exemplars to look up; no newer
-  // records taken since they were last written: the same exemplars.
+  eachSeries(counts, opts, (_name, _suffix, _labels, value) => void values.push(value));
+  // Newer records taken since: the exemplars the store writes from them have moved.
   const version = counts.recent?.version;
-  const exemplars: Array<Exemplar | undefined> | undefined =
-    version === undefined || version === counts.exemplarsAt ? undefined : [];
-  eachSeries(counts, opts, (_name, _suffix, _labels, value, exemplarKey) => {
-    values.push(value);
-    exemplars?.push(exemplarKey === undefined ? undefined : exemplarOf(counts, exemplarKey));
-  });
-  const id = String(counts.site.id);
-  const done = store.updateSiteValues(
-    "logs",
-    id,
-    values,
-    exemplars ?? (version === undefined ? undefined : "unchanged"),
-  );
+  const done = store.updateSiteValues("logs", String(counts.site.id), values, version !== counts.exemplarsAt);
   if (done) counts.exemplarsAt = version;
   return done;
 }

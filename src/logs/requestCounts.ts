@@ -19,6 +19,10 @@ import { counterKeyId } from "./counterKeys.js";
 import { FINGERPRINT_WORDS, hex, readFingerprint } from "./fingerprintHex.js";
 import { SERVER_COUNTER_KEYS, serverCounterIndex } from "./mapper.js";
 import type { PreparedPage } from "./prepared.js";
+import type { ChunkWriter } from "../metrics/gzipMembers.js";
+import { renderExemplar } from "../metrics/openMetrics.js";
+import { formatValue } from "../metrics/render.js";
+import { recordUid } from "./recordUid.js";
 
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 
@@ -120,6 +124,11 @@ const EXEMPLAR_SLOTS = new Int16Array(Math.max(...EXEMPLAR_KEYS.map(counterKeyId
 EXEMPLAR_KEYS.forEach((key, i) => (EXEMPLAR_SLOTS[counterKeyId(key)] = i));
 const EXEMPLAR_BY_KEY = new Map(EXEMPLAR_KEYS.map((key, i) => [key, i]));
 
+/** The exemplar slot of a counter key (RecentRecords), or -1 for a key without exemplars. */
+export function exemplarSlot(key: string): number {
+  return EXEMPLAR_BY_KEY.get(key) ?? -1;
+}
+
 /**
  * The newest shipped record behind each duration bucket and each 5xx count of a site, in arrays of
  * fixed size (thousands of sites keep one each: no object or map entry per record).
@@ -178,6 +187,36 @@ export class RecentRecords {
         }
       }
     }
+  }
+
+  /**
+   * The exemplar of slot `k` (exemplarSlot) as OpenMetrics writes it after a line, naming the record by
+   * its `log.record.uid` (recordUid), or nothing while no record was taken for it. Written straight
+   * into the exposition: at every scrape of thousands of sites.
+   */
+  writeExemplar(out: ChunkWriter, k: number, siteId: number): void {
+    if (k < 0) return;
+    const n = this.numbers;
+    const occurrence = n[k * 3] as number;
+    const value = n[k * 3 + 1] as number;
+    const timeMs = n[k * 3 + 2] as number;
+    if (Number.isNaN(timeMs)) return;
+    const other = this.others?.get(k);
+    if (other !== undefined) {
+      const uid = recordUid(siteId, "server", other, occurrence);
+      out.text(renderExemplar({ labels: { log_record_uid: uid }, value, timestampMs: timeMs }));
+      return;
+    }
+    // A site id, a fingerprint of 32 characters and an occurrence stay far below OpenMetrics' 128.
+    out.text(' # {log_record_uid="');
+    out.text(siteId === 0 ? "account" : String(siteId));
+    out.text("-server-");
+    for (let i = 0; i < 4; i++) out.hex(this.fingerprintBits[k * 4 + i] as number, 8);
+    out.text("-");
+    out.number(occurrence, String);
+    out.text('"} ');
+    out.number(value, formatValue);
+    out.text(` ${(timeMs / 1000).toFixed(3)}`);
   }
 
   /** The newest record counted under `key`, if one was shipped. */

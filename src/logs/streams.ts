@@ -30,6 +30,7 @@ import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { LogSink } from "./otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { RecordCounter, RecordEncoder } from "./prepared.js";
+import { recordUid } from "./recordUid.js";
 import { counterKeyId } from "./counterKeys.js";
 import {
   type FetchSiteNumberedPage,
@@ -217,16 +218,6 @@ function addAttributes(out: AttributeWriter, site: SiteIdentity, stream: LogStre
   }
   out.add("sitehost.log.stream", stream);
   out.add("log.record.uid", recordUid(site.id, stream, r.fingerprint, r.occurrence));
-}
-
-/** A record's `log.record.uid`: unique per site and stream (the same line in two sites is two records). */
-export function recordUid(
-  siteId: number,
-  stream: LogStream,
-  fingerprint: string,
-  occurrence: number,
-): string {
-  return `${siteId === 0 ? "account" : siteId}-${stream}-${fingerprint}-${occurrence}`;
 }
 
 /** The record shipped for a new entry: the mapped entry plus its site, stream and unique id. */

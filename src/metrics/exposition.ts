@@ -8,7 +8,8 @@ import { gunzipSync } from "node:zlib";
 
 import type { Registry } from "prom-client";
 import { CONTENT_TYPES, openMetricsFromText, type ExpositionFormat } from "./openMetrics.js";
-import { gzipText } from "./gzipMembers.js";
+import { GzipMembers, gzipText } from "./gzipMembers.js";
+import { SelfRegistry } from "./readGauge.js";
 import type { MetricStore } from "./store.js";
 
 export interface ExpositionBody {
@@ -69,11 +70,16 @@ export class Exposition {
     return pending;
   }
 
-  /** prom-client's text and when it was asked for, rendered at most once per TTL for both formats. */
+  /**
+   * prom-client's text and when it was asked for, rendered at most once per TTL for both formats:
+   * without the exporter's read gauges (`SelfRegistry`), which `build` writes itself.
+   */
   private selfMetrics(): { text: Promise<string>; at: number } {
     const now = Date.now();
     if (!this.self || now - this.self.at >= this.selfMetricsTtlMs) {
-      const self = { text: this.registry.metrics(), at: now };
+      const { registry } = this;
+      const text = registry instanceof SelfRegistry ? registry.besideReadGauges() : registry.metrics();
+      const self = { text, at: now };
       const forget = () => {
         if (this.self === self) this.self = undefined;
       };
@@ -86,12 +92,25 @@ export class Exposition {
     return this.self;
   }
 
+  /** The read gauges' families (tens of thousands of per-stream series), written straight as gzip members. */
+  private readGaugeParts(format: ExpositionFormat): Buffer[] {
+    const { registry } = this;
+    if (!(registry instanceof SelfRegistry)) return [];
+    const members = new GzipMembers();
+    try {
+      for (const gauge of registry.readGauges()) gauge.write(members.writer, format);
+      return members.finish();
+    } finally {
+      members.writer.finish();
+    }
+  }
+
   private async build(format: ExpositionFormat): Promise<ExpositionBody> {
     const storeVersion = this.store.version;
     const { text, at } = this.selfMetrics();
     const self = await text;
     const tail = format === "text" ? self : `${openMetricsFromText(self)}# EOF\n`;
-    const zipped = [...this.store.gzipParts(format), gzipText(tail)];
+    const zipped = [...this.store.gzipParts(format), ...this.readGaugeParts(format), gzipText(tail)];
     this.renders += 1;
     const body = new CachedBody(zipped, CONTENT_TYPES[format], storeVersion, at);
     this.cached.set(format, body);

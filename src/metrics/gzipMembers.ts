@@ -26,6 +26,7 @@ export const gzipText = (text: string | Uint8Array): Buffer => ownedBytes(gzipSy
 /** The buffer chunks are written in: one for the process (a render runs start to end without awaiting). */
 let scratch = Buffer.allocUnsafeSlow(2 * MEMBER_BYTES);
 let writing = false;
+const HEX_DIGITS = Buffer.from("0123456789abcdef");
 /** Pieces up to this many bytes are copied in a loop (measured: faster than Buffer#copy below about 64). */
 const SHORT = 64;
 
@@ -84,6 +85,14 @@ export class ChunkWriter {
       scratch[--at] = 0x30 + (rest % 10);
       rest = Math.floor(rest / 10);
     } while (rest > 0);
+  }
+
+  /** `value` (an unsigned 32-bit number) as `digits` lowercase hex digits, leading zeros included. */
+  hex(value: number, digits: number): void {
+    this.room(digits);
+    for (let k = digits - 1, rest = value; k >= 0; k--, rest = Math.floor(rest / 16))
+      scratch[this.length + k] = HEX_DIGITS[rest % 16] as number;
+    this.length += digits;
   }
 
   /** The end of a line: a full chunk is handed on here, so chunks hold whole lines. */

@@ -9,6 +9,8 @@
  * writes each line once. The text is what prom-client renders, line for line.
  */
 import { Gauge, Registry, type LabelValues, type Metric } from "prom-client";
+import { writtenText, type ChunkWriter } from "./gzipMembers.js";
+import { openMetricsHeader, type ExpositionFormat } from "./openMetrics.js";
 import { escapeHelp, escapeLabelValue, formatValue } from "./render.js";
 
 export type SeriesSink<L extends string> = (labels: LabelValues<L>, value: number) => void;
@@ -47,20 +49,39 @@ export class ReadGauge<L extends string> extends Gauge<L> {
     return { ...metric, values };
   }
 
-  /** The family in the text format, each line written once: HELP, TYPE, then a line per series. */
-  text(): string {
-    const name = escapeHelp(this.spec.name);
-    const lines = [`# HELP ${name} ${escapeHelp(this.spec.help)}`, `# TYPE ${name} gauge`];
+  /**
+   * The family written straight into the exposition: its header (`format`'s), then a line per series,
+   * each written once (tens of thousands at every scrape of thousands of sites).
+   */
+  write(out: ChunkWriter, format: ExpositionFormat = "text"): void {
+    const { name, help } = this.spec;
+    out.text(
+      format === "text"
+        ? `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} gauge\n`
+        : openMetricsHeader(name, help, "gauge"),
+    );
     const emit: SeriesSink<L> = (labels, value) => {
-      let pairs = "";
+      out.text(name);
+      let first = true;
       for (const key in labels) {
         const v = labels[key as L];
-        pairs += `${pairs === "" ? "" : ","}${key}="${typeof v === "string" ? escapeLabelValue(v) : String(v)}"`;
+        out.text(first ? "{" : ",");
+        out.text(key);
+        out.text('="');
+        out.text(typeof v === "string" ? escapeLabelValue(v) : String(v));
+        out.text('"');
+        first = false;
       }
-      lines.push(`${name}${pairs === "" ? "" : `{${pairs}}`} ${valueText(value)}`);
+      out.text(first ? " " : "} ");
+      out.number(value, valueText);
+      out.line();
     };
     for (const source of this.sources) source.series(emit);
-    return lines.join("\n");
+  }
+
+  /** The family in the text format as prom-client renders it (no newline after the last line). */
+  text(): string {
+    return writtenText((out) => this.write(out)).slice(0, -1);
   }
 }
 
@@ -71,11 +92,28 @@ declare module "prom-client" {
   }
 }
 
-/** The exporter's registry: prom-client's, with the gauges read at each scrape rendering their own text. */
+/**
+ * The exporter's registry: prom-client's, with the gauges read at each scrape rendering their own
+ * text, and what the exposition needs to write those straight into its body (`besideReadGauges`,
+ * `readGauges`).
+ */
 export class SelfRegistry extends Registry {
   override getMetricsAsString(metric: Metric): Promise<string> {
     return metric instanceof ReadGauge && this.contentType === Registry.PROMETHEUS_CONTENT_TYPE
       ? Promise.resolve(metric.text())
       : super.getMetricsAsString(metric);
+  }
+
+  /** Every other metric, as `metrics()` renders them in the text format. */
+  async besideReadGauges(): Promise<string> {
+    const others = (this.getMetricsAsArray() as unknown as Metric[]).filter((m) => !(m instanceof ReadGauge));
+    const texts = await Promise.all(others.map((metric) => super.getMetricsAsString(metric)));
+    return texts.length === 0 ? "" : `${texts.join("\n\n")}\n`;
+  }
+
+  readGauges(): Array<ReadGauge<string>> {
+    return (this.getMetricsAsArray() as unknown as Metric[]).filter(
+      (metric): metric is ReadGauge<string> => metric instanceof ReadGauge,
+    );
   }
 }

@@ -10,19 +10,29 @@
  * that changed are rendered, see `gzipParts`).
  */
 import type { MetricName } from "./families.js";
-import type { Exemplar, MetricFamily, Sample } from "./sample.js";
+import type { MetricFamily, Sample } from "./sample.js";
 import { GzipMembers, gzipText, writtenText, type ChunkWriter } from "./gzipMembers.js";
 import { Layouts } from "./layouts.js";
 import { renderFamilyHeader, renderSample } from "./render.js";
-import { detached, lineCount, lineHeads, ShapeTable, SUFFIX_MARKS, writeStoredLines } from "./storedLines.js";
+import {
+  detached,
+  lineCount,
+  lineHeads,
+  ShapeTable,
+  SUFFIX_MARKS,
+  writeStoredLines,
+  type Marks,
+} from "./storedLines.js";
 import {
   exemplarAllowed,
+  exemplarsAllowed,
   invalidate,
   sameValues,
   sitePartOf,
   updateInPlace,
   valuesFrom,
   type Entry,
+  type LiveExemplars,
   type FamilyState,
 } from "./storeEntry.js";
 import { openMetricsHeader, renderExemplar, type ExpositionFormat } from "./openMetrics.js";
@@ -105,26 +115,30 @@ export class MetricStore<N extends string = MetricName> {
     return own.length > 0 && own.every((f) => this.isExcluded(f.family.name));
   }
 
-  replaceSite(collector: string, siteId: string, samples: readonly Sample<N>[]): void {
-    if (this.replace(collector, siteId, samples)) this.changed();
+  /**
+   * The site's samples of `collector`, replacing those it had. `live`: exemplars the writer keeps
+   * itself for lines whose samples carry none (see LiveMarks), asked per family.
+   */
+  replaceSite(collector: string, siteId: string, samples: readonly Sample<N>[], live?: LiveExemplars): void {
+    if (this.replace(collector, siteId, samples, live)) this.changed();
   }
 
   /**
-   * The site's values (and exemplars) of `collector` replaced in place, one per line in the order of
-   * the samples its last `replaceSite` stored, for a writer that publishes the same series again and
-   * again (the log-derived counts, at every read of the store): nothing is rendered. False, and
-   * nothing changed, when the site has no such entry or the count of values is not its count of
-   * lines; the writer then calls `replaceSite`. Exemplars "unchanged" keeps the entry's own.
+   * The site's values of `collector` replaced in place, one per line in the order of the samples its
+   * last `replaceSite` stored, for a writer that publishes the same series again and again (the
+   * log-derived counts, at every read of the store): nothing is rendered. `exemplarsMoved`: its live
+   * exemplars changed. False, and nothing changed, when the site has no such entry or the count of
+   * values is not its count of lines; the writer then calls `replaceSite`.
    */
   updateSiteValues(
     collector: string,
     siteId: string,
     values: readonly number[],
-    exemplars?: readonly (Exemplar | undefined)[] | "unchanged",
+    exemplarsMoved = false,
   ): boolean {
     const entry = this.collectors.get(collector)?.get(siteId);
     if (!entry || entry.values.length !== values.length) return false;
-    if (updateInPlace(entry, this.families, values, exemplars)) this.changed();
+    if (updateInPlace(entry, this.families, values, exemplarsMoved)) this.changed();
     return true;
   }
 
@@ -213,6 +227,8 @@ export class MetricStore<N extends string = MetricName> {
 
   /** The family's lines, entry by entry. */
   private eachLines(state: FamilyState, format: ExpositionFormat, out: ChunkWriter): void {
+    // A histogram's live exemplars go on its buckets only.
+    const buckets = state.family.type === "histogram";
     let sitePart = "";
     let sitePartLength = 0;
     for (const collector of state.producers) {
@@ -225,7 +241,7 @@ export class MetricStore<N extends string = MetricName> {
           if (sitePartBytes.length < 3 * sitePart.length) sitePartBytes = Buffer.alloc(6 * sitePart.length);
           sitePartLength = sitePartBytes.write(sitePart, 0, "utf8");
         }
-        const marks = format === "openmetrics" ? entry.exemplarTexts?.[at] : undefined;
+        const marks = format === "openmetrics" ? entry.marks?.[at] : undefined;
         const shape = state.shapes.compiled(entry.layout.shapes[at] as string);
         const from = valuesFrom(entry, at);
         writeStoredLines(
@@ -237,13 +253,19 @@ export class MetricStore<N extends string = MetricName> {
           sitePartBytes,
           sitePartLength,
           marks,
+          buckets,
         );
       }
     }
   }
 
   /** Stores the entry's new lines; true when the exposition text changed. */
-  private replace(collector: string, scope: string, samples: readonly Sample<N>[]): boolean {
+  private replace(
+    collector: string,
+    scope: string,
+    samples: readonly Sample<N>[],
+    live?: LiveExemplars,
+  ): boolean {
     /** Per family, series → its shape line and value. */
     const byFamily = new Map<FamilyState, Map<string, { shape: string; value: number }>>();
     /** Per family, label set → the exemplar to append to that line. */
@@ -304,12 +326,20 @@ export class MetricStore<N extends string = MetricName> {
     );
     const next: Entry = { sitePart: sitePart ?? "", layout, values: values.slice() };
     if (exemplars.size > 0) {
-      next.exemplarTexts = states.map((state) => {
+      next.marks = states.map((state) => {
         const marks = exemplars.get(state);
         if (!marks?.size) return undefined;
         return [...(byFamily.get(state) as Map<string, unknown>).keys()]
           .map((series) => marks.get(series) ?? "")
           .join("\n");
+      });
+    } else if (live) {
+      let from = 0;
+      next.marks = states.map((state, i) => {
+        const count = lineCount(shapes[i] as string);
+        const marks = exemplarsAllowed(state.family) ? live(state.family, from, count) : undefined;
+        from += count;
+        return marks;
       });
     }
 
@@ -322,14 +352,14 @@ export class MetricStore<N extends string = MetricName> {
         state.entries += 1;
         state.producers.add(collector);
       }
-      const marked = next.exemplarTexts?.[i];
-      const hadMarked = at >= 0 ? previous?.exemplarTexts?.[at] : undefined;
+      const marked = next.marks?.[i];
+      const hadMarked = at >= 0 ? previous?.marks?.[at] : undefined;
       state.exemplarEntries += (marked !== undefined ? 1 : 0) - (hadMarked !== undefined ? 1 : 0);
       if (marked !== hadMarked) {
-        if (marked !== undefined) (next.exemplarTexts as string[])[i] = detached(marked);
+        if (typeof marked === "string") (next.marks as Marks[])[i] = detached(marked);
         state.omGzip = undefined;
         changed = true;
-      } else if (marked !== undefined) (next.exemplarTexts as string[])[i] = hadMarked as string;
+      } else if (marked !== undefined) (next.marks as Marks[])[i] = hadMarked as Marks;
       const shape = layout.shapes[i] as string;
       const same =
         previous !== undefined &&
@@ -350,7 +380,7 @@ export class MetricStore<N extends string = MetricName> {
       if (layout.families.includes(index)) continue;
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
-      if (previous?.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
+      if (previous?.marks?.[at] !== undefined) state.exemplarEntries -= 1;
       invalidate(state);
       changed = true;
     }
@@ -374,7 +404,7 @@ export class MetricStore<N extends string = MetricName> {
     for (const [at, index] of entry.layout.families.entries()) {
       const state = this.families[index] as FamilyState;
       state.entries -= 1;
-      if (entry.exemplarTexts?.[at] !== undefined) state.exemplarEntries -= 1;
+      if (entry.marks?.[at] !== undefined) state.exemplarEntries -= 1;
       invalidate(state);
     }
     if (scope !== GLOBAL) {

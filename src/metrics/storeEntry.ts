@@ -1,13 +1,12 @@
 /**
  * The metric store's parts: a family's state, a (collector, site) entry, what the store derives from
- * a sample, and an entry's values and exemplars replaced in place (`updateInPlace`).
+ * a sample, and an entry's values replaced in place (`updateInPlace`).
  */
 import type { ExpositionFormat } from "./openMetrics.js";
-import { renderExemplar } from "./openMetrics.js";
 import { escapeLabelValue } from "./render.js";
-import type { Exemplar, MetricFamily, Sample } from "./sample.js";
+import type { MetricFamily, Sample } from "./sample.js";
 import type { Layout } from "./layouts.js";
-import { lineCount, SUFFIX_MARKS, type ShapeTable } from "./storedLines.js";
+import { lineCount, type LiveMarks, type Marks, type ShapeTable } from "./storedLines.js";
 
 export interface FamilyState {
   readonly family: MetricFamily;
@@ -44,17 +43,28 @@ export interface Entry {
   layout: Layout;
   values: number[];
   /**
-   * Per family, when any of its lines has an exemplar: each line's exemplar ("" for none), one per
-   * line of its shape, joined by newlines.
+   * Per family, when any of its lines has an exemplar: each line's exemplar as text ("" for none),
+   * one per line of its shape, joined by newlines; or what writes them (LiveMarks).
    */
-  exemplarTexts?: Array<string | undefined>;
+  marks?: Array<Marks | undefined>;
 }
+
+/**
+ * A writer's live exemplars for the entry's lines `from` … `from + count - 1`, one family's (asked
+ * once per family when the entry is stored), or undefined for none.
+ */
+export type LiveExemplars = (family: MetricFamily, from: number, count: number) => LiveMarks | undefined;
 
 /** `site_id="…",site="…"` as renderSample writes them, or "" when a sample lacks them. */
 export function sitePartOf<N extends string>(family: MetricFamily<N>, sample: Sample<N>): string {
   const { site_id: id, site } = sample.labels;
   if (!family.perSite || id === undefined || site === undefined) return "";
   return `site_id="${escapeLabelValue(id)}",site="${escapeLabelValue(site)}"`;
+}
+
+/** Whether OpenMetrics allows an exemplar on any line of the family (see exemplarAllowed). */
+export function exemplarsAllowed(family: MetricFamily): boolean {
+  return family.type === "counter" || family.type === "histogram";
 }
 
 /** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
@@ -86,65 +96,31 @@ export function invalidate(state: FamilyState): void {
   state.omGzip = undefined;
 }
 
-/** Whether the shape's line starting at `start` is a histogram bucket (stored with its mark or whole). */
-function isBucketLine(shape: string, start: number, name: string): boolean {
-  return shape[start] === SUFFIX_MARKS._bucket || shape.startsWith(`${name}_bucket{`, start);
-}
-
-/** The family's exemplar text for lines `from` … `from + n - 1`, or undefined when none has one. */
-function exemplarText(
-  state: FamilyState,
-  shape: string,
-  exemplars: readonly (Exemplar | undefined)[],
-  from: number,
-): string | undefined {
-  const { family } = state;
-  const lines: string[] = [];
-  let any = false;
-  for (let i = from, start = 0; start < shape.length; i++) {
-    const exemplar = exemplars[i];
-    const allowed =
-      exemplar !== undefined &&
-      exemplarAllowed(family, { suffix: isBucketLine(shape, start, family.name) ? "_bucket" : undefined });
-    const rendered = allowed ? renderExemplar(exemplar) : "";
-    if (rendered !== "") any = true;
-    lines.push(rendered);
-    start = shape.indexOf("\n", start) + 1;
-  }
-  // Joined, one flat string (not a chain of concatenations holding every piece).
-  return any ? lines.join("\n") : undefined;
-}
-
 /**
- * The entry's values and exemplars replaced in place by `values` and `exemplars`, one per line in
- * the entry's order (family after family, as its last full replace stored them): nothing is
- * rendered and no entry is made anew ("unchanged" exemplars: the entry keeps its own). The families
- * whose lines changed are invalidated; true when any did. The caller has checked that the count of values is the entry's.
+ * The entry's values replaced in place by `values`, one per line in the entry's order (family after
+ * family, as its last full replace stored them): nothing is rendered and no entry is made anew. With
+ * `exemplarsMoved`, its live exemplars have changed (their families' OpenMetrics lines are out of
+ * date). The families whose lines changed are invalidated; true when any did. The caller has checked
+ * that the count of values is the entry's.
  */
 export function updateInPlace(
   entry: Entry,
   states: readonly FamilyState[],
   values: readonly number[],
-  exemplars: readonly (Exemplar | undefined)[] | undefined | "unchanged",
+  exemplarsMoved: boolean,
 ): boolean {
   const { families, shapes } = entry.layout;
   let changed = false;
   let from = 0;
   for (let i = 0; i < families.length; i++) {
     const state = states[families[i] as number] as FamilyState;
-    const shape = shapes[i] as string;
-    const n = lineCount(shape);
+    const n = lineCount(shapes[i] as string);
     if (!sameValues(entry.values, from, values, from, n)) {
       for (let k = from; k < from + n; k++) entry.values[k] = values[k] as number;
       invalidate(state);
       changed = true;
     }
-    const had = entry.exemplarTexts?.[i];
-    const marked =
-      exemplars === "unchanged" ? had : exemplars ? exemplarText(state, shape, exemplars, from) : undefined;
-    if (marked !== had) {
-      state.exemplarEntries += (marked !== undefined ? 1 : 0) - (had !== undefined ? 1 : 0);
-      (entry.exemplarTexts ??= new Array<string | undefined>(families.length).fill(undefined))[i] = marked;
+    if (exemplarsMoved && typeof entry.marks?.[i] === "object") {
       state.omGzip = undefined;
       changed = true;
     }

@@ -36,6 +36,19 @@ export function lineCount(shape: string): number {
   return n;
 }
 
+/**
+ * Exemplars their writer keeps itself, written when the family is rendered in OpenMetrics (the
+ * log-derived counts: every site's exemplars change with every export, and most scrapes do not ask
+ * for them).
+ */
+export interface LiveMarks {
+  /** Writes the exemplar of the family's line `line` (` # {…} value timestamp`), or nothing. */
+  write(out: ChunkWriter, line: number): void;
+}
+
+/** A family's exemplars in an entry: as text, each line's joined by newlines, or live. */
+export type Marks = string | LiveMarks;
+
 /** A shape as bytes, and per line how it is written: [kind, start, end] (byte offsets into `bytes`). */
 export interface CompiledShape {
   readonly bytes: Buffer;
@@ -71,7 +84,8 @@ export function lineHeads(name: string): readonly Buffer[] {
 /**
  * The lines of one family of an entry, each line's head put back (`heads`, then the entry's
  * `site_id="…",site="…"`, `sitePart` bytes up to `sitePartLength`) and its value (from `values` at
- * `from`) and exemplar (`marks`: newline-joined, one per line, "" for none) written in.
+ * `from`) and exemplar written in: `marks` as text (newline-joined, one per line, "" for none) or
+ * written by their keeper (on bucket lines only when `bucketsOnly`).
  */
 export function writeStoredLines(
   out: ChunkWriter,
@@ -81,27 +95,39 @@ export function writeStoredLines(
   heads: readonly Buffer[],
   sitePart: Buffer,
   sitePartLength: number,
-  marks?: string,
+  marks?: Marks,
+  bucketsOnly = false,
 ): void {
   const { bytes, lines } = shape;
+  const bucketHead = heads[1] as Buffer;
   let mark = 0;
   for (let i = 0; 3 * i < lines.length; i++) {
     const kind = lines[3 * i] as number;
+    const start = lines[3 * i + 1] as number;
     if (kind !== 0) {
       const head = heads[kind] as Buffer;
       out.bytes(head, 0, head.length);
       out.bytes(sitePart, 0, sitePartLength);
     }
-    out.bytes(bytes, lines[3 * i + 1] as number, lines[3 * i + 2] as number);
+    out.bytes(bytes, start, lines[3 * i + 2] as number);
     out.number(values[from + i] as number, formatValue);
-    if (marks !== undefined) {
+    if (typeof marks === "string") {
       const end = marks.indexOf("\n", mark);
       const stop = end < 0 ? marks.length : end;
       if (stop > mark) out.text(marks.slice(mark, stop));
       mark = stop + 1;
-    }
+    } else if (
+      marks &&
+      (!bucketsOnly || kind === 1 || (kind === 0 && startsWithBytes(bytes, start, bucketHead)))
+    )
+      marks.write(out, i);
     out.line();
   }
+}
+
+/** Whether `bytes` at `at` hold `head` (a line stored whole that begins `name_bucket{`). */
+function startsWithBytes(bytes: Buffer, at: number, head: Buffer): boolean {
+  return bytes.compare(head, 0, head.length, at, at + head.length) === 0;
 }
 
 /** The most shapes a family remembers for sharing; past it the table starts afresh (no growth without end). */

@@ -27,6 +27,10 @@ export class RecordEntries implements PageEntries {
     return this.records.text?.(i);
   }
 
+  release(): void {
+    this.records.release?.();
+  }
+
   private readTimes(): Float64Array {
     const times = new Float64Array(this.records.length);
     for (let i = 0; i < times.length; i++) times[i] = entryTimeMs(this.records.timestamp(i)) ?? Number.NaN;

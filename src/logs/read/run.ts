@@ -186,6 +186,7 @@ export class ReadRun {
       if (page.rawCount === 0 || this.seen.repeats(page.entries, opts.fingerprint)) {
         // The end of the scroll, or a page read before (not taken again: its entries would count as
         // second occurrences of identical lines).
+        page.entries.release();
         last = { ...facts0, repeated: page.rawCount > 0, passedLower: false, unusableRun };
         continue;
       }
@@ -196,6 +197,8 @@ export class ReadRun {
       );
       if (ahead.kind === "continue") cursor.prefetch(request);
       const taken = this.accept(page);
+      // Its bytes go back to be read into again (every entry that may ship was built).
+      page.entries.release();
       // A backlog's next pages are decoded whole, a quiet stream's record by record as needed.
       request.recordsMostlyNew = taken.mostlyNew;
       // The page's parsed entries are garbage from here: not held while its records are written and

@@ -125,6 +125,8 @@ export interface PageEntries {
   entry(i: number): StreamEntry | undefined;
   /** Entry i's record as sent, when the page came as text: what tells two pages apart without building it. */
   text?(i: number): string | undefined;
+  /** The read is done with the page: no entry or time is asked for after this. */
+  release(): void;
 }
 
 /** One page as a read sees it. */

@@ -73,4 +73,40 @@ describe("a transport reading bodies into reused buffers", () => {
       await transport.close();
     }
   });
+
+  it("lends a 2xx body's bytes when asked, until they are released; other answers come as text", async () => {
+    const page = "p".repeat(50_000);
+    let status = 200;
+    server = createServer((req, res) => {
+      const body = Buffer.from(status === 200 ? page : '{"message":"busy"}', "utf8");
+      res.writeHead(status, { "content-length": String(body.length) });
+      res.end(body);
+    });
+    await new Promise<void>((r) => server?.listen(0, "127.0.0.1", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const transport = new Transport({ timeoutMs: 5_000, maxResponseBytes: 1_000_000, connections: 1 });
+    type Answer = { body: string; bytes?: { bytes: Buffer; release(): void } };
+    try {
+      const first = (await transport.send({ method: "GET", url, bytes: true })) as Answer;
+      expect(first.body).toBe("");
+      const lent = first.bytes?.bytes;
+      // While lent, the next body is read elsewhere and the lent bytes stay as they were.
+      const second = (await transport.send({ method: "GET", url, bytes: true })) as Answer;
+      expect(second.bytes?.bytes.buffer).not.toBe(lent?.buffer);
+      expect(lent?.toString()).toBe(page);
+      first.bytes?.release();
+      first.bytes?.release();
+      second.bytes?.release();
+      // Handed back: the next body is read into one of them.
+      const third = (await transport.send({ method: "GET", url, bytes: true })) as Answer;
+      expect([lent?.buffer, second.bytes?.bytes.buffer]).toContain(third.bytes?.bytes.buffer);
+      third.bytes?.release();
+      status = 503;
+      const failed = (await transport.send({ method: "GET", url, bytes: true })) as Answer;
+      expect(failed.bytes).toBeUndefined();
+      expect(failed.body).toBe('{"message":"busy"}');
+    } finally {
+      await transport.close();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 /**
- * The log page scan accepts exactly the texts JSON.parse accepts, and the places it gives hold the
- * values JSON.parse finds there: checked over random documents and random damage to them.
+ * The log page scan accepts exactly the bytes JSON.parse accepts as text, and the places it gives hold
+ * the values JSON.parse finds there: checked over random documents and random damage to them.
  */
 import { describe, expect, it } from "vitest";
 import { JsonSyntaxError, scanLogPage } from "../../../src/api/jsonScan.js";
@@ -116,18 +116,18 @@ function damaged(text: string, r: () => number): string {
   return text.slice(0, at) + (DAMAGE[Math.floor(r() * DAMAGE.length)] as string) + text.slice(at);
 }
 
-function parses(text: string): boolean {
+function parses(text: string | Buffer): boolean {
   try {
-    JSON.parse(text);
+    JSON.parse(text.toString());
     return true;
   } catch {
     return false;
   }
 }
 
-function scans(text: string): boolean {
+function scans(text: string | Buffer): boolean {
   try {
-    scanLogPage(text);
+    scanLogPage(typeof text === "string" ? Buffer.from(text) : text);
     return true;
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
@@ -176,23 +176,26 @@ describe("the log page scan", () => {
 
   it("follows nesting of any depth without running out of stack", () => {
     const deep = `${"[".repeat(200_000)}${"]".repeat(200_000)}`;
-    expect(scanLogPage(`{"logs":[{"timestamp":1,"x":${deep}}]}`)?.records).toHaveLength(4);
+    expect(scanLogPage(Buffer.from(`{"logs":[{"timestamp":1,"x":${deep}}]}`))?.records).toHaveLength(4);
     expect(scans(`${"[".repeat(200_000)}`)).toBe(false);
   });
 
   it("gives each record's place and its timestamp's, the last of a repeated key, as JSON.parse reads them", () => {
     const r = rng(7);
     for (let i = 0; i < 2000; i++) {
-      const text = write(page(r), r);
-      const parsed = JSON.parse(text) as Record<string, unknown>;
-      const spans = scanLogPage(text);
+      const bytes = Buffer.from(write(page(r), r));
+      // Places are byte offsets.
+      const at = (start: number | undefined, end: number | undefined): unknown =>
+        JSON.parse(bytes.toString("utf8", start, end));
+      const parsed = JSON.parse(bytes.toString()) as Record<string, unknown>;
+      const spans = scanLogPage(bytes);
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         expect(spans).toBeUndefined();
         continue;
       }
       const members = spans?.members ?? new Map();
       expect([...members.keys()].sort()).toEqual(Object.keys(parsed).sort());
-      for (const [key, [s, e]] of members) expect(JSON.parse(text.slice(s, e))).toEqual(parsed[key]);
+      for (const [key, [s, e]] of members) expect(at(s, e)).toEqual(parsed[key]);
       const logs = parsed.logs;
       if (!Array.isArray(logs)) {
         expect(spans?.records).toBeUndefined();
@@ -201,15 +204,12 @@ describe("the log page scan", () => {
       const places = spans?.records as Int32Array;
       expect(places).toHaveLength(4 * logs.length);
       logs.forEach((record: unknown, n) => {
-        expect(JSON.parse(text.slice(places[4 * n], places[4 * n + 1]))).toEqual(record);
+        expect(at(places[4 * n], places[4 * n + 1])).toEqual(record);
         const ts = places[4 * n + 2] as number;
         const has =
           record !== null && typeof record === "object" && !Array.isArray(record) && "timestamp" in record;
         expect(ts >= 0).toBe(has);
-        if (has)
-          expect(JSON.parse(text.slice(ts, places[4 * n + 3]))).toEqual(
-            (record as { timestamp: unknown }).timestamp,
-          );
+        if (has) expect(at(ts, places[4 * n + 3])).toEqual((record as { timestamp: unknown }).timestamp);
       });
     }
   });
@@ -217,8 +217,24 @@ describe("the log page scan", () => {
   it("keeps the last of a repeated key, as JSON.parse does", () => {
     const text =
       '{"logs":[{"timestamp":1,"timestamp":2}],"logs":[{"timestamp":3},{"timestamp":4,"timestamp":5}]}';
-    const places = scanLogPage(text)?.records as Int32Array;
+    const places = scanLogPage(Buffer.from(text))?.records as Int32Array;
     expect(places).toHaveLength(8);
     expect(text.slice(places[6], places[7])).toBe("5");
+  });
+
+  it("takes bytes that are no UTF-8 inside a string, as JSON.parse takes their replacement, and nowhere else", () => {
+    const bytes = (...parts: Array<string | number[]>) =>
+      Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p) : Buffer.from(p))));
+    for (const bad of [[0xff], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0x80, 0x80]]) {
+      const inString = bytes('{"logs":[{"timestamp":1,"message":"a', bad, 'b"}]}');
+      expect(parses(inString)).toBe(true);
+      expect(scans(inString)).toBe(true);
+      const outside = bytes('{"logs":[{"timestamp":1', bad, "}]}");
+      expect(parses(outside)).toBe(false);
+      expect(scans(outside)).toBe(false);
+    }
+    expect(scans(bytes([0xef, 0xbb, 0xbf], '{"logs":[]}'))).toBe(
+      parses(bytes([0xef, 0xbb, 0xbf], '{"logs":[]}')),
+    );
   });
 });

@@ -10,6 +10,7 @@ import {
   type DecodeContext,
   type LogPage,
 } from "../../../src/api/decode.js";
+import type { PageBytes } from "../../../src/api/logRecords.js";
 import type { Validated } from "../../../src/api/validate.js";
 import { ActivityEntrySchema, PhpLogEntrySchema, type PhpLogEntry } from "../../../src/api/schemas.js";
 
@@ -20,11 +21,22 @@ const ctx: DecodeContext = {
 };
 const entry = { message: "PHP Warning: x", timestamp: "2026-11-24T10:00:00Z" };
 const decodePhp = logPage(PhpLogEntrySchema);
-const fromText = decodePhp.fromText as NonNullable<typeof decodePhp.fromText>;
+const fromBytes = decodePhp.fromBytes as NonNullable<typeof decodePhp.fromBytes>;
 
-/** The page decoded both ways: from its parsed body (doctor) and from its text (the client). */
+/** A page's bytes as the transport lends them, counting how often they are handed back. */
+function lent(text: string): PageBytes & { released: number } {
+  const page = {
+    bytes: Buffer.from(text),
+    released: 0,
+    release: () => void (page.released += 1),
+  };
+  return page;
+}
+const fromText = (text: string, context: DecodeContext = ctx) => fromBytes(lent(text), context);
+
+/** The page decoded both ways: from its parsed body (doctor, a backlog) and from its bytes (the client). */
 async function bothWays(body: object): Promise<Array<LogPage<PhpLogEntry>>> {
-  return [await decodePhp(body, ctx), await fromText(JSON.stringify(body), ctx)];
+  return [await decodePhp(body, ctx), await fromText(JSON.stringify(body))];
 }
 
 const recordsOf = <T>(page: LogPage<T>) =>
@@ -62,13 +74,15 @@ describe("log pages", () => {
     }
   });
 
-  it("from its text, builds and checks a record only when it is asked for, and reports one that does not fit once", async () => {
+  it("from its bytes, builds and checks a record only when it is asked for, and reports one that does not fit once", async () => {
     const reports: Validated<unknown>[] = [];
-    const text = JSON.stringify({
-      logs: [entry, { timestamp: 1_795_000_000, line: 3 }, { ...entry, message: "second" }],
-      scroll_id: "s",
-    });
-    const page = await fromText(text, { ...ctx, reportRejected: (r) => void reports.push(r) });
+    const bytes = lent(
+      JSON.stringify({
+        logs: [entry, { timestamp: 1_795_000_000, line: 3 }, { ...entry, message: "second ✓" }],
+        scroll_id: "s",
+      }),
+    );
+    const page = await fromBytes(bytes, { ...ctx, reportRejected: (r) => void reports.push(r) });
     expect(page.rawCount).toBe(3);
     expect(page.rejected).toBe(0);
     expect(page.records.timestamp(1)).toBe(1_795_000_000);
@@ -79,8 +93,26 @@ describe("log pages", () => {
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ rejected: 1, rejectedFields: { message: 1 } });
     expect(reports[0]?.firstRejected?.field).toBe("logs[1].message");
-    expect(page.records.record(2)).toEqual({ ...entry, message: "second" });
+    expect(page.records.record(2)).toEqual({ ...entry, message: "second ✓" });
     expect(reports).toHaveLength(1);
+    // Handed back once the read is done with them, once; the page is unreadable from then on.
+    expect(bytes.released).toBe(0);
+    page.records.release?.();
+    page.records.release?.();
+    expect(bytes.released).toBe(1);
+    expect(() => page.records.record(0)).toThrow(/after its bytes were handed back/);
+  });
+
+  it("reads a timestamp of epoch seconds, fractions, exponents and signs as JSON.parse does", async () => {
+    const times = [
+      0, 1_795_000_000, 999_999_999_999_999, 1_000_000_000_000_000, 1_795_000_000.25, -5, 1e21, 1.5e3,
+    ];
+    const text = `{"logs":[${times.map((t) => `{"timestamp":${JSON.stringify(t)},"message":"m"}`).join(",")},{"timestamp":1.5E3,"message":"m"}]}`;
+    const page = await fromText(text);
+    expect(Array.from({ length: page.records.length }, (_, i) => page.records.timestamp(i))).toEqual([
+      ...times,
+      1500,
+    ]);
   });
 
   it("reads a timestamp written with escapes, and a record whose keys are escaped", async () => {
@@ -98,7 +130,7 @@ describe("log pages", () => {
     { name: "logs that are no list", text: '{"logs":5}' },
     { name: "no logs", text: '{"logs":null,"scroll_id":"s"}' },
     { name: "a continuation of the wrong type", text: '{"logs":[],"scroll_id":5}' },
-  ])("$name: the same page or the same error from its text as from its parsed body", async ({ text }) => {
+  ])("$name: the same page or the same error from its bytes as from its parsed body", async ({ text }) => {
     const outcome = (p: Promise<LogPage<PhpLogEntry>>) =>
       p.then(
         (page) => ({ records: recordsOf(page), scrollId: page.scrollId, rawCount: page.rawCount }),
@@ -109,7 +141,10 @@ describe("log pages", () => {
         .then(() => parseJsonBody(text, ctx.endpoint))
         .then((body) => decodePhp(body, ctx)),
     );
-    expect(await outcome(fromText(text, ctx))).toEqual(parsed);
+    const bytes = lent(text);
+    expect(await outcome(fromBytes(bytes, ctx))).toEqual(parsed);
+    // A page that is read whole has its bytes handed back at once.
+    if ("error" in parsed || parsed.rawCount === 0) expect(bytes.released).toBe(1);
   });
 
   it("an activity page whose unused envelope fields have odd types still decodes", async () => {

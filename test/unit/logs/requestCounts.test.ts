@@ -15,7 +15,14 @@ import {
   RequestTimeUnit,
   SERVER_COUNT_SLOTS,
   serverCounts,
+  exemplarSlot,
+  RecentRecords,
 } from "../../../src/logs/requestCounts.js";
+import { recordUid } from "../../../src/logs/recordUid.js";
+import { writtenText } from "../../../src/metrics/gzipMembers.js";
+import { renderExemplar } from "../../../src/metrics/openMetrics.js";
+
+const BUCKET_LE = [...DURATION_BUCKETS.map(String), "+Inf"];
 import { eachPhpSeries, eachServerSeries } from "../../../src/logs/countSeries.js";
 import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
@@ -289,6 +296,41 @@ function shippedPage(entries: ServerLogEntry[], first = 0): PreparedPage {
 }
 
 describe("exemplars", () => {
+  it("are written as renderExemplar writes the record's uid, for any fingerprint, occurrence, value and time", () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1664525 + 1013904223) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 200; round++) {
+      const hexFp = Array.from(
+        { length: 32 },
+        () => "0123456789abcdef"[Math.floor(random() * (round % 3 ? 16 : 2))],
+      ).join("");
+      const fp = round % 10 === 9 ? `legacy-${round}` : hexFp;
+      const duration = round % 4 === 0 ? Math.floor(random() * 40) : random() * 40;
+      const page = shippedPage([entry(duration, round % 5 ? 200 : 503)]);
+      page.fingerprints = [fp];
+      page.occurrences = Uint32Array.of(Math.floor(random() * 5));
+      page.times = Float64Array.of(1_700_000_000_000 + random() * 1e9);
+      const recent = new RecentRecords();
+      recent.take([page]);
+      const siteId = round % 7 === 0 ? 0 : Math.floor(random() * 1e6);
+      for (const key of [`d|false|${BUCKET_LE[bucketIndex(duration)]}`, "5xx|false"]) {
+        const expected = recent.get(key);
+        const written = writtenText((out) => recent.writeExemplar(out, exemplarSlot(key), siteId));
+        const uid = expected && recordUid(siteId, "server", expected.fingerprint, expected.occurrence);
+        expect(written).toBe(
+          expected
+            ? renderExemplar({
+                labels: { log_record_uid: uid as string },
+                value: expected.value,
+                timestampMs: expected.timeMs,
+              })
+            : "",
+        );
+        if (expected) expect(expected.fingerprint).toBe(fp);
+      }
+    }
+  });
+
   const site = { id: 3, name: "shop" };
   const bucket = (le: string, cached = "false") =>
     `sitehost_site_http_request_duration_seconds_bucket{site_id="3",site="shop",cached="${cached}",le="${le}"}`;

@@ -3,6 +3,7 @@ import { Counter, Registry } from "prom-client";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { negotiateFormat, renderExemplar } from "../../../src/metrics/openMetrics.js";
+import type { ChunkWriter } from "../../../src/metrics/gzipMembers.js";
 import type { MetricFamily, Sample } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
@@ -206,6 +207,52 @@ describe("/metrics in OpenMetrics", () => {
     );
     store.removeSite("7");
     expect(store.render("openmetrics")).not.toContain("# {");
+  });
+
+  it("writes live exemplars on a counter's lines and a histogram's buckets only, and again once they moved", () => {
+    const store = new MetricStore(METRIC_FAMILIES);
+    let generation = 1;
+    const live = (family: MetricFamily) => ({
+      write: (out: ChunkWriter, line: number) =>
+        out.text(` # {n="${family.name.slice(-6)}-${line}-${generation}"} 1`),
+    });
+    const site = { site_id: "4", site: "d" };
+    const duration = "sitehost_site_http_request_duration_seconds";
+    store.replaceSite(
+      "logs",
+      "4",
+      [
+        {
+          name: "sitehost_site_http_responses_total",
+          labels: { ...site, status_class: "5xx", cached: "false" },
+          value: 2,
+        },
+        { name: duration, suffix: "_bucket", labels: { ...site, cached: "false", le: "0.5" }, value: 1 },
+        { name: duration, suffix: "_bucket", labels: { ...site, cached: "false", le: "+Inf" }, value: 1 },
+        { name: duration, suffix: "_sum", labels: { ...site, cached: "false" }, value: 0.3 },
+        { name: duration, suffix: "_count", labels: { ...site, cached: "false" }, value: 1 },
+        { name: "sitehost_site_storage_used_bytes", labels: { ...site, store: "db" }, value: 1 },
+      ],
+      (family) => live(family),
+    );
+    const marked = () =>
+      store
+        .render("openmetrics")
+        .split("\n")
+        .filter((l) => l.includes(" # {"));
+    expect(marked()).toEqual([
+      'sitehost_site_http_request_duration_seconds_bucket{site_id="4",site="d",cached="false",le="0.5"} 1 # {n="econds-0-1"} 1',
+      'sitehost_site_http_request_duration_seconds_bucket{site_id="4",site="d",cached="false",le="+Inf"} 1 # {n="econds-1-1"} 1',
+      'sitehost_site_http_responses_total{site_id="4",site="d",status_class="5xx",cached="false"} 2 # {n="_total-0-1"} 1',
+    ]);
+    expect(store.render("text")).not.toContain(" # {");
+    generation = 2;
+    const version = store.version;
+    expect(store.updateSiteValues("logs", "4", [2, 1, 1, 0.3, 1, 1], false)).toBe(true);
+    expect(store.version).toBe(version);
+    expect(store.updateSiteValues("logs", "4", [2, 1, 1, 0.3, 1, 1], true)).toBe(true);
+    expect(store.version).toBeGreaterThan(version);
+    expect(marked().every((l) => l.endsWith('-2"} 1'))).toBe(true);
   });
 
   it("counts an exemplar's label characters as code points, not UTF-16 units", () => {

@@ -4,6 +4,9 @@
  */
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
+import { Exposition } from "../../../src/metrics/exposition.js";
+import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
+import { MetricStore } from "../../../src/metrics/store.js";
 import { SelfRegistry, type SeriesSource } from "../../../src/metrics/readGauge.js";
 import { counter, readGauge } from "../../../src/metrics/selfMetric.js";
 
@@ -68,5 +71,32 @@ describe("readGauge", () => {
       'test_lag_seconds{site_id="2",site="quote \\" back \\\\ slash",stream="server"} 0.25\n',
     );
     expect(own).toContain('test_lag_seconds{site_id="3",site="new\\nline",stream="activity"} Nan\n');
+  });
+
+  it("is written once into the exposition, in both formats, as the registry renders it", async () => {
+    const registry = new SelfRegistry();
+    counter(registry, { name: "test_other_total", help: "Other." }).inc(3);
+    const lag = readGauge(registry, { ...spec, labelNames: ["site", "stream"] as const });
+    lag.add({
+      series: (emit) => {
+        emit({ site: 'a"b', stream: "php" }, 2);
+        emit({ site: "c", stream: "server" }, 0.125);
+      },
+    });
+    const exposition = new Exposition(new MetricStore(METRIC_FAMILIES), registry, 0);
+    const text = (await exposition.current("text")).body.toString();
+    const lines = (await registry.metrics())
+      .split("\n")
+      .filter((l) => l.startsWith("test_stream_lag_seconds"));
+    expect(lines).toEqual([
+      'test_stream_lag_seconds{site="a\\"b",stream="php"} 2',
+      'test_stream_lag_seconds{site="c",stream="server"} 0.125',
+    ]);
+    for (const line of [...lines, "# TYPE test_stream_lag_seconds gauge", "test_other_total 3"])
+      expect(text.split("\n").filter((l) => l === line)).toHaveLength(1);
+    const om = (await exposition.current("openmetrics")).body.toString();
+    for (const line of [...lines, "# TYPE test_stream_lag_seconds gauge", "# TYPE test_other counter"])
+      expect(om.split("\n").filter((l) => l === line)).toHaveLength(1);
+    expect(om.endsWith("# EOF\n")).toBe(true);
   });
 });

@@ -60,15 +60,15 @@ describe("page signatures", () => {
     expect(seen.repeats(page(times), fingerprint)).toBe(true);
   });
 
-  it("of a page that came as text are made without building its records, and tell its first records apart", async () => {
+  it("of a page that came as bytes are made without building its records, and tell its first records apart", async () => {
     const reports: unknown[] = [];
     const ctx: DecodeContext = {
       endpoint: "GET /sites/{id}/logs/php",
       redact: (t) => t,
       reportRejected: (r) => void reports.push(r),
     };
-    const fromText = logPage(PhpLogEntrySchema).fromText;
-    if (!fromText) throw new Error("log pages decode from their text");
+    const fromBytes = logPage(PhpLogEntrySchema).fromBytes;
+    if (!fromBytes) throw new Error("log pages decode from their bytes");
     // The oldest record does not fit the schema (its message is a number).
     const signed = async (first: string) => {
       const logs = [
@@ -76,7 +76,8 @@ describe("page signatures", () => {
         { timestamp: "2026-11-24T10:00:01Z", message: "b" },
         { timestamp: "2026-11-24T10:00:00Z", message: 5 },
       ];
-      const p = await fromText(JSON.stringify({ logs, scroll_id: "s" }), ctx);
+      const bytes = Buffer.from(JSON.stringify({ logs, scroll_id: "s" }));
+      const p = await fromBytes({ bytes, release: () => undefined }, ctx);
       return pageSignature(new RecordEntries(p.records), fingerprint);
     };
     const a = await signed("a");

@@ -1,0 +1,11 @@
+/** A record's `log.record.uid`: unique per site and stream (the same line in two sites is two records). */
+import type { LogStream } from "../api/schemas.js";
+
+export function recordUid(
+  siteId: number,
+  stream: LogStream,
+  fingerprint: string,
+  occurrence: number,
+): string {
+  return `${siteId === 0 ? "account" : siteId}-${stream}-${fingerprint}-${occurrence}`;
+}
