@@ -252,6 +252,16 @@ async function heapSnapshot(d: Daemon, file: string): Promise<void> {
   await rename(join(d.dir, name), resolve(file));
 }
 
+/** What Prometheus 3 asks for by default (it sends gzip too): OpenMetrics, so exemplars are rendered. */
+const PROMETHEUS_ACCEPT =
+  "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.1";
+
+/** /metrics as Prometheus scrapes it (the text is OpenMetrics: the series lines the bench reads are alike). */
+async function scrapeLikePrometheus(url: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { accept: PROMETHEUS_ACCEPT } });
+  return res.text();
+}
+
 /** The longest the rss run waits for every stream to be read and every site's traffic to be counted. */
 const WARM_UP_CAP_MS = 20 * 60_000;
 
@@ -259,7 +269,7 @@ const WARM_UP_CAP_MS = 20 * 60_000;
  * Resident memory with logs on at 5,000 sites (by default): first until the daemon is ready, every
  * stream was read to its end once and every site has traffic counters (so the per-stream and per-site
  * state is all there, however slow a shared machine makes start-up), then `minutes` of steady state.
- * RSS is read every 5 s and /metrics scraped every 30 s, as Prometheus would.
+ * RSS is read every 5 s and /metrics scraped every 30 s, as Prometheus would (OpenMetrics, gzip).
  */
 async function rss(sites: number, minutes: number, snapshotFile?: string): Promise<void> {
   const sim = await startSimulator({ sites, seed: 5 });
@@ -288,7 +298,7 @@ async function rss(sites: number, minutes: number, snapshotFile?: string): Promi
     if (tick % 6 !== 0) continue;
     timeline.push(Math.round(mb));
     try {
-      text = await scrape(d.url);
+      text = await scrapeLikePrometheus(d.url);
       if (readyS === undefined && (await fetch(`${d.url}/-/ready`)).ok) readyS = (now - d.started) / 1000;
     } catch {
       continue; // starting
@@ -305,7 +315,7 @@ async function rss(sites: number, minutes: number, snapshotFile?: string): Promi
   }
   const mem = await rssOf(d.child.pid as number);
   const parts = await residentParts(d.child.pid as number);
-  text = await scrape(d.url);
+  text = await scrapeLikePrometheus(d.url);
   const shipped = sum(values(text, "sitehost_exporter_log_records_shipped_total"));
   const lastReads = values(text, "sitehost_exporter_log_last_read_timestamp_seconds").length;
   const mb = (name: string) => Math.round(sum(values(text, name)) / 1048576);

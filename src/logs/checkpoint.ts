@@ -68,9 +68,18 @@ export class CorruptCheckpointError extends Error {
  */
 const NO_COUNTS: Record<string, number> = Object.freeze({});
 
-/** `counts`, or the shared empty counts when it holds none. */
+/**
+ * A checkpoint's own counts: an object without a prototype, which V8 keeps as a dictionary. Keys come
+ * in whatever order a stream first counts them, and a plain object gets a hidden class for every
+ * order: at 5,000 sites, tens of thousands of them, 6 MB that only grew.
+ */
+function ownCounts(): Record<string, number> {
+  return Object.create(null) as Record<string, number>;
+}
+
+/** `counts` as the checkpoint's own, or the shared empty counts when it holds none. */
 function countsOrNone(counts: Record<string, number>): Record<string, number> {
-  for (const _ in counts) return counts;
+  for (const _ in counts) return Object.assign(ownCounts(), counts);
   return NO_COUNTS;
 }
 
@@ -135,7 +144,7 @@ export function applyDelta(cp: Checkpoint, delta: CheckpointDelta): void {
   if (delta.highWaterMs > cp.highWaterMs) cp.highWaterMs = delta.highWaterMs;
   for (const [fp, n, t] of delta.add) cp.recent.deliver(fp, n, t);
   for (const [key, inc] of Object.entries(delta.counts)) {
-    if (cp.counts === NO_COUNTS) cp.counts = {};
+    if (cp.counts === NO_COUNTS) cp.counts = ownCounts();
     cp.counts[key] = (cp.counts[key] ?? 0) + inc;
   }
   cp.seq = delta.seq;

@@ -266,4 +266,14 @@ describe("a checkpoint's counts", () => {
     expect(idle.counts).toEqual({});
     expect(parseSnapshot(serializeSnapshot(idle), "f", 2, "server").counts).toEqual({});
   });
+
+  it("are kept without a prototype (a dictionary, whatever order keys come in), also once read back", () => {
+    const cp = newCheckpoint(1, "server", 1000);
+    applyDelta(cp, { seq: 1, highWaterMs: 2000, add: [], counts: { "4xx|false": 1, "2xx|false": 2 } });
+    expect(Object.getPrototypeOf(cp.counts)).toBeNull();
+    const back = parseSnapshot(serializeSnapshot(cp), "f", 1, "server");
+    expect(Object.getPrototypeOf(back.counts)).toBeNull();
+    expect(Object.keys(back.counts)).toEqual(["4xx|false", "2xx|false"]);
+    expect(back.counts["2xx|false"]).toBe(2);
+  });
 });
