@@ -8,7 +8,14 @@ import type { Site } from "../api/schemas.js";
 import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { forEachLimited } from "../util/pool.js";
-import { certificateDomain, collectCertificate, isARecord, mergeCertificates } from "./certificates.js";
+import {
+  certificateDomain,
+  certificateSamples,
+  isARecord,
+  mergeCertificates,
+  readCertificate,
+  type CertificateState,
+} from "./certificates.js";
 import type { AccountCollector, AccountRun, CollectorEnv } from "./types.js";
 
 export const CERTIFICATE_RECORDS = "sitehost_exporter_certificate_records";
@@ -26,10 +33,14 @@ interface Target {
   site: Site;
 }
 
-interface Known {
+/** An A record as last read: what its samples are built from at the end of each run. */
+interface Known extends CertificateState {
   siteId: number;
-  samples: Sample[];
+  zone: string;
+  domain: string;
 }
+
+const NO_DATA: CertificateState = { expiry: undefined, broken: undefined };
 
 const keyOf = (zoneId: number, recordId: number) => `${zoneId}/${recordId}`;
 const zoneOf = (key: string) => Number(key.slice(0, key.indexOf("/")));
@@ -48,7 +59,7 @@ export class CertificateCollector implements AccountCollector {
   readonly scope = "account";
   readonly name = "certificates";
   private lastRequests: number | undefined;
-  /** Samples of each A record as last known, by `zoneId/recordId`. */
+  /** Each A record as last known, by `zoneId/recordId`. */
   private known = new Map<string, Known>();
 
   constructor(private readonly env: CollectorEnv) {}
@@ -120,14 +131,14 @@ export class CertificateCollector implements AccountCollector {
         try {
           const ssl = await api.recordSsl({ zoneId: t.zoneId, recordId: t.recordId }, opts);
           counts.read += 1;
-          fresh.set(t.key, { siteId: t.site.id, samples: collectCertificate(t.site, t.zone, t.domain, ssl) });
+          fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...readCertificate(ssl) });
         } catch (err) {
           if (signal.aborted) throw err;
           const code = status(err);
           if (code === 400 || code === 404) {
             // 400: no certificate information yet (the documented answer); 404: record deleted meanwhile.
             counts[notARecord(err) ? "skipped" : "no_data"] += 1;
-            fresh.set(t.key, { siteId: t.site.id, samples: [] });
+            fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...NO_DATA });
             return;
           }
           counts.failed += 1;
@@ -152,11 +163,14 @@ export class CertificateCollector implements AccountCollector {
     this.lastRequests = requests;
 
     const grouped = new Map<number, Sample[]>();
-    for (const { siteId, samples } of fresh.values()) {
-      if (!selected.has(siteId) || samples.length === 0) continue;
-      const list = grouped.get(siteId);
+    for (const record of fresh.values()) {
+      const site = selected.get(record.siteId);
+      if (!site) continue;
+      const samples = certificateSamples(site, record.zone, record.domain, record);
+      if (samples.length === 0) continue;
+      const list = grouped.get(record.siteId);
       if (list) list.push(...samples);
-      else grouped.set(siteId, [...samples]);
+      else grouped.set(record.siteId, samples);
     }
     const bySite = new Map<number, Sample[]>();
     for (const [siteId, samples] of grouped) bySite.set(siteId, mergeCertificates(samples));

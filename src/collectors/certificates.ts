@@ -35,18 +35,36 @@ function flag(value: Flag | null | undefined): number | undefined {
   return value === true || value === 1 || value === "true" || value === "1" ? 1 : 0;
 }
 
+/** What a record's SSL details say: its expiry (epoch seconds) and broken flag, each when given. */
+export interface CertificateState {
+  expiry: number | undefined;
+  broken: number | undefined;
+}
+
 /**
  * One A record's certificate: its expiry (when the platform gives one in a form it uses) and whether
  * the platform flags the record as broken (no longer pointing at the platform).
  */
-export function collectCertificate(site: SiteRef, zone: string, domain: string, ssl: SslDetails): Sample[] {
+export function readCertificate(ssl: SslDetails): CertificateState {
+  return { expiry: parseApiTime(ssl.certificate_expiration_date), broken: flag(ssl.broken_record) };
+}
+
+/** A record's certificate as samples of `site`. */
+export function certificateSamples(
+  site: SiteRef,
+  zone: string,
+  domain: string,
+  state: CertificateState,
+): Sample[] {
   const labels = { zone, domain };
   const out: Sample[] = [];
-  const expiry = parseApiTime(ssl.certificate_expiration_date);
-  if (expiry !== undefined) out.push(sampleFor(site, EXPIRY, labels, expiry));
-  const broken = flag(ssl.broken_record);
-  if (broken !== undefined) out.push(sampleFor(site, BROKEN, labels, broken));
+  if (state.expiry !== undefined) out.push(sampleFor(site, EXPIRY, labels, state.expiry));
+  if (state.broken !== undefined) out.push(sampleFor(site, BROKEN, labels, state.broken));
   return out;
+}
+
+export function collectCertificate(site: SiteRef, zone: string, domain: string, ssl: SslDetails): Sample[] {
+  return certificateSamples(site, zone, domain, readCertificate(ssl));
 }
 
 /**

@@ -4,6 +4,8 @@ import type { MetricName } from "../metrics/families.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 import {
+  CACHE_STATES,
+  periodRates,
   readTrafficAnswer,
   TRAFFIC_METRICS,
   type TrafficAnswer,
@@ -35,9 +37,11 @@ export function trafficGauges(site: SiteRef, answer: TrafficAnswer | undefined):
   const period = answer?.complete[answer.complete.length - 1];
   if (!period) return [];
   const out: Sample[] = [];
+  const rates = periodRates(period);
   for (const metric of TRAFFIC_METRICS) {
-    for (const [cached, value] of period.rates[metric]) {
-      out.push(sampleFor(site, GAUGES[metric], { cached }, value));
+    for (const cached of CACHE_STATES) {
+      const value = rates[metric][cached];
+      if (value !== undefined) out.push(sampleFor(site, GAUGES[metric], { cached }, value));
     }
   }
   return out;

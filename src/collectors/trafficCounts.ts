@@ -7,7 +7,15 @@
  * `through` is still in the next answer as long as the gap is shorter than the window; periods that
  * left the window first are counted as missed, not guessed.
  */
-import type { Cached, TrafficAnswer, TrafficMetric } from "./trafficPeriods.js";
+import {
+  CACHE_STATES,
+  hadRequests,
+  periodRates,
+  TRAFFIC_METRICS,
+  type Cached,
+  type TrafficAnswer,
+  type TrafficMetric,
+} from "./trafficPeriods.js";
 
 /** How long after its end a period is taken as final and counted. */
 export const TRAFFIC_SETTLE_SECONDS = 120;
@@ -55,9 +63,7 @@ export function countPeriods(previous: SiteTrafficCounts | undefined, answer: Tr
       (answer.windowStart === undefined || p.start >= answer.windowStart),
   );
   const newest = answer.complete[answer.complete.length - 1];
-  const hadRequests = (rates: Map<Cached, number> | undefined) =>
-    [...(rates?.values() ?? [])].some((v) => v > 0);
-  const newestBusy = hadRequests(newest?.rates.requests_persec);
+  const newestBusy = hadRequests(newest);
   if (!previous) {
     const last = settled[settled.length - 1];
     const counts = last && { through: last.start + answer.length, requests: zero(), bytes: zero() };
@@ -72,11 +78,12 @@ export function countPeriods(previous: SiteTrafficCounts | undefined, answer: Tr
   let busy = newestBusy;
   for (const period of settled) {
     if (period.start < previous.through) continue;
-    for (const metric of Object.keys(TOTAL_OF) as TrafficMetric[]) {
-      for (const [cached, rate] of period.rates[metric])
-        counts[TOTAL_OF[metric]][cached] += rate * answer.length;
+    const rates = periodRates(period);
+    for (const metric of TRAFFIC_METRICS) {
+      for (const cached of CACHE_STATES)
+        counts[TOTAL_OF[metric]][cached] += (rates[metric][cached] ?? 0) * answer.length;
     }
-    busy ||= hadRequests(period.rates.requests_persec);
+    busy ||= (rates.requests_persec.true ?? 0) > 0 || (rates.requests_persec.false ?? 0) > 0;
     counts.through = Math.max(counts.through, period.start + answer.length);
     counted += 1;
   }

@@ -7,15 +7,24 @@ import type { MetricsResult } from "../api/schemas.js";
 import { isEpochMs } from "../api/times.js";
 
 export type Cached = "true" | "false";
+export const CACHE_STATES: readonly Cached[] = ["true", "false"];
 /** The endpoint's metric names this exporter reads. */
 export type TrafficMetric = "requests_persec" | "response_bytes_persec";
 export const TRAFFIC_METRICS: readonly TrafficMetric[] = ["requests_persec", "response_bytes_persec"];
 
+/** A per-second rate by cache status; undefined where the answer gave none. */
+export type CachedRates = Record<Cached, number | undefined>;
+/** Per-second rates by metric and cache status, as far as the answer gave them. */
+export type PeriodRates = Record<TrafficMetric, CachedRates>;
+
+/**
+ * A complete period: its start and the answer's own object for it, read for rates only when asked
+ * (a run reads the rates of one or a few of the hour's 60 periods per site).
+ */
 export interface TrafficPeriod {
   /** Start, epoch seconds. */
-  start: number;
-  /** Per-second rates by metric and cache status, as far as the answer gave them. */
-  rates: Record<TrafficMetric, Map<Cached, number>>;
+  readonly start: number;
+  readonly source: Readonly<Record<string, unknown>>;
 }
 
 export interface TrafficAnswer {
@@ -30,6 +39,11 @@ export interface TrafficAnswer {
 }
 
 type RawPeriod = Record<string, unknown> & { timestamp: number };
+/** A period with its start in epoch seconds. */
+interface Dated {
+  start: number;
+  source: RawPeriod;
+}
 
 /** Epoch seconds, from seconds or milliseconds. */
 function seconds(value: number): number {
@@ -40,10 +54,10 @@ function seconds(value: number): number {
  * A period's length in seconds: `search.resolution`, unless the spacing of the periods shows it is in
  * another unit (minutes, milliseconds); then the spacing.
  */
-function periodLength(sorted: readonly RawPeriod[], resolution: number | undefined): number | undefined {
+function periodLength(sorted: readonly Dated[], resolution: number | undefined): number | undefined {
   let step: number | undefined;
   for (let i = 1; i < sorted.length; i++) {
-    const d = (sorted[i] as RawPeriod).timestamp - (sorted[i - 1] as RawPeriod).timestamp;
+    const d = (sorted[i] as Dated).start - (sorted[i - 1] as Dated).start;
     if (d > 0 && (step === undefined || d < step)) step = d;
   }
   const valid = typeof resolution === "number" && resolution > 0 ? resolution : undefined;
@@ -59,21 +73,34 @@ function cachedLabel(value: string): Cached | undefined {
   return undefined;
 }
 
-function ratesOf(period: RawPeriod): TrafficPeriod["rates"] {
-  const rates: TrafficPeriod["rates"] = { requests_persec: new Map(), response_bytes_persec: new Map() };
-  const byDimension = period.page_is_cached;
+/** A period's per-second rates: each cache status's values summed, unreadable ones left out. */
+export function periodRates(period: TrafficPeriod): PeriodRates {
+  const rates: PeriodRates = {
+    requests_persec: { true: undefined, false: undefined },
+    response_bytes_persec: { true: undefined, false: undefined },
+  };
+  const byDimension = period.source.page_is_cached;
   if (typeof byDimension !== "object" || byDimension === null) return rates;
   for (const metric of TRAFFIC_METRICS) {
     const values = (byDimension as Record<string, unknown>)[metric];
     if (typeof values !== "object" || values === null) continue;
-    for (const [dimensionValue, value] of Object.entries(values as Record<string, unknown>)) {
+    const into = rates[metric];
+    for (const dimensionValue in values) {
+      if (!Object.hasOwn(values, dimensionValue)) continue;
+      const value = (values as Record<string, unknown>)[dimensionValue];
       const cached = cachedLabel(dimensionValue);
-      if (cached && typeof value === "number" && Number.isFinite(value)) {
-        rates[metric].set(cached, (rates[metric].get(cached) ?? 0) + value);
-      }
+      if (cached && typeof value === "number" && Number.isFinite(value))
+        into[cached] = (into[cached] ?? 0) + value;
     }
   }
   return rates;
+}
+
+/** Whether the period served any request. */
+export function hadRequests(period: TrafficPeriod | undefined): boolean {
+  if (!period) return false;
+  const { true: cached, false: uncached } = periodRates(period).requests_persec;
+  return (cached ?? 0) > 0 || (uncached ?? 0) > 0;
 }
 
 /**
@@ -82,28 +109,25 @@ function ratesOf(period: RawPeriod): TrafficPeriod["rates"] {
  * undefined when the answer has no period or its period length cannot be told.
  */
 export function readTrafficAnswer(result: MetricsResult): TrafficAnswer | undefined {
-  const list = result.periods
-    .filter(
-      (p): p is RawPeriod =>
-        typeof p === "object" && p !== null && typeof (p as RawPeriod).timestamp === "number",
-    )
-    .map((p) => ({ ...p, timestamp: seconds(p.timestamp) }))
-    .sort((a, b) => a.timestamp - b.timestamp);
+  const list: Dated[] = [];
+  for (const p of result.periods) {
+    if (typeof p === "object" && p !== null && typeof (p as RawPeriod).timestamp === "number")
+      list.push({ start: seconds((p as RawPeriod).timestamp), source: p as RawPeriod });
+  }
+  list.sort((a, b) => a.start - b.start);
   const newest = list[list.length - 1];
   if (!newest) return undefined;
   const { startAt, endAt, resolution } = result.search ?? {};
   const length = periodLength(list, resolution);
   if (length === undefined) {
     // One period and no resolution: it is the newest, still filling.
-    return { windowStart: undefined, end: newest.timestamp, length: 0, complete: [] };
+    return { windowStart: undefined, end: newest.start, length: 0, complete: [] };
   }
-  const end = typeof endAt === "number" ? seconds(endAt) : newest.timestamp;
+  const end = typeof endAt === "number" ? seconds(endAt) : newest.start;
   return {
     windowStart: typeof startAt === "number" ? seconds(startAt) : undefined,
     end,
     length,
-    complete: list
-      .filter((p) => p.timestamp + length <= end)
-      .map((p) => ({ start: p.timestamp, rates: ratesOf(p) })),
+    complete: list.filter((p) => p.start + length <= end),
   };
 }

@@ -7,8 +7,8 @@
  * The lower bound is the high-water mark minus a window. Most reads use a short window sized from the
  * lateness this stream has shown (entries that appeared behind the mark): a busy stream then costs one
  * page per read instead of re-reading everything written during `logs.overlap`. The first read after
- * start, and one read every DEEP_READ_INTERVAL_MS, use the whole `logs.overlap` window, which catches
- * entries later than the short window and widens it.
+ * start, and one read every DEEP_READ_INTERVAL_MS (each stream at its own phase: the second comes up
+ * to half an interval later), use the whole `logs.overlap` window, which catches entries later than the short window and widens it.
  *
  * A failed page request abandons the read: the next one starts again from the checkpoint and the
  * dedupe absorbs what is read twice. How the platform pages cannot keep a read going for ever (a
@@ -40,6 +40,19 @@ export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOption
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 /** Numbers the reads of the process (their spool files' names). */
 let readSerial = 0;
+/** Numbers the streams of the process, to spread their deep reads. */
+let streamSerial = 0;
+
+/**
+ * How much later than the interval a stream's second deep read comes: streams started together
+ * would otherwise all come due together every interval (at 5,000 sites, 15,001 reads of the whole
+ * overlap within seconds, the resident memory's peak). Spread over half an interval by golden-ratio
+ * steps, so any run of consecutive streams is spread evenly; later deep reads keep the phase. Later,
+ * not sooner: a busy stream's deep read costs pages, and it should not cost them twice as often.
+ */
+export function deepReadPhaseMs(serial: number): number {
+  return Math.floor((((serial * 0.6180339887498949) % 1) * DEEP_READ_INTERVAL_MS) / 2);
+}
 /**
  * Lateness (decayed) below this counts as none. With none seen, the short window is empty: a read
  * still re-reads the high-water mark's own second (times have one-second precision, and entries of
@@ -111,6 +124,7 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
   private pace: StreamPace | undefined;
   /** When the last read of the whole overlap began (undefined before the first). */
   private lastDeepReadAt: number | undefined;
+  private readonly deepPhaseMs = deepReadPhaseMs(++streamSerial);
   /** When the last complete read began. */
   private lastReadAtMs: number | undefined;
   /** When the read in progress began: no record of it moves the high-water mark past that. */
@@ -207,7 +221,7 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     const after = AFTER[result.end];
     if (after.complete) {
       if (result.maxLatenessMs > 0) this.noteLateness(result.maxLatenessMs, now);
-      if (deep) this.lastDeepReadAt = now;
+      if (deep) this.lastDeepReadAt = this.lastDeepReadAt === undefined ? now + this.deepPhaseMs : now;
     }
     if (after.readToEnd) this.events.readToEnd(now);
     if (after.complete) this.noteRate(result.shipped, now);

@@ -275,6 +275,18 @@ describe("traffic", () => {
     });
     expect(one(s, "sitehost_site_requests_per_second", { cached: "true" })).toBe(3.25);
     expect(one(s, "sitehost_site_requests_per_second", { cached: "false" })).toBe(1.5);
+    // No bytes were given: no bytes series, not a 0.
+    expect(s).toHaveLength(2);
+  });
+  it("a cache status the period does not give has no series; one given twice is summed", () => {
+    const s = collectTraffic(makeSite(1), {
+      search: { endAt: 1000, resolution: 60 },
+      periods: [
+        { timestamp: 900, page_is_cached: { requests_persec: { true: 2, "1": 0.5 } } },
+        { timestamp: 960, page_is_cached: { requests_persec: { true: 9, false: 9 } } },
+      ],
+    });
+    expect(s.map((x) => [x.labels.cached, x.value])).toEqual([["true", 2.5]]);
   });
   it("no complete period → no samples", () => {
     expect(collectTraffic(makeSite(1), { periods: [period(100, 3, 1, 5)] })).toEqual([]);

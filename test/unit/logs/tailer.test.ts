@@ -164,7 +164,8 @@ describe("paging order", () => {
     now += 1_000;
     await rig.tailer.read(signal());
     expect(rig.sink.paths()).not.toContain("/late");
-    now += DEEP_READ_INTERVAL_MS;
+    // The second deep read comes within one and a half intervals (each stream has its phase).
+    now += DEEP_READ_INTERVAL_MS * 1.5;
     await rig.tailer.read(signal());
     expect(rig.sink.paths().filter((p) => p === "/late")).toHaveLength(1);
     expect(rig.events.lateCount).toBe(1);
@@ -174,6 +175,36 @@ describe("paging order", () => {
     now += 1_000;
     await rig.tailer.read(signal());
     expect(rig.sink.paths().filter((p) => p === "/late2")).toHaveLength(1);
+  });
+
+  it("streams started together spread their second deep reads over the half interval after the first", async () => {
+    let now = Date.now();
+    const clock = { now: () => now, sleep: async () => undefined };
+    const rigs = Array.from({ length: 12 }, (_, i) => makeTailer(join(dir, `s${i}`), { clock }));
+    for (const rig of rigs) {
+      rig.api.pageSize = 10;
+      for (let i = 0; i < 100; i++) rig.api.append(line(i * 2));
+      await rig.tailer.read(signal());
+    }
+    // Read every stream every 30 s: a read of the short window is one page, a deep read goes back
+    // the whole overlap (all ten pages).
+    const deepAt: Array<number | undefined> = rigs.map(() => undefined);
+    const step = 30_000;
+    for (let t = step; t <= DEEP_READ_INTERVAL_MS * 1.5; t += step) {
+      now += step;
+      for (const [i, rig] of rigs.entries()) {
+        rig.api.requests.length = 0;
+        await rig.tailer.read(signal());
+        if (rig.api.requests.length > 1) deepAt[i] ??= t;
+      }
+    }
+    const due = deepAt.map((t) => t ?? Infinity);
+    expect(Math.min(...due)).toBeGreaterThanOrEqual(DEEP_READ_INTERVAL_MS);
+    expect(Math.max(...due)).toBeLessThanOrEqual(DEEP_READ_INTERVAL_MS * 1.5);
+    // Twelve streams over ten 30-second steps of the half interval: no step has more than two.
+    const perStep = new Map<number, number>();
+    for (const t of due) perStep.set(t, (perStep.get(t) ?? 0) + 1);
+    expect(Math.max(...perStep.values())).toBeLessThanOrEqual(2);
   });
 
   it("a late entry on a page the read fetched anyway is shipped, not skipped", async () => {
