@@ -14,8 +14,11 @@ export interface LogRecords<T> {
    * first time it is asked for), with the record's index in the page.
    */
   record(i: number): T | undefined;
-  /** Record i's text as sent, when the records came as bytes (a page's identity is made of it). */
-  text?(i: number): string;
+  /**
+   * Record i as `record` gives it, but a record that does not fit is not reported (nor remembered):
+   * for a page's identity, which must not report a record at every read of a page that holds it.
+   */
+  quietRecord(i: number): T | undefined;
   /** No record is read any more: what holds the page's bytes may have them back. */
   release?(): void;
 }
@@ -26,6 +29,7 @@ export function checkedRecords<T extends { timestamp: unknown }>(items: readonly
     length: items.length,
     timestamp: (i) => items[i]?.timestamp,
     record: (i) => items[i],
+    quietRecord: (i) => items[i],
   };
 }
 
@@ -86,8 +90,17 @@ export class BytesRecords<T> implements LogRecords<T> {
     return JSON.parse(b.toString("utf8", start, end)) as unknown;
   }
 
-  text(i: number): string {
+  private text(i: number): string {
     return this.bytes.toString("utf8", this.places[4 * i], this.places[4 * i + 1]);
+  }
+
+  quietRecord(i: number): T | undefined {
+    const known = this.built?.[i];
+    if (known !== undefined) return known ?? undefined;
+    const item = this.check(JSON.parse(this.text(i)) as unknown, i, { items: [], rejected: 0 });
+    // Kept only when it fits: one that does not is still reported when a read asks for it.
+    if (item !== undefined) (this.built ??= new Array<T | null>(this.length))[i] = item;
+    return item;
   }
 
   record(i: number): T | undefined {

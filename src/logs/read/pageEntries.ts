@@ -23,8 +23,8 @@ export class RecordEntries implements PageEntries {
     return this.records.record(i);
   }
 
-  text(i: number): string | undefined {
-    return this.records.text?.(i);
+  quietEntry(i: number): StreamEntry | undefined {
+    return this.records.quietRecord(i);
   }
 
   release(): void {

@@ -42,14 +42,13 @@ export function pageSignature(entries: PageEntries, fingerprint: Fingerprint): s
 }
 
 /**
- * What tells an entry apart: its record's text when the page came as text (so the first and last
- * records, usually read before, are not built at every read), else its fingerprint ("-" for a record
- * that does not fit the schema).
+ * What tells an entry apart: its fingerprint ("-" for a record that does not fit the schema, which is
+ * not reported for this). The same however the page was decoded (read lazily from its bytes, or
+ * parsed whole as a backlog's pages are), so a scroll that loops back to a page read one way and now
+ * decoded the other is still seen to repeat.
  */
 function fingerprintAt(entries: PageEntries, i: number, fingerprint: Fingerprint): string {
-  const text = entries.text?.(i);
-  if (text !== undefined) return text;
-  const entry = entries.entry(i);
+  const entry = entries.quietEntry(i);
   return entry ? fingerprint(entry) : "-";
 }
 

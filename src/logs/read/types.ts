@@ -123,8 +123,8 @@ export interface PageEntries {
   timeMs(i: number): number | undefined;
   /** Entry i, or undefined when its record does not fit the schema (the source reports it). */
   entry(i: number): StreamEntry | undefined;
-  /** Entry i's record as sent, when the page came as text: what tells two pages apart without building it. */
-  text?(i: number): string | undefined;
+  /** Entry i as `entry` gives it, without reporting a record that does not fit (a page's identity). */
+  quietEntry(i: number): StreamEntry | undefined;
   /** The read is done with the page: no entry or time is asked for after this. */
   release(): void;
 }

@@ -28,6 +28,7 @@ function page(rows: Array<{ t: number | undefined; entry: StreamEntry | null }>)
       built.push(i);
       return rows[i]?.entry ?? undefined;
     },
+    quietEntry: (i) => rows[i]?.entry ?? undefined,
     release: () => undefined,
   };
   return { entries, built };
