@@ -174,7 +174,10 @@ export class SiteRefresher {
     );
     this.discoveryTimer = setTimeout(() => {
       this.discoveryTimer = undefined;
-      this.discover();
+      // A timer may fire a millisecond before the clock says the interval is over: wait the rest.
+      if (this.opts.clock.now() < this.lastDiscoveryAt + this.opts.discoveryIntervalMs)
+        this.wantDiscovery([], 0);
+      else this.discover();
     }, wait);
   }
 
