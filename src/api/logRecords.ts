@@ -94,10 +94,15 @@ export class BytesRecords<T> implements LogRecords<T> {
     return this.bytes.toString("utf8", this.places[4 * i], this.places[4 * i + 1]);
   }
 
+  /** Record i parsed and checked, its problems noted in `tally`. */
+  private build(i: number, tally: Validated<T>): T | undefined {
+    return this.check(JSON.parse(this.text(i)) as unknown, i, tally);
+  }
+
   quietRecord(i: number): T | undefined {
     const known = this.built?.[i];
     if (known !== undefined) return known ?? undefined;
-    const item = this.check(JSON.parse(this.text(i)) as unknown, i, { items: [], rejected: 0 });
+    const item = this.build(i, { items: [], rejected: 0 });
     // Kept only when it fits: one that does not is still reported when a read asks for it.
     if (item !== undefined) (this.built ??= new Array<T | null>(this.length))[i] = item;
     return item;
@@ -107,8 +112,7 @@ export class BytesRecords<T> implements LogRecords<T> {
     const built = (this.built ??= new Array<T | null>(this.length));
     const known = built[i];
     if (known !== undefined) return known ?? undefined;
-    const value = JSON.parse(this.text(i)) as unknown;
-    const item = this.check(value, i, this.tally);
+    const item = this.build(i, this.tally);
     if (hasProblems(this.tally)) {
       this.report(this.tally);
       this.tally = { items: [], rejected: 0 };

@@ -63,10 +63,6 @@ export function certificateSamples(
   return out;
 }
 
-export function collectCertificate(site: SiteRef, zone: string, domain: string, ssl: SslDetails): Sample[] {
-  return certificateSamples(site, zone, domain, readCertificate(ssl));
-}
-
 /**
  * Several A records of one name (one per address) give one series: the earliest expiry, and broken
  * when any of them is.

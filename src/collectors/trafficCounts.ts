@@ -11,6 +11,7 @@ import {
   CACHE_STATES,
   hadRequests,
   periodRates,
+  servedRequests,
   TRAFFIC_METRICS,
   type Cached,
   type TrafficAnswer,
@@ -83,7 +84,7 @@ export function countPeriods(previous: SiteTrafficCounts | undefined, answer: Tr
       for (const cached of CACHE_STATES)
         counts[TOTAL_OF[metric]][cached] += (rates[metric][cached] ?? 0) * answer.length;
     }
-    busy ||= (rates.requests_persec.true ?? 0) > 0 || (rates.requests_persec.false ?? 0) > 0;
+    busy ||= servedRequests(rates);
     counts.through = Math.max(counts.through, period.start + answer.length);
     counted += 1;
   }

@@ -96,11 +96,15 @@ export function periodRates(period: TrafficPeriod): PeriodRates {
   return rates;
 }
 
+/** Whether rates read from a period show any request served. */
+export function servedRequests(rates: PeriodRates): boolean {
+  const { true: cached, false: uncached } = rates.requests_persec;
+  return (cached ?? 0) > 0 || (uncached ?? 0) > 0;
+}
+
 /** Whether the period served any request. */
 export function hadRequests(period: TrafficPeriod | undefined): boolean {
-  if (!period) return false;
-  const { true: cached, false: uncached } = periodRates(period).requests_persec;
-  return (cached ?? 0) > 0 || (uncached ?? 0) > 0;
+  return period !== undefined && servedRequests(periodRates(period));
 }
 
 /**

@@ -7,5 +7,10 @@ export function recordUid(
   fingerprint: string,
   occurrence: number,
 ): string {
-  return `${siteId === 0 ? "account" : siteId}-${stream}-${fingerprint}-${occurrence}`;
+  return `${recordUidPrefix(siteId, stream)}${fingerprint}-${occurrence}`;
+}
+
+/** What a record's uid begins with: its site (the account's log: `account`) and stream. */
+export function recordUidPrefix(siteId: number, stream: LogStream): string {
+  return `${siteId === 0 ? "account" : siteId}-${stream}-`;
 }

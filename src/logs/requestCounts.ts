@@ -22,7 +22,7 @@ import type { PreparedPage } from "./prepared.js";
 import type { ChunkWriter } from "../metrics/gzipMembers.js";
 import { renderExemplar } from "../metrics/openMetrics.js";
 import { formatValue } from "../metrics/render.js";
-import { recordUid } from "./recordUid.js";
+import { recordUid, recordUidPrefix } from "./recordUid.js";
 
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 
@@ -209,8 +209,7 @@ export class RecentRecords {
     }
     // A site id, a fingerprint of 32 characters and an occurrence stay far below OpenMetrics' 128.
     out.text(' # {log_record_uid="');
-    out.text(siteId === 0 ? "account" : String(siteId));
-    out.text("-server-");
+    out.text(recordUidPrefix(siteId, "server"));
     for (let i = 0; i < 4; i++) out.hex(this.fingerprintBits[k * 4 + i] as number, 8);
     out.text("-");
     out.number(occurrence, String);

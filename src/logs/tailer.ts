@@ -8,7 +8,8 @@
  * lateness this stream has shown (entries that appeared behind the mark): a busy stream then costs one
  * page per read instead of re-reading everything written during `logs.overlap`. The first read after
  * start, and one read every DEEP_READ_INTERVAL_MS (each stream at its own phase: the second comes up
- * to half an interval later), use the whole `logs.overlap` window, which catches entries later than the short window and widens it.
+ * to half an interval later), use the whole `logs.overlap` window, which catches entries later than
+ * the short window and widens it.
  *
  * A failed page request abandons the read: the next one starts again from the checkpoint and the
  * dedupe absorbs what is read twice. How the platform pages cannot keep a read going for ever (a

@@ -69,7 +69,7 @@ export function exemplarsAllowed(family: MetricFamily): boolean {
 
 /** Where OpenMetrics allows an exemplar: a counter's series, a histogram's buckets. */
 export function exemplarAllowed(family: MetricFamily, sample: Pick<Sample<string>, "suffix">): boolean {
-  return family.type === "counter" || (family.type === "histogram" && sample.suffix === "_bucket");
+  return exemplarsAllowed(family) && (family.type !== "histogram" || sample.suffix === "_bucket");
 }
 
 /** Where the values of the entry's `at`-th family start. */

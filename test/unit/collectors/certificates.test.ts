@@ -2,11 +2,17 @@ import { describe, expect, it } from "vitest";
 import { DnsRecordSchema, type SslDetails } from "../../../src/api/schemas.js";
 import {
   certificateDomain,
-  collectCertificate,
+  certificateSamples,
   isARecord,
   mergeCertificates,
+  readCertificate,
 } from "../../../src/collectors/certificates.js";
+import type { SiteRef } from "../../../src/metrics/siteSample.js";
 import { makeSite, one, values } from "./fixtures.js";
+
+/** A record's SSL details as the collector reads them, then as samples. */
+const collectCertificate = (s: SiteRef, zone: string, domain: string, details: SslDetails) =>
+  certificateSamples(s, zone, domain, readCertificate(details));
 
 const site = makeSite(4);
 const EXPIRY = "sitehost_certificate_expiry_timestamp_seconds";
