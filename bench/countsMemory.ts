@@ -13,6 +13,8 @@ import { counterKeyOf } from "../src/logs/counterKeys.js";
 import { LogCounts } from "../src/logs/counts.js";
 import type { PreparedPage } from "../src/logs/prepared.js";
 import { DURATION_BUCKETS } from "../src/config/slos.js";
+import { ConfigSchema } from "../src/config/schema.js";
+import { HistogramLayout, histogramLayout } from "../src/logs/histogramLayout.js";
 import { RequestTimeUnit, SERVER_COUNT_SLOTS, serverCounts } from "../src/logs/requestCounts.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import type { ExpositionFormat } from "../src/metrics/openMetrics.js";
@@ -126,7 +128,10 @@ const VARIANTS = [
   "histogram",
   'histogram, cached="false" only',
   "histogram + exemplars",
+  "defaults: origin, 8 buckets, exemplars",
 ] as const;
+const withExemplars = (v: (typeof VARIANTS)[number]) =>
+  v === "histogram + exemplars" || v.startsWith("defaults");
 // One variant per process (argv[3]: its index), so none inherits another's heap; all three by default.
 if (process.argv[3] === undefined) {
   const { spawnSync } = await import("node:child_process");
@@ -149,15 +154,17 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
         : [],
   });
   const counts = new LogCounts(store, {
-    cacheHits: variant !== 'histogram, cached="false" only',
-    exemplars: variant === "histogram + exemplars",
+    histogram: variant.startsWith("defaults")
+      ? histogramLayout(ConfigSchema.parse({}))
+      : new HistogramLayout(DURATION_BUCKETS, variant !== 'histogram, cached="false" only'),
+    exemplars: withExemplars(variant),
   });
   for (let i = 0; i < sites; i++) {
     const { counts: c, page: p } = fed[i] as ReturnType<typeof page>;
     counts.update({ id: i + 1, name: `site-${i + 1}` }, "server", c, [p]);
   }
   store.gzipParts("text");
-  if (variant === "histogram + exemplars") store.gzipParts("openmetrics");
+  if (withExemplars(variant)) store.gzipParts("openmetrics");
   const bytesPerSite = ((heapMb() - base) * 1048576) / sites;
   const row = {
     variant,
@@ -170,7 +177,7 @@ for (const variant of [VARIANTS[Number(process.argv[3])] as (typeof VARIANTS)[nu
     renderTextMs: +renderMs(store, counts, fed, "text").toFixed(1),
     renderOpenMetricsMs: +renderMs(store, counts, fed, "openmetrics").toFixed(1),
   };
-  const format: ExpositionFormat = variant === "histogram + exemplars" ? "openmetrics" : "text";
+  const format: ExpositionFormat = withExemplars(variant) ? "openmetrics" : "text";
   // Side by side, alternating, so the machine's load weighs on both alike.
   const inPlace: number[] = [];
   const inFull: number[] = [];

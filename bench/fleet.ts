@@ -11,134 +11,22 @@
  *     file, a heap snapshot of the daemon taken after the last sample (summarise it with
  *     `node dist/bench/heapSummary.js <file>`)
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { openSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, rename } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { stringify } from "yaml";
-import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { startSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
 import { scrape, values } from "./daemon.js";
-
-const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
-
-async function freePort(): Promise<number> {
-  const { createServer: net } = await import("node:net");
-  return new Promise((res) => {
-    const s = net().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
-
-async function ackingReceiver(): Promise<{ url: string; server: Server; requests: () => number }> {
-  let n = 0;
-  const server = createServer((req, res) => {
-    req.on("data", () => undefined);
-    req.on("end", () => {
-      n += 1;
-      res.writeHead(200, { "content-type": "application/x-protobuf" }).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
-    server,
-    requests: () => n,
-  };
-}
-
-async function rssOf(pid: number): Promise<{ rss: number; hwm: number }> {
-  const status = await readFile(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) * 1024;
-  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
-}
-
-/**
- * Where the resident memory is, from /proc/<pid>/smaps (MB): file-backed pages (the Node.js binary
- * and libraries), glibc's main heap (`[heap]`: malloc'd buffers), and the other anonymous mappings
- * (the V8 heap, malloc's second arena, thread stacks).
- */
-async function residentParts(pid: number): Promise<{ files: number; mallocHeap: number; anonymous: number }> {
-  const smaps = await readFile(`/proc/${pid}/smaps`, "utf8");
-  const parts = { files: 0, mallocHeap: 0, anonymous: 0 };
-  let kind: keyof typeof parts = "anonymous";
-  for (const line of smaps.split("\n")) {
-    const mapping = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
-    if (mapping) {
-      const [, inode, name] = mapping;
-      kind = name === "[heap]" ? "mallocHeap" : inode !== "0" ? "files" : "anonymous";
-      continue;
-    }
-    const rss = /^Rss:\s+(\d+) kB/.exec(line);
-    if (rss) parts[kind] += Number(rss[1]) / 1024;
-  }
-  return {
-    files: Math.round(parts.files),
-    mallocHeap: Math.round(parts.mallocHeap),
-    anonymous: Math.round(parts.anonymous),
-  };
-}
-
-interface Daemon {
-  child: ChildProcess;
-  url: string;
-  started: number;
-  dir: string;
-}
-
-async function startDaemon(
-  sim: RunningSimulator,
-  otlp: string,
-  api: Record<string, unknown>,
-  nodeOptions?: string,
-): Promise<Daemon> {
-  const dir = await mkdtemp(join(tmpdir(), "sitehost-fleet-"));
-  const port = await freePort();
-  const file = join(dir, "config.yaml");
-  await writeFile(
-    file,
-    stringify({
-      api: { url: sim.apiUrl, authUrl: sim.authUrl, clientId: sim.clientId, ...api },
-      logs: { checkpointDir: join(dir, "checkpoints") },
-    }),
-  );
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [MAIN, "run", "--config", file, "--web.listen-address", `127.0.0.1:${port}`, "--log.level", "error"],
-    {
-      env: {
-        ...process.env,
-        SITEHOST_CLIENT_SECRET: sim.clientSecret,
-        OTEL_EXPORTER_OTLP_ENDPOINT: otlp,
-        ...(nodeOptions ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} ${nodeOptions}` } : {}),
-      },
-      cwd: dir,
-      // FLEET_DAEMON_STDOUT=<file> keeps what the daemon prints: with SITEHOST_NODE_FLAGS="<its flags>
-      // --trace-gc", its collections (NODE_OPTIONS may not carry --trace-gc).
-      stdio: [
-        "ignore",
-        process.env.FLEET_DAEMON_STDOUT ? openSync(process.env.FLEET_DAEMON_STDOUT, "w") : "ignore",
-        "inherit",
-      ],
-    },
-  );
-  return { child, url: `http://127.0.0.1:${port}`, started, dir };
-}
-
-const sum = (rows: Array<{ value: number }>) => rows.reduce((a, r) => a + r.value, 0);
-
-async function stop(d: Daemon, sim: RunningSimulator, receiver: Server): Promise<void> {
-  d.child.kill("SIGTERM");
-  await new Promise((r) => d.child.once("exit", r));
-  await sim.close();
-  receiver.close();
-  await rm(d.dir, { recursive: true, force: true });
-}
+import {
+  ackingReceiver,
+  residentParts,
+  rssOf,
+  scrapeLikePrometheus,
+  startDaemon,
+  startFleet,
+  stop,
+  sum,
+  type Daemon,
+} from "./fleetDaemon.js";
 
 /** 1,000 sites (by default) at a budget of 100 requests/s. */
 async function budget(sites: number, rps: number, minutes: number, logRate?: number): Promise<void> {
@@ -252,16 +140,6 @@ async function heapSnapshot(d: Daemon, file: string): Promise<void> {
   await rename(join(d.dir, name), resolve(file));
 }
 
-/** What Prometheus 3 asks for by default (it sends gzip too): OpenMetrics, so exemplars are rendered. */
-const PROMETHEUS_ACCEPT =
-  "application/openmetrics-text;version=1.0.0;q=0.5,application/openmetrics-text;version=0.0.1;q=0.4,text/plain;version=0.0.4;q=0.3,*/*;q=0.1";
-
-/** /metrics as Prometheus scrapes it (the text is OpenMetrics: the series lines the bench reads are alike). */
-async function scrapeLikePrometheus(url: string): Promise<string> {
-  const res = await fetch(`${url}/metrics`, { headers: { accept: PROMETHEUS_ACCEPT } });
-  return res.text();
-}
-
 /** The longest the rss run waits for every stream to be read and every site's traffic to be counted. */
 const WARM_UP_CAP_MS = 20 * 60_000;
 
@@ -272,12 +150,8 @@ const WARM_UP_CAP_MS = 20 * 60_000;
  * RSS is read every 5 s and /metrics scraped every 30 s, as Prometheus would (OpenMetrics, gzip).
  */
 async function rss(sites: number, minutes: number, snapshotFile?: string): Promise<void> {
-  const sim = await startSimulator({ sites, seed: 5 });
-  const receiver = await ackingReceiver();
-  const d = await startDaemon(
-    sim,
-    receiver.url,
-    { maxRequestsPerSecond: 5000, maxConcurrency: 32 },
+  const { sim, receiver, d } = await startFleet(
+    sites,
     snapshotFile ? "--heapsnapshot-signal=SIGUSR2" : undefined,
   );
   const streams = sites * 3 + 1;

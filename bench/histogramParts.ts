@@ -13,6 +13,7 @@ import type { ServerLogEntry } from "../src/api/schemas.js";
 import type { PendingRecord } from "../src/logs/pending.js";
 import { addCounts, deserializePage, serializePage, type PreparedPage } from "../src/logs/prepared.js";
 import { RecentRecords } from "../src/logs/requestCounts.js";
+import { FULL_HISTOGRAM } from "../src/logs/histogramLayout.js";
 import { encoderFor } from "../src/logs/streams.js";
 import type { LogSink } from "../src/logs/otlp/sink.js";
 import { serverEntry } from "../src/simulator/logEntries.js";
@@ -67,7 +68,7 @@ function pages(durations: boolean): PreparedPage[] {
 function run(durations: boolean): number {
   const t0 = process.cpuUsage();
   const spooled = pages(durations).map((p) => deserializePage(Buffer.concat(serializePage(p))));
-  const recent = new RecentRecords();
+  const recent = new RecentRecords(FULL_HISTOGRAM);
   let sum = 0;
   for (let i = 0; i < spooled.length; i += EXPORT / PAGE) {
     const batch = spooled.slice(i, i + EXPORT / PAGE);

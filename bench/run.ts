@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 3 hours 15 minutes)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, requests, fleet, streams, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, requests, fleet, scrape, slo-rules, streams, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -34,6 +34,8 @@ const BENCHES: Record<string, string[][]> = {
     ["fleet.js", "budget", "1000", "100", "5", "0.01"],
     ["fleet.js", "rss", "5000", "4"],
   ],
+  "slo-rules": [["sloRules.js", "50", "200"]],
+  scrape: [["scrapeSpeed.js", "5000", "12"]],
   streams: [
     ["streams.js", "2000"],
     ["overlapWindow.js", "memory", "15000", "17"],

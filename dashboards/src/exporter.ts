@@ -72,11 +72,15 @@ export function exporterDashboard(): Dashboard {
     stat({
       title: "Exporters per shard",
       description:
-        "Exporters collecting and shipping each shard (index/count). More than one ships every log record of the shard more than once: SitehostExporterShardServedTwice.",
+        "Exporters collecting and shipping each shard (index/count), per cluster. More than one ships every log record of the shard more than once: SitehostExporterShardServedTwice.",
       unit: "none",
       w: 8,
       h: 5,
-      targets: [q(`count by (shard) (sitehost_exporter_shard_info${S})`, { legend: "shard {{shard}}" })],
+      targets: [
+        q(`count by (cluster, shard) (sitehost_exporter_shard_info${S})`, {
+          legend: "shard {{shard}} {{cluster}}",
+        }),
+      ],
       thresholds: upThresholds(2, 2),
       show: "both",
     }),

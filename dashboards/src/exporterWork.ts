@@ -174,7 +174,9 @@ export function exporterWorkSections(d: DashboardBuilder): void {
       w: 8,
       targets: [
         q(`process_resident_memory_bytes${S}`, { legend: "resident {{instance}}" }),
-        q(`sum by (instance) (nodejs_heap_size_used_bytes${S})`, { legend: "heap used {{instance}}" }),
+        q(`sum by (cluster, job, instance) (nodejs_heap_size_used_bytes${S})`, {
+          legend: "heap used {{instance}}",
+        }),
       ],
     }),
     timeSeries({

@@ -177,7 +177,7 @@ export function fleetDashboard(): Dashboard {
     siteRanking({
       title: "Worst performance scores",
       description:
-        "The ten lowest performance audit scores (0-1) across sites and strategies (desktop, mobile).",
+        "The ten lowest performance audit scores (0-1) across sites and the strategies published (mobile, and desktop when collectors.performance.strategies lists it).",
       unit: "percentunit",
       targets: [
         q(`bottomk(10, sitehost_site_audit_score${sel('category="performance"')})`, {
@@ -261,10 +261,13 @@ export function fleetDashboard(): Dashboard {
     siteRanking({
       title: "On-demand backup slots used",
       description:
-        "The ten sites and types (fs file system, db database) with the most on-demand backups, out of the 3 the platform allows per type; a full type refuses new on-demand backups and data transfers.",
+        "The ten sites and types (fs file system, db database) with the most on-demand backups, out of the 3 the platform allows per type; a full type refuses new on-demand backups and data transfers. 0 when no site holds one.",
       unit: "none",
       targets: [
-        q(`topk(10, sitehost_site_ondemand_backups${S})`, { legend: "{{site}} {{type}}", instant: true }),
+        q(`topk(10, sitehost_site_ondemand_backups${S}) or on () vector(0)`, {
+          legend: "{{site}} {{type}}",
+          instant: true,
+        }),
       ],
       min: 0,
       max: 3,

@@ -14,7 +14,7 @@ export const SITE_UID = "sitehost-site";
  */
 function deployAnnotation(name: string, success: 0 | 1, color: string): AnnotationQueryBuilder {
   const site = sel('site="$site"');
-  const expr = `sitehost_site_git_last_deploy_timestamp_seconds${site} * 1000 and on (job, instance, site_id) sitehost_site_git_last_deploy_success${site} == ${success}`;
+  const expr = `sitehost_site_git_last_deploy_timestamp_seconds${site} * 1000 and on (cluster, job, instance, site_id) sitehost_site_git_last_deploy_success${site} == ${success}`;
   return new AnnotationQueryBuilder()
     .name(name)
     .datasource(DS)
@@ -80,7 +80,7 @@ export function siteDashboard(): Dashboard {
   const perPeriod = (title: string, metric: string, what: string) =>
     barGauge({
       title,
-      description: `${what} over each period the platform reports (updated daily by the platform).`,
+      description: `${what} over each period the exporter publishes (collectors.statistics.periods; by default yesterday, the current and the last month), updated daily by the platform.`,
       unit: "short",
       w: 9,
       targets: [q(`${metric}${S}`, { legend: "{{period}}", instant: true })],
@@ -163,7 +163,8 @@ export function siteDashboard(): Dashboard {
   section(d, "Performance audits", [
     barGauge({
       title: "Audit scores",
-      description: "Latest performance audit scores (0-1) per strategy (desktop, mobile) and category.",
+      description:
+        "Latest performance audit scores (0-1) per strategy and category: mobile, and desktop when the exporter publishes it (collectors.performance.strategies).",
       unit: "percentunit",
       targets: [q(`sitehost_site_audit_score${S}`, { legend: "{{strategy}} {{category}}", instant: true })],
       min: 0,

@@ -17,10 +17,12 @@ export function siteCareSections(d: DashboardBuilder): void {
     }),
     stat({
       title: "Updates available",
-      description: "Plugins and themes with an update available.",
+      description: "Plugins and themes with an update available, by type; 0 when none.",
       unit: "none",
       w: 4,
-      targets: [q(`sitehost_site_extension_updates_available${S}`, { legend: "{{type}}" })],
+      targets: [
+        q(`sitehost_site_extension_updates_available${S} or on () vector(0)`, { legend: "{{type}}" }),
+      ],
       thresholds: upThresholds(1, 10),
       show: "both",
     }),
@@ -92,10 +94,12 @@ export function siteCareSections(d: DashboardBuilder): void {
     barGauge({
       title: "On-demand backup slots used",
       description:
-        "On-demand backups the site holds per type (fs file system, db database) out of the 3 the platform allows; a full type refuses new on-demand backups and data transfers that move it.",
+        "On-demand backups the site holds per type (fs file system, db database) out of the 3 the platform allows; a full type refuses new on-demand backups and data transfers that move it. 0 when none.",
       unit: "none",
       w: 8,
-      targets: [q(`sitehost_site_ondemand_backups${S}`, { legend: "{{type}}", instant: true })],
+      targets: [
+        q(`sitehost_site_ondemand_backups${S} or on () vector(0)`, { legend: "{{type}}", instant: true }),
+      ],
       min: 0,
       max: 3,
       thresholds: upThresholds(2, 3),
@@ -118,10 +122,10 @@ export function siteCareSections(d: DashboardBuilder): void {
     }),
     stat({
       title: "Restores by state",
-      description: "Restores in the newest page of the site's restore listing, by state.",
+      description: "Restores in the newest page of the site's restore listing, by state; 0 when none.",
       unit: "none",
       w: 6,
-      targets: [q(`sitehost_site_restores${S}`, { legend: "{{state}}" })],
+      targets: [q(`sitehost_site_restores${S} or on () vector(0)`, { legend: "{{state}}" })],
       show: "both",
     }),
   ]);

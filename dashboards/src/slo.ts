@@ -59,7 +59,7 @@ export function exploreLink(site: string, title = "Logs in Explore: "): Dashboar
 /** `errors ÷ requests ÷ (1 − objective)` of recorded window `w`: how fast the budget burns. */
 function burnRate(extra: string, w: string): string {
   const s = sel(extra);
-  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (site_id, slo) group_left () (1 - max by (site_id, slo) (sitehost_site_slo_objective_ratio${s}))`;
+  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (cluster, job, instance, site_id, slo) group_left () (1 - max by (cluster, job, instance, site_id, slo) (sitehost_site_slo_objective_ratio${s}))`;
 }
 
 export function siteSloSection(d: DashboardBuilder): void {
@@ -84,7 +84,7 @@ export function siteSloSection(d: DashboardBuilder): void {
     gauge({
       title: "Error budget left (28 days)",
       description:
-        "Share of the error budget (1 − objective) not spent over the last 28 days, per objective: 100 % nothing spent, 0 or below all of it. Needs the SLO recording rules (slo-rules).",
+        "Share of the error budget (1 − objective) not spent over the last 28 days, per objective: 100 % nothing spent, 0 or below all of it. Needs the SLO recording rules (slo-rules) and 28 days of Prometheus retention (with less, the days kept).",
       unit: "percentunit",
       w: 6,
       targets: SLOS.map((slo) => q(`1 - ${burnRate(`site="$site", slo="${slo}"`, PERIOD)}`, { legend: slo })),

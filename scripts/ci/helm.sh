@@ -169,6 +169,12 @@ notes --set persistence.enabled=false | grep -q "are NOT shipped" ||
   fail "NOTES do not say that logs written while no pod runs are not shipped, with persistence off"
 notes | grep -q "are NOT shipped" && fail "NOTES warn about lost logs although persistence is on"
 echo "    NOTES say plainly that logs are lost without persistence (and only then)"
+k8s=(-f "$CHART/ci/sidecar-values.yaml" --set otelCollector.config.processors.k8sattributes.passthrough=false
+  --set 'otelCollector.config.service.pipelines.logs.processors={memory_limiter,k8sattributes}')
+notes "${k8s[@]}" | grep -q "uses the k8sattributes processor" ||
+  fail "NOTES do not warn that k8sattributes puts the pod in every site's resource (a Loki stream per pod)"
+notes -f "$CHART/ci/sidecar-values.yaml" | grep -q "k8sattributes" && fail "NOTES warn about k8sattributes without it"
+echo "    NOTES warn of a k8sattributes processor (the pod in the resource: a Loki stream per site and pod)"
 # The webhook token: in the chart's Secret only (base64), a file for the exporter, never in NOTES.
 token=ci-webhook-token-5f1c2a9e7d
 hook=(--set webhooks.enabled=true --set webhooks.ingress.enabled=true

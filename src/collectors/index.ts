@@ -20,9 +20,9 @@ import { usageCollector } from "./usage.js";
 export function createCollectors(env: CollectorEnv): CollectorSet {
   return {
     traffic: new TrafficCollector({ ...env.traffic, now: env.now }),
-    statistics: statisticsCollector,
+    statistics: statisticsCollector(env.statistics.periods),
     usage: usageCollector,
-    performance: performanceCollector,
+    performance: performanceCollector(env.performance.strategies),
     security: securityCollector,
     domains: domainsCollector,
     backups: backupsCollector,

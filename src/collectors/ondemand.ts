@@ -15,8 +15,8 @@ export const ONDEMAND_SLOTS = 3;
 
 /**
  * Every listed backup holds its slot, whatever its status: one being created already does, and one
- * being deleted still does until it leaves the listing. Both types are always published (0 when
- * none); a type the platform's documentation does not name is kept as its own series.
+ * being deleted still does until it leaves the listing. A type is published while the site holds one
+ * (fs before db, then any type the platform's documentation does not name, as its own series).
  */
 export function collectOndemandBackups(site: SiteRef, backups: readonly OndemandBackup[]): Sample[] {
   const counts = new Map<string, number>(ONDEMAND_TYPES.map((t) => [t, 0]));
@@ -25,5 +25,7 @@ export function collectOndemandBackups(site: SiteRef, backups: readonly Ondemand
     const type = ALIASES[spelled] ?? spelled;
     counts.set(type, (counts.get(type) ?? 0) + 1);
   }
-  return [...counts].map(([type, n]) => sampleFor(site, "sitehost_site_ondemand_backups", { type }, n));
+  return [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([type, n]) => sampleFor(site, "sitehost_site_ondemand_backups", { type }, n));
 }

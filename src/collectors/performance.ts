@@ -1,4 +1,5 @@
 import { AuditNames, type PerformanceReport, type StrategyReport } from "../api/schemas.js";
+import { AUDIT_STRATEGIES, type AuditStrategy } from "../config/collectorOptions.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
 import { perSite } from "./perSite.js";
@@ -23,7 +24,7 @@ function finite(value: unknown): number | undefined {
   return typeof value === "string" && value.trim() === "" ? undefined : Number.isFinite(n) ? n : undefined;
 }
 
-export function collectStrategy(site: SiteRef, strategy: "desktop" | "mobile", r: StrategyReport): Sample[] {
+export function collectStrategy(site: SiteRef, strategy: AuditStrategy, r: StrategyReport): Sample[] {
   const out: Sample[] = [];
   const report = r as Record<string, unknown>;
   for (const category of CATEGORIES) {
@@ -51,19 +52,29 @@ export function collectStrategy(site: SiteRef, strategy: "desktop" | "mobile", r
   return out;
 }
 
-export function collectPerformance(site: SiteRef, report: PerformanceReport): Sample[] {
-  return [
-    ...(report.desktop_report
-      ? collectStrategy(site, "desktop", report.desktop_report as StrategyReport)
-      : []),
-    ...(report.mobile_report ? collectStrategy(site, "mobile", report.mobile_report as StrategyReport) : []),
-  ];
+/** The reports of the `strategies` asked for, in the order of AUDIT_STRATEGIES (once each). */
+export function collectPerformance(
+  site: SiteRef,
+  report: PerformanceReport,
+  strategies: readonly AuditStrategy[],
+): Sample[] {
+  const out: Sample[] = [];
+  for (const strategy of AUDIT_STRATEGIES) {
+    const r = strategy === "mobile" ? report.mobile_report : report.desktop_report;
+    if (r && strategies.includes(strategy)) out.push(...collectStrategy(site, strategy, r as StrategyReport));
+  }
+  return out;
 }
 
-/** The `performance` collector: the latest audit report, one request per site. */
-export const performanceCollector = perSite<PerformanceReport, "performance">({
-  name: "performance",
-  requestsPerSite: 1,
-  fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal }),
-  collect: (site, input) => collectPerformance(site, input),
-});
+/**
+ * The `performance` collector: the latest audit report, one request per site, published for
+ * `strategies` (`collectors.performance.strategies`; one answer holds every strategy's report).
+ */
+export function performanceCollector(strategies: readonly AuditStrategy[]) {
+  return perSite<PerformanceReport, "performance">({
+    name: "performance",
+    requestsPerSite: 1,
+    fetch: (api, site, signal) => api.performanceReport({ id: site.id }, { signal }),
+    collect: (site, input) => collectPerformance(site, input, strategies),
+  });
+}

@@ -29,7 +29,7 @@ export function restoreState(r: Restore): string {
 
 /**
  * The latest restore (by `created`) as a state set and its time; the restores of the listing's newest
- * page counted by state (every known state published, 0 when none). No restores: only the counts.
+ * page counted by state, a state only while it has one (most sites have no restore: nothing at all).
  */
 export function collectRestores(site: SiteRef, restores: readonly Restore[]): Sample[] {
   const counts = new Map<string, number>(RESTORE_STATES.map((s) => [s, 0]));
@@ -40,7 +40,9 @@ export function collectRestores(site: SiteRef, restores: readonly Restore[]): Sa
     const at = parseApiTime(r.created);
     if (at !== undefined && (!latest || at > latest.at)) latest = { at, state };
   }
-  const out = [...counts].map(([state, n]) => sampleFor(site, "sitehost_site_restores", { state }, n));
+  const out = [...counts]
+    .filter(([, n]) => n > 0)
+    .map(([state, n]) => sampleFor(site, "sitehost_site_restores", { state }, n));
   if (latest) {
     const current = latest.state;
     out.push(sampleFor(site, "sitehost_site_restore_last_timestamp_seconds", {}, latest.at));

@@ -79,7 +79,8 @@ export function collectSecurity(
   const out: Sample[] = [];
   for (const [status, n] of byStatus)
     out.push(sampleFor(site, "sitehost_site_extensions", { type, status }, n));
-  out.push(sampleFor(site, "sitehost_site_extension_updates_available", { type }, updates));
+  // Absent while none has an update, as vulnerable_extensions is while none is vulnerable.
+  if (updates > 0) out.push(sampleFor(site, "sitehost_site_extension_updates_available", { type }, updates));
   for (const [severity, n] of vulnerable)
     out.push(sampleFor(site, "sitehost_site_vulnerable_extensions", { type, severity }, n));
   out.push(...info.values());

@@ -8,6 +8,7 @@
  */
 import type { Site } from "../api/schemas.js";
 import type { SourcedApi } from "../api/sourced.js";
+import type { AuditStrategy, StatisticsPeriod } from "../config/collectorOptions.js";
 import type { CollectorName } from "../config/schema.js";
 import type { Sample } from "../metrics/sample.js";
 import type { TrafficPollingSettings } from "./trafficPolling.js";
@@ -86,4 +87,8 @@ export interface CollectorEnv {
   concurrency: number;
   /** The traffic collector's polling and where it keeps its counters. */
   traffic: Omit<TrafficEnv, "now">;
+  /** The audit strategies the performance collector publishes (`collectors.performance.strategies`). */
+  performance: { strategies: readonly AuditStrategy[] };
+  /** The periods the statistics collector publishes (`collectors.statistics.periods`). */
+  statistics: { periods: readonly StatisticsPeriod[] };
 }

@@ -11,6 +11,12 @@ import { redactUrl } from "./redact.js";
 export const OTLP_PROTOCOLS = ["http/protobuf", "http/json", "grpc"] as const;
 export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
 
+/**
+ * The attributes of the instrumentation scope of every record (the exporter's pod and shard, in the
+ * chart), written as OTEL_RESOURCE_ATTRIBUTES is: unlike the resource's, Loki never indexes them.
+ */
+export const SCOPE_ATTRIBUTES = "SITEHOST_LOG_SCOPE_ATTRIBUTES";
+
 const ENDPOINT_VARS = ["OTEL_EXPORTER_OTLP_LOGS_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"] as const;
 
 /** A set variable's trimmed value; empty counts as unset, as everywhere else. */
@@ -145,12 +151,13 @@ function sdkEnvProblems(env: NodeJS.ProcessEnv): string[] {
       );
     }
   }
-  const resource = setValue(env, "OTEL_RESOURCE_ATTRIBUTES");
-  if (resource !== undefined) {
+  for (const name of ["OTEL_RESOURCE_ATTRIBUTES", SCOPE_ATTRIBUTES]) {
+    const text = setValue(env, name);
+    if (text === undefined) continue;
     try {
-      ENV_ATTRIBUTES.parse(resource);
+      ENV_ATTRIBUTES.parse(text);
     } catch (err) {
-      problems.push(`OTEL_RESOURCE_ATTRIBUTES: ${err instanceof Error ? err.message : String(err)}`);
+      problems.push(`${name}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   for (const [name, instead] of Object.entries(REFUSED)) {
@@ -189,6 +196,12 @@ const ENV_ATTRIBUTES = {
  */
 export function resourceAttributesFromEnv(env: NodeJS.ProcessEnv = process.env): Attributes {
   const text = setValue(env, "OTEL_RESOURCE_ATTRIBUTES");
+  return text === undefined ? {} : ENV_ATTRIBUTES.parse(text);
+}
+
+/** SITEHOST_LOG_SCOPE_ATTRIBUTES, read as OTEL_RESOURCE_ATTRIBUTES is. */
+export function scopeAttributesFromEnv(env: NodeJS.ProcessEnv = process.env): Attributes {
+  const text = setValue(env, SCOPE_ATTRIBUTES);
   return text === undefined ? {} : ENV_ATTRIBUTES.parse(text);
 }
 

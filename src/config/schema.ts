@@ -5,13 +5,14 @@
  */
 import cron from "node-cron";
 import { z } from "zod";
+import { performanceOptions, statisticsOptions } from "./collectorOptions.js";
 import { cronNeverFiresProblem, cronRangeProblem, NICKNAMES } from "./cron.js";
 import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
 import { SITE_KINDS } from "./siteKinds.js";
-import { SlosSchema } from "./slos.js";
+import { DEFAULT_REQUEST_DURATION_BUCKETS, DURATION_BUCKETS, SlosSchema } from "./slos.js";
 
 /**
  * Default port: above 9999 (the 9100-9999 range of the Prometheus default port
@@ -178,6 +179,8 @@ const collectorsShape = {
       maxInterval: trafficInterval.default("15m"),
     })
     .prefault({}),
+  performance: CollectorSchema("performance").extend(performanceOptions).prefault({}),
+  statistics: CollectorSchema("statistics").extend(statisticsOptions).prefault({}),
 };
 
 export const ConfigSchema = z.strictObject({
@@ -224,8 +227,22 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** Metric-name patterns (`*` wildcards) neither published nor, when they cover a whole collector, fetched. */
       exclude: z.array(z.string().min(1)).default([]),
-      /** false: publish only the cached="false" half of the duration histogram (what the origin served). */
-      requestDurationCacheHits: z.boolean().default(true),
+      /**
+       * true: publish the duration histogram's cached="true" half too (hits served from the edge cache);
+       * by default only what the origin served (cached="false").
+       */
+      requestDurationCacheHits: z.boolean().default(false),
+      /**
+       * Upper bounds (seconds) of the duration histogram's published buckets, besides +Inf and every
+       * latency objective's threshold; each one of the bounds counted (DURATION_BUCKETS).
+       */
+      requestDurationBuckets: z
+        .array(
+          z.number().refine((b) => (DURATION_BUCKETS as readonly number[]).includes(b), {
+            message: `must be one of ${DURATION_BUCKETS.join(", ")} (seconds)`,
+          }),
+        )
+        .default([...DEFAULT_REQUEST_DURATION_BUCKETS]),
       /** false: no exemplars (a recent record's log.record.uid) on duration buckets and 5xx counts. */
       exemplars: z.boolean().default(true),
     })

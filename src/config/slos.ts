@@ -14,6 +14,14 @@ import { SITE_KINDS } from "./siteKinds.js";
  */
 export const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] as const;
 
+/**
+ * The bounds published by default (`metrics.requestDurationBuckets`), besides +Inf and the thresholds
+ * in use: a page served by the origin takes from about 100 ms to seconds, and seven bounds keep the
+ * percentiles within a bucket of the truth for an eighth of the series of all twelve in both cache
+ * states.
+ */
+export const DEFAULT_REQUEST_DURATION_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+
 /** One Prometheus duration of a single unit (`5m`, `1h`, `3d`): it names recording rules. */
 const window = z.string().regex(/^[1-9]\d*[smhdw]$/, "must be a duration of one unit, such as 5m, 1h or 3d");
 
@@ -86,6 +94,16 @@ export const DEFAULT_ALERTS = {
 /** The windows the SLIs are recorded over: those of the SRE workbook's multi-window alerts. */
 export const DEFAULT_WINDOWS = ["5m", "30m", "1h", "2h", "6h", "1d", "3d"];
 
+/**
+ * Labels every generated and shipped rule keeps apart (besides a site's own): one Prometheus scraping
+ * exporters of several clusters never adds one cluster's requests to another's. A label a series does
+ * not have is empty, so a Prometheus without `cluster` needs no change.
+ */
+export const DEFAULT_GROUPING_LABELS = ["cluster", "job", "instance"];
+
+const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, "must be a Prometheus label name");
+const RESERVED_LABELS = ["site_id", "site", "slo", "le", "threshold_seconds"];
+
 export const SlosSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
@@ -104,6 +122,15 @@ export const SlosSchema = z
     period: window.default("28d"),
     /** Windows the SLIs are recorded over; every alert window must be one of them. */
     windows: z.array(window).min(1).default(DEFAULT_WINDOWS),
+    /** What the rules aggregate by besides the site: the labels that tell one exporter from another. */
+    groupingLabels: z
+      .array(
+        labelName.refine((l) => !RESERVED_LABELS.includes(l), {
+          message: `is one of the labels the rules add themselves (${RESERVED_LABELS.join(", ")})`,
+        }),
+      )
+      .refine((l) => new Set(l).size === l.length, { message: "names a label twice" })
+      .default(DEFAULT_GROUPING_LABELS),
   })
   .superRefine((slos, ctx) => {
     for (const [name, cls] of Object.entries(slos.alerts)) {
@@ -124,3 +151,16 @@ export const SlosSchema = z
 export type SlosConfig = z.infer<typeof SlosSchema>;
 export type Availability = z.infer<typeof AvailabilitySchema>;
 export type Latency = z.infer<typeof LatencySchema>;
+
+/** A threshold in seconds, as the histogram's bucket label and `threshold_seconds` write it. */
+export function thresholdSeconds(threshold: string): string {
+  return String((parseDuration(threshold) as number) / 1000);
+}
+
+/** Every latency threshold some site may have (the default's and the overrides'), in seconds, ascending. */
+export function thresholdsInUse(slos: SlosConfig): string[] {
+  const all = [slos.latency, ...slos.overrides.map((o) => o.latency)].flatMap((l) =>
+    l ? [thresholdSeconds(l.threshold)] : [],
+  );
+  return [...new Set(all)].sort((a, b) => Number(a) - Number(b));
+}

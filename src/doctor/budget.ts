@@ -32,6 +32,8 @@ export function plannedFor(
       polling: trafficPollingSettings(config.collectors.traffic),
       state: UNKEPT_TRAFFIC_STATE,
     },
+    performance: config.collectors.performance,
+    statistics: config.collectors.statistics,
   });
   const costs = [
     {

@@ -6,14 +6,18 @@
  *
  * Series at 0 before their first count: a series that appears with its first event hides that event
  * from rate(), and a site whose series stay the same has its values written in place instead of all
- * its lines rendered anew. So:
+ * its lines rendered anew. But every series is one more per site at thousands of sites, so only those
+ * a shipped alert, SLO rule or error-rate panel reads are seeded; the others appear when counted:
  * - web server, from the stream's first read: `5xx`, untimed requests and response bytes of
- *   `cached="false"`; once an entry of a cache state was counted, every status class from 2xx to 5xx,
- *   untimed requests, response bytes and the duration histogram of that state (1xx and `other` appear
- *   when counted);
- * - PHP: `fatal` and `parse` from the stream's first read; every severity once any entry was counted.
+ *   `cached="false"`; once an entry of `cached="false"` was counted, every status class from 2xx to
+ *   5xx and its duration histogram; once an entry of `cached="true"` was counted, its `5xx`, response
+ *   bytes, and its histogram and untimed requests when the histogram's `cached="true"` half is
+ *   published (`histogram.cacheHits`). 1xx, `other`, and `cached="true"`'s 2xx to 4xx and untimed
+ *   requests otherwise, appear when counted;
+ * - PHP: `fatal` and `parse` from the stream's first read; `error` and `warning` too once any entry
+ *   was counted; `notice`, `deprecated` and `other` when counted.
  */
-import { DURATION_BUCKETS } from "../config/slos.js";
+import { FINE_LE as LE, type HistogramLayout } from "./histogramLayout.js";
 import { bucketIndex } from "./requestCounts.js";
 import { PHP_SEVERITY_LABELS } from "./mapper.js";
 
@@ -36,9 +40,10 @@ export type EmitSeries = (
 const CACHED = ["false", "true"] as const;
 /** The cache states by index (a constant: a literal in a loop's head is a new array each time). */
 const STATES = [0, 1] as const;
-const LE = [...DURATION_BUCKETS.map(String), "+Inf"];
-/** Status classes published at 0 once their cache state has been counted. */
+/** Status classes kept in this order, those of `cached="false"` published at 0 once that state was counted. */
 const SEEDED_CLASSES = ["2xx", "3xx", "4xx", "5xx"] as const;
+/** The one of them published at 0 once `cached="true"` was counted (the others when counted). */
+const CACHED_SEEDED = SEEDED_CLASSES.indexOf("5xx");
 
 type Cached = 0 | 1;
 const NONE = -1;
@@ -48,7 +53,7 @@ interface KeyInfo {
   kind: "response" | "bucket" | "sum" | "untimed" | "bytes" | "other";
   /** 0 `false`, 1 `true`, NONE for a cache state other than those. */
   cached: Cached | typeof NONE;
-  /** A bucket's index in LE; a response: whether it is one of the seeded classes. */
+  /** A bucket's index in LE (the fine buckets); a response: whether it is one of the seeded classes. */
   bucket: number;
   seeded: boolean;
   /** A response's labels. */
@@ -58,9 +63,6 @@ interface KeyInfo {
 const frozen = <T extends Record<string, string>>(labels: T): Readonly<T> => Object.freeze(labels);
 const NO_LABELS: Readonly<Record<string, string>> = Object.freeze({});
 const CACHED_LABELS = CACHED.map((cached) => frozen({ cached }));
-const BUCKET_LABELS = CACHED.map((cached) => LE.map((le) => frozen({ cached, le })));
-/** `d|<cached>|<le>`, the bucket's counter key: its exemplar's key too. */
-const BUCKET_KEYS = CACHED.map((cached) => LE.map((le) => `d|${cached}|${le}`));
 const SUM_KEYS = CACHED.map((cached) => `ds|${cached}`);
 const UNTIMED_KEYS = CACHED.map((cached) => `du|${cached}`);
 const BYTES_KEYS = CACHED.map((cached) => `b|${cached}`);
@@ -74,9 +76,19 @@ const PER_STATE = [
   ["sitehost_site_http_response_size_bytes_total", BYTES_KEYS],
 ] as const;
 const PHP_LABELS = PHP_SEVERITY_LABELS.map((severity) => frozen({ severity }));
-const PHP_SEEDED = new Set<string>(PHP_SEVERITY_LABELS);
-/** PHP severities published from a stream's first read. */
-const PHP_BASE = PHP_LABELS.filter(({ severity }) => severity === "fatal" || severity === "parse");
+const PHP_KNOWN = new Set<string>(PHP_SEVERITY_LABELS);
+/** When a PHP severity is published: from the stream's first read, once any entry was counted, or when counted. */
+const FIRST_READ = 0;
+const ANY_COUNTED = 1;
+const WHEN_COUNTED = 2;
+/** Alerts read fatal and parse; the error-rate panels error and warning too. */
+const PHP_SEEDING = Uint8Array.from(PHP_SEVERITY_LABELS, (severity) =>
+  severity === "fatal" || severity === "parse"
+    ? FIRST_READ
+    : severity === "error" || severity === "warning"
+      ? ANY_COUNTED
+      : WHEN_COUNTED,
+);
 
 const cachedOf = (text: string | undefined): Cached | typeof NONE =>
   text === "false" ? 0 : text === "true" ? 1 : NONE;
@@ -129,10 +141,10 @@ function statesCounted(counts: Readonly<Record<string, number>>): number {
 /** Per-bucket counts of one cache state, reused (one call at a time; nothing here awaits). */
 const scratch = new Float64Array(LE.length);
 
-/** The web-server stream's series (`keepCached`: whether the `cached="true"` histogram is published). */
+/** The web-server stream's series, the duration histogram's buckets as `histogram` publishes them. */
 export function eachServerSeries(
   counts: Readonly<Record<string, number>>,
-  keepCached: boolean,
+  histogram: HistogramLayout,
   emit: EmitSeries,
 ): void {
   const seen = statesCounted(counts);
@@ -142,7 +154,9 @@ export function eachServerSeries(
       const keys = RESPONSE_KEYS[c] as string[];
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
-        emit(responses, undefined, RESPONSE_LABELS[c]?.[i] as Record<string, string>, counts[key] ?? 0, key);
+        const value = counts[key];
+        if (value === undefined && c === 1 && i !== CACHED_SEEDED) continue;
+        emit(responses, undefined, RESPONSE_LABELS[c]?.[i] as Record<string, string>, value ?? 0, key);
       }
     } else if (c === 0) {
       const key = RESPONSE_KEYS[0]?.[3] as string;
@@ -156,7 +170,7 @@ export function eachServerSeries(
   }
   const duration = "sitehost_site_http_request_duration_seconds";
   for (const c of STATES) {
-    if (!(seen & (1 << c)) || (c === 1 && !keepCached)) continue;
+    if (!(seen & (1 << c)) || (c === 1 && !histogram.cacheHits)) continue;
     scratch.fill(0);
     for (const key in counts) {
       const info = keyInfo(key);
@@ -164,11 +178,13 @@ export function eachServerSeries(
         scratch[info.bucket] = (scratch[info.bucket] as number) + (counts[key] as number);
     }
     let cumulative = 0;
-    const labels = BUCKET_LABELS[c] as Array<Record<string, string>>;
-    const keys = BUCKET_KEYS[c] as string[];
-    for (let i = 0; i < LE.length; i++) {
+    const labels = histogram.labels[c] as ReadonlyArray<Readonly<Record<string, string>>>;
+    const keys = histogram.keys[c] as readonly string[];
+    for (let i = 0, p = 0; i < LE.length; i++) {
       cumulative += scratch[i] as number;
-      emit(duration, "_bucket", labels[i] as Record<string, string>, cumulative, keys[i]);
+      if (histogram.ends[i] === 0) continue;
+      emit(duration, "_bucket", labels[p] as Record<string, string>, cumulative, keys[p]);
+      p += 1;
     }
     const of = CACHED_LABELS[c] as Record<string, string>;
     emit(duration, "_sum", of, counts[SUM_KEYS[c] as string] ?? 0);
@@ -176,8 +192,13 @@ export function eachServerSeries(
   }
   for (const [name, keys] of PER_STATE) {
     for (const c of STATES) {
-      if (c === 1 && !(seen & 2)) continue;
-      emit(name, undefined, CACHED_LABELS[c] as Record<string, string>, counts[keys[c] as string] ?? 0);
+      const value = counts[keys[c] as string];
+      if (c === 1 && value === undefined) {
+        if (!(seen & 2)) continue;
+        // Untimed cache hits: beside their histogram, or once counted.
+        if (keys === UNTIMED_KEYS && !histogram.cacheHits) continue;
+      }
+      emit(name, undefined, CACHED_LABELS[c] as Record<string, string>, value ?? 0);
     }
   }
 }
@@ -190,9 +211,14 @@ export function eachPhpSeries(counts: Readonly<Record<string, number>>, emit: Em
     any = true;
     break;
   }
-  for (const labels of any ? PHP_LABELS : PHP_BASE)
-    emit(name, undefined, labels, counts[labels.severity] ?? 0);
+  for (let i = 0; i < PHP_LABELS.length; i++) {
+    const labels = PHP_LABELS[i] as Readonly<Record<string, string>>;
+    const value = counts[labels.severity as string];
+    const seeding = PHP_SEEDING[i] as number;
+    if (value !== undefined || seeding === FIRST_READ || (any && seeding === ANY_COUNTED))
+      emit(name, undefined, labels, value ?? 0);
+  }
   for (const severity in counts) {
-    if (!PHP_SEEDED.has(severity)) emit(name, undefined, { severity }, counts[severity] as number);
+    if (!PHP_KNOWN.has(severity)) emit(name, undefined, { severity }, counts[severity] as number);
   }
 }

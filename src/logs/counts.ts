@@ -11,7 +11,8 @@ import type { ChunkWriter } from "../metrics/gzipMembers.js";
 import type { Sample } from "../metrics/sample.js";
 import { eachPhpSeries, eachServerSeries, type EmitSeries } from "./countSeries.js";
 import type { PreparedPage } from "./prepared.js";
-import { exemplarSlot, RecentRecords } from "./requestCounts.js";
+import { FULL_HISTOGRAM, type HistogramLayout } from "./histogramLayout.js";
+import { RecentRecords } from "./requestCounts.js";
 import type { SiteIdentity } from "./read/types.js";
 
 export interface SiteCounts {
@@ -29,8 +30,8 @@ export interface SiteCounts {
 }
 
 export interface CountOptions {
-  /** Whether the duration histogram's cached="true" half is published. */
-  cacheHits: boolean;
+  /** The duration histogram's published buckets and cache states. */
+  histogram: HistogramLayout;
   /** Whether duration buckets and 5xx counts carry an exemplar naming a recent record (OpenMetrics). */
   exemplars: boolean;
 }
@@ -73,7 +74,7 @@ function sharedSlots(slots: readonly number[]): Int16Array {
  * Which series are published at 0 before their first count: countSeries.ts.
  */
 function eachSeries(counts: SiteCounts, opts: CountOptions, emit: EmitSeries): void {
-  if (counts.server) eachServerSeries(counts.server, opts.cacheHits, emit);
+  if (counts.server) eachServerSeries(counts.server, opts.histogram, emit);
   if (counts.php) eachPhpSeries(counts.php, emit);
 }
 
@@ -91,7 +92,7 @@ export function publishCounts(store: MetricStore, counts: SiteCounts, opts: Coun
     if (range) range[1] += 1;
     else families.set(name, [samples.length, 1]);
     samples.push(sample);
-    slots.push(exemplarKey === undefined ? -1 : exemplarSlot(exemplarKey));
+    slots.push(exemplarKey === undefined ? -1 : opts.histogram.exemplarSlot(exemplarKey));
   });
   let live: LiveExemplars | undefined;
   if (opts.exemplars) {
@@ -163,7 +164,7 @@ export class LogCounts {
 
   constructor(
     private readonly store: MetricStore | undefined,
-    private readonly opts: CountOptions = { cacheHits: true, exemplars: true },
+    private readonly opts: CountOptions = { histogram: FULL_HISTOGRAM, exemplars: true },
   ) {
     store?.onRead(() => this.publishHeld());
   }
@@ -211,7 +212,7 @@ export class LogCounts {
     // store reads them as they stand when it publishes.
     entry[stream] = counts;
     if (shipped && stream === "server" && this.opts.exemplars)
-      (entry.recent ??= new RecentRecords()).take(shipped);
+      (entry.recent ??= new RecentRecords(this.opts.histogram)).take(shipped);
     this.unpublished.add(entry);
   }
 

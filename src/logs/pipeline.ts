@@ -41,6 +41,7 @@ import { fingerprintOf, resolveStartFrom, streamKey, wantedStreams } from "./str
 import type { TailerOptions } from "./tailer.js";
 import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
+import { histogramLayout } from "./histogramLayout.js";
 
 export interface LogPipelineDeps {
   /** Its slice: the logs section, the SLOs counted from the logs, the histogram's cache switch, the shard. */
@@ -111,7 +112,7 @@ export class LogPipeline {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
     this.counts = new LogCounts(deps.store, {
-      cacheHits: deps.config.metrics.requestDurationCacheHits,
+      histogram: histogramLayout(deps.config),
       exemplars: deps.config.metrics.exemplars,
     });
     const metrics = logMetrics(deps.registry);

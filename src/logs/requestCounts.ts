@@ -23,6 +23,7 @@ import type { ChunkWriter } from "../metrics/gzipMembers.js";
 import { renderExemplar } from "../metrics/openMetrics.js";
 import { formatValue } from "../metrics/render.js";
 import { recordUid, recordUidPrefix } from "./recordUid.js";
+import type { HistogramLayout } from "./histogramLayout.js";
 
 const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 
@@ -117,33 +118,27 @@ export interface RecentRecord {
   timeMs: number;
 }
 
-/** The counter keys that get an exemplar: every duration bucket, and 5xx responses. */
-const EXEMPLAR_KEYS = [...BUCKET_KEYS, ...keysOf("5xx")];
-/** Exemplar slot by counter key id, -1 for keys without one. */
-const EXEMPLAR_SLOTS = new Int16Array(Math.max(...EXEMPLAR_KEYS.map(counterKeyId)) + 1).fill(-1);
-EXEMPLAR_KEYS.forEach((key, i) => (EXEMPLAR_SLOTS[counterKeyId(key)] = i));
-const EXEMPLAR_BY_KEY = new Map(EXEMPLAR_KEYS.map((key, i) => [key, i]));
-
-/** The exemplar slot of a counter key (RecentRecords), or -1 for a key without exemplars. */
-export function exemplarSlot(key: string): number {
-  return EXEMPLAR_BY_KEY.get(key) ?? -1;
-}
-
 /**
- * The newest shipped record behind each duration bucket and each 5xx count of a site, in arrays of
- * fixed size (thousands of sites keep one each: no object or map entry per record).
+ * The newest shipped record behind each published duration bucket and each 5xx count of a site, in
+ * arrays of fixed size (thousands of sites keep one each: no object or map entry per record). Slots
+ * are the histogram layout's (`HistogramLayout.exemplarSlot`).
  */
 export class RecentRecords {
   /**
    * Per key, the fingerprint's 128 bits as four numbers (a 32-hex-digit string would cost four times
    * as much, at thousands of sites); a fingerprint of another form is kept as it is in `others`.
    */
-  private readonly fingerprintBits = new Uint32Array(EXEMPLAR_KEYS.length * 4);
+  private readonly fingerprintBits: Uint32Array;
   private others: Map<number, string> | undefined;
   /** Per key: occurrence, value, time (ms); NaN time: none yet. */
-  private readonly numbers = new Float64Array(EXEMPLAR_KEYS.length * 3).fill(NaN);
+  private readonly numbers: Float64Array;
   /** Goes up whenever a key gets a newer record: exemplars made at the same version are the same. */
   version = 0;
+
+  constructor(private readonly layout: HistogramLayout) {
+    this.fingerprintBits = new Uint32Array(layout.exemplarSlots * 4);
+    this.numbers = new Float64Array(layout.exemplarSlots * 3).fill(NaN);
+  }
 
   private setFingerprint(k: number, fp: string): void {
     if (readFingerprint(fp)) {
@@ -165,8 +160,9 @@ export class RecentRecords {
    * newest record back and only until every key has one.
    */
   take(pages: readonly PreparedPage[]): void {
-    const found = new Uint8Array(EXEMPLAR_KEYS.length);
-    let left = EXEMPLAR_KEYS.length;
+    const slots = this.layout.slotByKeyId;
+    const found = new Uint8Array(this.layout.exemplarSlots);
+    let left = this.layout.exemplarSlots;
     for (let p = pages.length - 1; p >= 0 && left > 0; p--) {
       const page = pages[p] as PreparedPage;
       const c = page.counts;
@@ -174,7 +170,7 @@ export class RecentRecords {
       for (let i = page.count - 1; i >= 0 && left > 0; i--) {
         const at = i * SERVER_COUNT_SLOTS;
         for (let slot = at; slot <= at + 1; slot++) {
-          const k = EXEMPLAR_SLOTS[c.ids[slot] as number] ?? -1;
+          const k = slots[c.ids[slot] as number] ?? -1;
           if (k < 0 || found[k]) continue;
           found[k] = 1;
           left -= 1;
@@ -218,10 +214,10 @@ export class RecentRecords {
     out.text(` ${(timeMs / 1000).toFixed(3)}`);
   }
 
-  /** The newest record counted under `key`, if one was shipped. */
+  /** The newest record counted under `key` (or another key of its slot), if one was shipped. */
   get(key: string): RecentRecord | undefined {
-    const k = EXEMPLAR_BY_KEY.get(key);
-    if (k === undefined || Number.isNaN(this.numbers[k * 3 + 2])) return undefined;
+    const k = this.layout.exemplarSlot(key);
+    if (k < 0 || Number.isNaN(this.numbers[k * 3 + 2])) return undefined;
     const n = this.numbers;
     return {
       fingerprint: this.fingerprint(k),

@@ -118,7 +118,7 @@ export const METRIC_FAMILIES = [
     "statistics",
     "gauge",
     ["period"],
-    "Page views of the site over the period (updated daily by the platform).",
+    "Page views of the site over the period (those of collectors.statistics.periods; updated daily by the platform).",
     "statistics",
   ),
   f(
@@ -126,7 +126,7 @@ export const METRIC_FAMILIES = [
     "statistics",
     "gauge",
     ["period"],
-    "Unique visits of the site over the period (updated daily by the platform).",
+    "Unique visits of the site over the period (those of collectors.statistics.periods; updated daily by the platform).",
     "statistics",
   ),
   f(
@@ -150,7 +150,7 @@ export const METRIC_FAMILIES = [
     "performance",
     "gauge",
     ["strategy", "category"],
-    "Latest performance audit score as a ratio 0-1, by strategy and category.",
+    "Latest performance audit score as a ratio 0-1, by strategy (those of collectors.performance.strategies) and category.",
     "performanceReport",
   ),
   f(
@@ -222,7 +222,7 @@ export const METRIC_FAMILIES = [
     "security",
     "gauge",
     ["type"],
-    "Plugins and themes with an update available, by type.",
+    "Plugins and themes with an update available, by type; absent while none has one.",
     ["pluginAlerts", "themeAlerts"],
   ),
   f(
@@ -278,7 +278,7 @@ export const METRIC_FAMILIES = [
     "backups",
     "gauge",
     ["type"],
-    "On-demand backups the site holds, by type (fs, db); the platform allows 3 of each, whatever their status.",
+    "On-demand backups the site holds, by type (fs, db); the platform allows 3 of each, whatever their status. Absent while the site holds none of a type.",
     "ondemandBackups",
   ),
   f(
@@ -302,7 +302,7 @@ export const METRIC_FAMILIES = [
     "backups",
     "gauge",
     ["state"],
-    "Restores in the newest page (50) of the site's restore listing, by state (in_progress, completed, failed, ...).",
+    "Restores in the newest page (50) of the site's restore listing, by state (in_progress, completed, failed, ...); absent while none is in a state.",
     "restores",
   ),
   f(
@@ -400,8 +400,8 @@ export const METRIC_FAMILIES = [
     "sitehost_site_slo_objective_ratio",
     "slo",
     "gauge",
-    ["slo", "le"],
-    "The site's objective from the slos configuration: the share of requests that must be good, by objective (availability: not 5xx; latency: served within the le bound, seconds). The generated SLO rules compare each site's error ratios with it.",
+    ["slo", "threshold_seconds"],
+    "The site's objective from the slos configuration: the share of requests that must be good, by objective (availability: not 5xx; latency: served within threshold_seconds). The generated SLO rules compare each site's error ratios with it.",
     { from: "the slos configuration" },
   ),
   f(

@@ -47,6 +47,8 @@ export function createCollection(
       polling: trafficPollingSettings(settings.collectors.traffic),
       state: deps.trafficState ?? UNKEPT_TRAFFIC_STATE,
     },
+    performance: settings.collectors.performance,
+    statistics: settings.collectors.statistics,
   });
   const runner = new CollectorRunner({
     ...deps,

@@ -5,7 +5,7 @@
  * each problem says why, since when, and links its runbook entry.
  */
 import type { Health, Part, Problem, StatusInputs, StatusReport } from "./statusTypes.js";
-import { runbookUrl } from "./runbook.js";
+import { runbookUrl } from "../util/runbook.js";
 import {
   apiPart,
   budgetPart,

@@ -2,15 +2,15 @@
  * Each site's objectives, published as series (`sitehost_site_slo_objective_ratio`): the generated
  * rules compare every site's error ratios with its own objective, so one set of rules serves any
  * number of sites and overrides, and an override by tag or kind needs nothing Prometheus cannot see.
- * The latency objective carries its threshold as `le`, the bucket its SLI reads.
+ * The latency objective carries its threshold in seconds as `threshold_seconds`: the rules read the
+ * histogram's bucket of that bound for the sites that have it.
  */
 import type { Site } from "../api/schemas.js";
 import { globToRegExp } from "../config/glob.js";
 import { siteKind } from "../discovery/kind.js";
 import type { MetricStore } from "../metrics/store.js";
 import type { Sample } from "../metrics/sample.js";
-import type { Availability, Latency, SlosConfig } from "../config/slos.js";
-import { parseDuration } from "../config/duration.js";
+import { thresholdSeconds, type Availability, type Latency, type SlosConfig } from "../config/slos.js";
 
 export interface SiteObjectives {
   availability: Availability | false;
@@ -40,11 +40,6 @@ export function objectivesFor(site: Site, slos: SlosConfig): SiteObjectives {
   return out;
 }
 
-/** `le` of a threshold, as the histogram's bucket label writes it. */
-export function thresholdLe(threshold: string): string {
-  return String((parseDuration(threshold) as number) / 1000);
-}
-
 export function objectiveSamples(site: Site, objectives: SiteObjectives): Sample[] {
   const labels = { site_id: String(site.id), site: site.name };
   const name = "sitehost_site_slo_objective_ratio";
@@ -54,8 +49,11 @@ export function objectiveSamples(site: Site, objectives: SiteObjectives): Sample
     samples.push({ name, labels: { ...labels, slo: "availability" }, value: availability.objective / 100 });
   }
   if (latency) {
-    const le = thresholdLe(latency.threshold);
-    samples.push({ name, labels: { ...labels, slo: "latency", le }, value: latency.objective / 100 });
+    samples.push({
+      name,
+      labels: { ...labels, slo: "latency", threshold_seconds: thresholdSeconds(latency.threshold) },
+      value: latency.objective / 100,
+    });
   }
   return samples;
 }

@@ -1,22 +1,18 @@
 /**
  * The SLO rules, generated from the `slos` section: recording rules for the SLIs of every site over
- * each window, and multi-window multi-burn-rate alerts (the SRE workbook's scheme) with a low-traffic
- * guard. The objectives are not in the rules but in each site's `sitehost_site_slo_objective_ratio`
- * series, so the rules do not grow with the sites or the overrides. The Helm chart renders the same
- * rules from its values (templates/_slo.tpl); a test renders both and compares them.
- *
- * Recorded per site, objective (`slo`) and window W (each of slos.windows, and slos.period for the
- * error budget left):
- *   sitehost_site_slo:requests:increaseW  requests the SLI counts
- *   sitehost_site_slo:errors:increaseW    of those, the bad ones (5xx; slower than the threshold)
+ * each window (sliRules.ts, windows.ts), and multi-window multi-burn-rate alerts (the SRE workbook's
+ * scheme) with a low-traffic guard. The objectives are not in the rules but in each site's
+ * `sitehost_site_slo_objective_ratio` series, so the rules do not grow with the sites or the
+ * overrides. The Helm chart renders the same rules from its values (templates/_slo.tpl); a test
+ * renders both and compares them.
  */
-import type { SlosConfig } from "../config/slos.js";
+import { thresholdsInUse, type SlosConfig } from "../config/slos.js";
+import { runbookUrl } from "../util/runbook.js";
+import { errorsRecord, OBJECTIVE, requestsRecord, siteBy, sliRules, type RecordingRule } from "./sliRules.js";
+import { planWindows, SLOW_INTERVAL } from "./windows.js";
 
-export interface RecordingRule {
-  record: string;
-  expr: string;
-  labels: Record<string, string>;
-}
+export type { RecordingRule } from "./sliRules.js";
+
 export interface AlertingRule {
   alert: string;
   expr: string;
@@ -26,49 +22,9 @@ export interface AlertingRule {
 }
 export interface RuleGroup {
   name: string;
+  /** Absent: Prometheus's global evaluation interval. */
+  interval?: string;
   rules: Array<RecordingRule | AlertingRule>;
-}
-
-export const RUNBOOK_BASE =
-  "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#";
-
-/** Per site, kept apart per exporter (and cluster), as the dashboards select them. */
-const BY = "cluster, job, instance, site_id, site";
-const RESPONSES = "sitehost_site_http_responses_total";
-const DURATION = "sitehost_site_http_request_duration_seconds";
-const OBJECTIVE = "sitehost_site_slo_objective_ratio";
-
-export const requestsRecord = (w: string) => `sitehost_site_slo:requests:increase${w}`;
-export const errorsRecord = (w: string) => `sitehost_site_slo:errors:increase${w}`;
-
-function sliRules(w: string): RecordingRule[] {
-  const availability = { slo: "availability" };
-  const latency = { slo: "latency" };
-  return [
-    {
-      record: requestsRecord(w),
-      expr: `sum by (${BY}) (increase(${RESPONSES}[${w}]))`,
-      labels: availability,
-    },
-    {
-      record: errorsRecord(w),
-      // A site without any 5xx series has none: 0, not nothing.
-      expr: `sum by (${BY}) (increase(${RESPONSES}{status_class="5xx"}[${w}])) or sum by (${BY}) (increase(${RESPONSES}[${w}])) * 0`,
-      labels: availability,
-    },
-    {
-      record: requestsRecord(w),
-      expr: `sum by (${BY}) (increase(${DURATION}_count[${w}]))`,
-      labels: latency,
-    },
-    {
-      record: errorsRecord(w),
-      // Good: the bucket of the site's own threshold (its objective's le); sites without a latency
-      // objective get no series.
-      expr: `sum by (${BY}) (increase(${DURATION}_count[${w}])) - sum by (${BY}) (increase(${DURATION}_bucket[${w}]) and on (site_id, le) ${OBJECTIVE}{slo="latency"})`,
-      labels: latency,
-    },
-  ];
 }
 
 const SLIS = [
@@ -87,32 +43,32 @@ const SLIS = [
 ] as const;
 
 /** Error ratio over `w` above `burnRate` times the site's budget. */
-function burning(slo: string, w: string, burnRate: number): string {
+function burning(slo: string, w: string, burnRate: number, on: string): string {
   const sel = `{slo="${slo}"}`;
-  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (site_id, slo) group_left () (${burnRate} * (1 - max by (site_id, slo) (${OBJECTIVE}${sel})))`;
+  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (${on}) (${burnRate} * (1 - max by (${on}) (${OBJECTIVE}${sel})))`;
 }
 
 function alertRules(slos: SlosConfig): AlertingRule[] {
+  const on = `${siteBy(slos.groupingLabels)}, slo`;
   const rules: AlertingRule[] = [];
   const classes = Object.keys(slos.alerts).sort();
   for (const sli of SLIS) {
     for (const name of classes) {
       const cls = slos.alerts[name] as SlosConfig["alerts"][string];
       for (const w of cls.windows) {
-        const sel = `{slo="${sli.slo}"}`;
         rules.push({
           alert: sli.alert,
           expr: [
-            burning(sli.slo, w.long, w.burnRate),
-            `and on (site_id, slo) ${burning(sli.slo, w.short, w.burnRate)}`,
-            `and on (site_id, slo) ${errorsRecord(w.long)}${sel} >= ${slos.minFailedRequests}`,
+            burning(sli.slo, w.long, w.burnRate, on),
+            `and on (${on}) ${burning(sli.slo, w.short, w.burnRate, on)}`,
+            `and on (${on}) ${errorsRecord(w.long)}{slo="${sli.slo}"} >= ${slos.minFailedRequests}`,
           ].join("\n"),
           ...(w.for ? { for: w.for } : {}),
           labels: { severity: cls.severity, class: name, long: w.long, short: w.short },
           annotations: {
             summary: sli.summary,
             description: `Site {{ $labels.site }} (id {{ $labels.site_id }}) ${sli.what} for {{ $value | humanizePercentage }} of its requests over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its objective allows.`,
-            runbook_url: `${RUNBOOK_BASE}${sli.alert.toLowerCase()}`,
+            runbook_url: runbookUrl(sli.alert),
           },
         });
       }
@@ -121,14 +77,15 @@ function alertRules(slos: SlosConfig): AlertingRule[] {
   return rules;
 }
 
-/** The alert windows, then the budget's period (the dashboards' budget left) unless it is one of them. */
-export function recordedWindows(slos: SlosConfig): string[] {
-  return slos.windows.includes(slos.period) ? slos.windows : [...slos.windows, slos.period];
-}
-
 export function sloRuleGroups(slos: SlosConfig): RuleGroup[] {
+  const planned = planWindows(slos.windows, slos.period);
+  const thresholds = thresholdsInUse(slos);
+  const rulesOf = (fast: boolean) =>
+    planned.filter((p) => p.fast === fast).flatMap((p) => sliRules(p, slos.groupingLabels, thresholds));
+  const slow = rulesOf(false);
   return [
-    { name: "sitehost-slo-sli", rules: recordedWindows(slos).flatMap((w) => sliRules(w)) },
+    { name: "sitehost-slo-sli", rules: rulesOf(true) },
+    ...(slow.length > 0 ? [{ name: "sitehost-slo-sli-long", interval: SLOW_INTERVAL, rules: slow }] : []),
     { name: "sitehost-slo-alerts", rules: alertRules(slos) },
   ];
 }

@@ -2,23 +2,36 @@
  * Test helper: the rule files that ship with sitehost-exporter, and the health Prometheus reports for
  * each loaded rule (GET /api/v1/rules).
  */
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
 /**
- * Every rule file a user loads: config/alerts/*.rules.yaml as shipped. A rule file that is generated
- * rather than committed (written into `dir` by a command of the exporter) is added here, so that the
- * rule health test loads it too.
+ * Every rule file a user loads: config/alerts/*.rules.yaml as shipped, and the SLO rules generated for
+ * the default slos section, copied into `dir` with their groups' own intervals at the test's
+ * evaluation interval (`evenIntervals`).
  */
-export async function shippedRuleFiles(_dir: string): Promise<string[]> {
-  // The alert rules, and the SLO rules generated for the default slos section.
+export async function shippedRuleFiles(dir: string): Promise<string[]> {
   const dirs = [join(ROOT, "config", "alerts"), join(ROOT, "config", "slo")];
   const files = await Promise.all(
     dirs.map(async (d) => (await readdir(d)).filter((f) => f.endsWith(".rules.yaml")).map((f) => join(d, f))),
   );
-  return files.flat();
+  return Promise.all(files.flat().map((f) => evenIntervals(f, dir)));
+}
+
+/**
+ * A copy of a rule file (in `dir`) whose groups all run at Prometheus's evaluation interval: the same
+ * rules, evaluated within a test's seconds (the SLO rules' long windows are a group evaluated every
+ * 2m30s). The file itself when no group has an interval of its own.
+ */
+export async function evenIntervals(file: string, dir: string): Promise<string> {
+  const text = await readFile(file, "utf8");
+  const even = text.replace(/^(\s+)interval: \S+\n/gm, "");
+  if (even === text) return file;
+  const copy = join(dir, `even-${basename(file)}`);
+  await writeFile(copy, even);
+  return copy;
 }
 
 export interface RuleStatus {

@@ -128,9 +128,9 @@ describe("certificates, git deploys, on-demand backups and restores in Prometheu
     const expectedRestore: Record<string, string> = {};
     for (const data of sim.control.sites()) {
       for (const type of ["fs", "db"]) {
-        expectedSlots[`${data.site.name} ${type}`] = sim.control
-          .ondemandBackups(data.site.id)
-          .filter((b) => b.type === type).length;
+        const held = sim.control.ondemandBackups(data.site.id).filter((b) => b.type === type).length;
+        // A type the site holds none of has no series.
+        if (held > 0) expectedSlots[`${data.site.name} ${type}`] = held;
       }
       const latest = sim.control.restores(data.site.id)[0];
       if (latest) expectedRestore[data.site.name] = latest.status;

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
-import { ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
+import { evenIntervals, ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
 import { waitFor } from "../helpers/wait.js";
 import {
   captureOutput,
@@ -127,8 +127,8 @@ beforeAll(async () => {
     scrapeTargets: [{ job: JOB, target: instance }],
     scrapeInterval: "1s",
     evaluationInterval: "1s",
-    // The SLO recording rules feed the SLO panels (burn rates, budget left).
-    ruleFiles: [rulesFile, join(ROOT, "config", "slo", "sitehost-slo.rules.yaml")],
+    // The SLO recording rules feed the SLO panels (burn rates, budget left), all evaluated every second.
+    ruleFiles: [rulesFile, await evenIntervals(join(ROOT, "config", "slo", "sitehost-slo.rules.yaml"), dir)],
     alertmanagerUrl: am.url,
   });
   shippedRules = await shippedRuleFiles(dir);

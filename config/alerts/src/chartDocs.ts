@@ -39,9 +39,12 @@ export function rulesTable(groups: GroupDef[]): string {
   );
 }
 
+/** The chart's placeholders besides the thresholds: a threshold of one of these names would be replaced as it. */
+const PLACEHOLDERS = ["selector", "collectorSelector", "for", "by"];
+
 export function checkParamNames(groups: GroupDef[]): void {
   for (const r of groups.flatMap((g) => g.rules))
     for (const k of Object.keys(r.params ?? {}))
-      if ((SETTING_KEYS as readonly string[]).includes(k) || k.includes("."))
+      if ((SETTING_KEYS as readonly string[]).includes(k) || PLACEHOLDERS.includes(k) || /[.+-]/.test(k))
         throw new Error(`${ruleName(r)}: a threshold may not be named ${k}`);
 }

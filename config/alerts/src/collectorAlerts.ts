@@ -18,7 +18,7 @@ export const COLLECTOR_GROUP: GroupDef = {
       params: { threshold: 0.8 },
       paramDocs: { threshold: "Share of the sending queue's capacity in use." },
       expr: (c) =>
-        `max by (job, instance, exporter) (otelcol_exporter_queue_size{${c.collectorSel}} / otelcol_exporter_queue_capacity{${c.collectorSel}}) > ${c.p.threshold}`,
+        `max by (${c.byWith("exporter")}) (otelcol_exporter_queue_size{${c.collectorSel}} / otelcol_exporter_queue_capacity{${c.collectorSel}}) > ${c.p.threshold}`,
       summary: "The collector sidecar's sending queue is filling up.",
       description: (c) =>
         `The sending queue of the collector's {{ $labels.exporter }} exporter on {{ $labels.instance }} is {{ $value | humanizePercentage }} full and has been over {{ ${c.p.threshold} | humanizePercentage }} for ${c.for}; when it is full, log shipping stops until the backend takes records again.`,
@@ -28,7 +28,7 @@ export const COLLECTOR_GROUP: GroupDef = {
       severity: "warning",
       for: "15m",
       expr: (c) =>
-        `sum by (job, instance, exporter) (rate(otelcol_exporter_send_failed_log_records_total{${c.collectorSel}}[10m])) > 0`,
+        `sum by (${c.byWith("exporter")}) (rate(otelcol_exporter_send_failed_log_records_total{${c.collectorSel}}[10m])) > 0`,
       summary: "The collector sidecar cannot send logs to the backend.",
       description: (c) =>
         `The collector's {{ $labels.exporter }} exporter on {{ $labels.instance }} has failed to send {{ $value | humanize }} log records per second for ${c.for}; they wait in its sending queue.`,

@@ -11,8 +11,7 @@ function eventAlert(
   return alert({
     alert: name,
     severity,
-    expr: (c) =>
-      `sum by (job, instance) (increase(sitehost_events_total{${c.sel}, event="${event}"}[1h])) > 0`,
+    expr: (c) => `sum by (${c.by}) (increase(sitehost_events_total{${c.sel}, event="${event}"}[1h])) > 0`,
     summary,
     description: () =>
       `{{ $labels.instance }} received at least one ${event} webhook event in the last hour${rest}`,

@@ -52,9 +52,9 @@ export const EXPORTER_GROUP: GroupDef = {
       for: "5m",
       expr: (
         c,
-      ) => `sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c.sel}, result!="success"}[15m])) > 0
-unless on (job, instance)
-sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c.sel}, result="success"}[15m])) > 0`,
+      ) => `sum by (${c.by}) (increase(sitehost_exporter_auth_token_requests_total{${c.sel}, result!="success"}[15m])) > 0
+unless on (${c.by})
+sum by (${c.by}) (increase(sitehost_exporter_auth_token_requests_total{${c.sel}, result="success"}[15m])) > 0`,
       summary: "Token requests of sitehost-exporter are failing.",
       description: () =>
         "{{ $value | humanize }} token requests failed on {{ $labels.instance }} in the last 15 minutes and none succeeded; API access stops when the current token expires.",
@@ -64,7 +64,7 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       severity: "warning",
       for: "15m",
       expr: (c) =>
-        `sum by (job, instance) (rate(sitehost_exporter_api_requests_total{${c.sel}, code="429"}[15m])) > 0`,
+        `sum by (${c.by}) (rate(sitehost_exporter_api_requests_total{${c.sel}, code="429"}[15m])) > 0`,
       summary: "The platform API keeps rate-limiting sitehost-exporter.",
       description: (c) =>
         `{{ $labels.instance }} has received {{ $value | humanize }} 429 answers per second for ${c.for}; collectors run late and data goes stale.`,
@@ -98,7 +98,7 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       severity: "warning",
       for: "15m",
       expr: (c) =>
-        `sum by (job, instance, stream) (increase(sitehost_exporter_log_export_failures_total{${c.sel}}[10m])) > 0`,
+        `sum by (${c.byWith("stream")}) (increase(sitehost_exporter_log_export_failures_total{${c.sel}}[10m])) > 0`,
       summary: "sitehost-exporter cannot ship logs over OTLP.",
       description: (c) =>
         `{{ $value | humanize }} OTLP exports of the {{ $labels.stream }} stream failed on {{ $labels.instance }} in the last 10 minutes, continuously for ${c.for}; log tailing is paused (backpressure).`,
@@ -107,7 +107,7 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       alert: "SitehostExporterCheckpointWritesFailing",
       severity: "warning",
       for: "5m",
-      expr: (c) => `max by (job, instance) (sitehost_exporter_log_shipping_paused{${c.sel}}) == 1`,
+      expr: (c) => `max by (${c.by}) (sitehost_exporter_log_shipping_paused{${c.sel}}) == 1`,
       summary: "sitehost-exporter cannot write its checkpoint directory; log shipping is paused.",
       description: (c) =>
         `Writes under logs.checkpointDir on {{ $labels.instance }} have failed for ${c.for} (no space left, a read-only or refused volume): no log stream is read or shipped and webhook events are answered 503. Nothing is lost yet; it resumes by itself once the volume takes writes.`,
@@ -121,7 +121,7 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       params: { reads: 3 },
       paramDocs: { reads: "Reads that stopped short or failed within 30 minutes." },
       expr: (c) =>
-        `sum by (job, instance, stream, problem) (increase(sitehost_exporter_log_paging_problems_total{${c.sel}}[30m])) >= ${c.p.reads}`,
+        `sum by (${c.byWith("stream", "problem")}) (increase(sitehost_exporter_log_paging_problems_total{${c.sel}}[30m])) >= ${c.p.reads}`,
       summary: "The platform's log paging keeps breaking off.",
       description: (c) =>
         `{{ $value | humanize }} reads of {{ $labels.stream }} logs on {{ $labels.instance }} stopped short or failed ({{ $labels.problem }}) in the last 30 minutes, continuously for ${c.for}; entries are missed (sitehost_exporter_log_gaps_total) or wait to be shipped.`,
@@ -139,9 +139,9 @@ sum by (job, instance) (increase(sitehost_exporter_auth_token_requests_total{${c
       },
       expr: (
         c,
-      ) => `max by (job, instance, site_id, site, stream) (sitehost_exporter_log_lag_seconds{${c.sel}, stream="server"}) > ${c.p.seconds}
-and on (job, instance, site_id)
-sum by (job, instance, site_id) (rate(sitehost_site_requests_total{${c.sel}}[30m])) > ${c.p.minRequestsPerSecond}`,
+      ) => `max by (${c.byWith("site_id", "site", "stream")}) (sitehost_exporter_log_lag_seconds{${c.sel}, stream="server"}) > ${c.p.seconds}
+and on (${c.byWith("site_id")})
+sum by (${c.byWith("site_id")}) (rate(sitehost_site_requests_total{${c.sel}}[30m])) > ${c.p.minRequestsPerSecond}`,
       summary: "Web-server logs of a busy site are shipped late.",
       description: () =>
         "The newest shipped {{ $labels.stream }} log record of {{ $labels.site }} is {{ $value | humanizeDuration }} old although the site serves traffic.",
@@ -150,9 +150,9 @@ sum by (job, instance, site_id) (rate(sitehost_site_requests_total{${c.sel}}[30m
       alert: "SitehostExporterApiBudgetExceeded",
       severity: "warning",
       for: "15m",
-      expr: (c) => `sum by (job, instance) (sitehost_exporter_api_planned_requests_per_second{${c.sel}})
-> on (job, instance)
-max by (job, instance) (sitehost_exporter_api_budget_requests_per_second{${c.sel}})`,
+      expr: (c) => `sum by (${c.by}) (sitehost_exporter_api_planned_requests_per_second{${c.sel}})
+> on (${c.by})
+max by (${c.by}) (sitehost_exporter_api_budget_requests_per_second{${c.sel}})`,
       summary: "sitehost-exporter plans more API requests than its budget allows.",
       description: () =>
         "{{ $labels.instance }} plans {{ $value | humanize }} API requests per second for its schedules and log streams, more than api.maxRequestsPerSecond: collector runs stretch and are skipped, and logs are read late.",
@@ -162,8 +162,9 @@ max by (job, instance) (sitehost_exporter_api_budget_requests_per_second{${c.sel
       severity: "warning",
       for: "5m",
       comment:
-        "Only an exporter that collects and ships exports shard_info (a standby on a locked checkpoint directory does not): two of them on one shard use two checkpoint directories.",
-      expr: (c) => `count by (job, namespace, shard) (sitehost_exporter_shard_info{${c.sel}}) > 1`,
+        "Only an exporter that collects and ships exports shard_info (a standby on a locked checkpoint directory does not): two of them on one shard use two checkpoint directories. Counted across the pods of one exporter: by the grouping labels without instance.",
+      expr: (c) =>
+        `count by (${c.byWithoutInstance("namespace", "shard")}) (sitehost_exporter_shard_info{${c.sel}}) > 1`,
       summary: "Two or more exporters serve the same shard.",
       description: () =>
         "{{ $value }} exporters of job {{ $labels.job }} serve shard {{ $labels.shard }}: each collects every site of the shard and ships each of its log records, so logs arrive more than once and the API budget is spent twice.",

@@ -17,6 +17,7 @@ import { GROUPS } from "./index.js";
 import {
   chartDefinitions,
   DEFAULT_COLLECTOR_SELECTOR,
+  DEFAULT_GROUPING_LABELS,
   DEFAULT_SELECTOR,
   ruleFileYaml,
   type RulesConfig,
@@ -37,7 +38,8 @@ const README_END = "<!-- rules:end -->";
 const HEADER = ` Prometheus rules of sitehost-exporter, generated from config/alerts/src by \`npm run alerts\`: do not edit.
  Load with \`rule_files:\` in prometheus.yml. Every alert has a section in docs/runbook.md (runbook_url).
  Every rule selects the exporter's series with ${DEFAULT_SELECTOR} (the collector sidecar's with
- ${DEFAULT_COLLECTOR_SELECTOR}). For another selector, thresholds,
+ ${DEFAULT_COLLECTOR_SELECTOR}), and aggregates and matches by ${DEFAULT_GROUPING_LABELS.join(", ")}
+ (series without a cluster label group as cluster=""). For another selector, grouping labels, thresholds,
  severities, \`for\` or extra labels, use the Helm chart's prometheusRule values, or print a copy with
  your settings: npm run alerts -- --values my-values.yaml (the chart's values format).`;
 

@@ -2,6 +2,7 @@
  * Rule files from the definitions: with settings (defaults or a user's), or with the placeholders the
  * chart's template fills in (templates/prometheusrule.yaml does the same as `renderRules`, in Go).
  */
+import { DEFAULT_GROUPING_LABELS as SLO_GROUPING_LABELS } from "../../../src/config/slos.js";
 import { Document, isMap, isSeq, type Node, type YAMLMap } from "yaml";
 import {
   ruleName,
@@ -29,6 +30,11 @@ export interface RulesConfig {
   selector: string;
   /** Label matchers of the collector sidecar's metrics (its alerts). */
   collectorSelector?: string;
+  /**
+   * What every rule aggregates and matches by, before its own labels (site_id, site, stream...): the
+   * labels that tell one exporter, and one cluster, from another. Default `DEFAULT_GROUPING_LABELS`.
+   */
+  groupingLabels?: readonly string[];
   /** Labels of every alert (a rule's own labels and severity win). */
   additionalRuleLabels?: Record<string, string>;
   /** Settings by rule name, over the defaults. */
@@ -40,6 +46,40 @@ export const DEFAULT_SELECTOR = 'job="sitehost-exporter"';
 export const COLLECTOR_JOB_SUFFIX = "-otel-collector";
 export const DEFAULT_COLLECTOR_SELECTOR = `job="sitehost-exporter${COLLECTOR_JOB_SUFFIX}"`;
 export const SETTING_KEYS = ["enabled", "severity", "for", "labels", "annotations"] as const;
+/**
+ * The grouping labels by default: a series without `cluster` (one Prometheus per cluster) groups as
+ * `cluster=""`, so the rules are the same as by (job, instance) there.
+ */
+/** The SLO rules' default (`slos.groupingLabels`): shipped and generated rules keep the same labels apart. */
+export const DEFAULT_GROUPING_LABELS: readonly string[] = Object.freeze([...SLO_GROUPING_LABELS]);
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** The grouping labels of `config`, checked: at least one, each a label name, none twice. */
+export function groupingLabelsOf(config: RulesConfig): readonly string[] {
+  const labels = config.groupingLabels ?? DEFAULT_GROUPING_LABELS;
+  if (labels.length === 0)
+    throw new Error("groupingLabels is empty: name at least one label (default cluster, job, instance)");
+  for (const l of labels)
+    if (!LABEL_NAME.test(l))
+      throw new Error(`groupingLabels: ${JSON.stringify(l)} is not a Prometheus label name`);
+  if (new Set(labels).size !== labels.length)
+    throw new Error(`groupingLabels names a label twice: ${labels.join(", ")}`);
+  return labels;
+}
+
+/** One grouping clause of a rule: the grouping labels less `without`, then `extra`. */
+export interface Grouping {
+  without: string[];
+  extra: string[];
+}
+
+/** A grouping clause's labels as written in `by (...)` and `on (...)`: each label once, in order. */
+export function groupingText(labels: readonly string[], g: Grouping): string {
+  const out = labels.filter((l) => !g.without.includes(l));
+  for (const l of g.extra) if (!out.includes(l)) out.push(l);
+  return out.join(", ");
+}
 
 export interface RenderedRule {
   alert?: string;
@@ -85,9 +125,13 @@ function contextFor(
   groups: GroupDef[],
   config: RulesConfig,
 ): RuleContext<string> {
+  const labels = groupingLabelsOf(config);
   return {
     sel: config.selector,
     collectorSel: config.collectorSelector || DEFAULT_COLLECTOR_SELECTOR,
+    by: groupingText(labels, { without: [], extra: [] }),
+    byWith: (...extra) => groupingText(labels, { without: [], extra }),
+    byWithoutInstance: (...extra) => groupingText(labels, { without: ["instance"], extra }),
     for: s.for ?? "",
     p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, promNumber(Number(s[k]))])),
     ref: (alert, param) => promNumber(Number(settingsOf(findRule(groups, alert), config)[param])),
@@ -160,8 +204,14 @@ export function ruleFileYaml(groups: GroupDef[], config: RulesConfig, header: st
 /** A placeholder of the chart's copy: `%(name)s`, filled in by templates/prometheusrule.yaml. */
 const hole = (name: string): string => `%(${name})s`;
 
+/** The placeholder of a grouping clause: `by`, `by+site_id+site`, `by-instance+namespace+shard`. */
+function groupingHole(g: Grouping): string {
+  return ["by", ...g.without.map((l) => `-${l}`), ...g.extra.map((l) => `+${l}`)].join("");
+}
+
 /**
- * The chart's copy: each rule's text with placeholders for the selector, `for`, its thresholds and the
+ * The chart's copy: each rule's text with placeholders for the selector, the grouping clauses (`grouping`:
+ * what the template writes into each from prometheusRule.groupingLabels), `for`, its thresholds and the
  * thresholds of other rules it refers to, and its default settings.
  */
 export function chartDefinitions(groups: GroupDef[]): unknown {
@@ -170,9 +220,19 @@ export function chartDefinitions(groups: GroupDef[]): unknown {
       name: g.name,
       rules: g.rules.map((r) => {
         const refs: Record<string, number> = {};
+        const grouping: Record<string, Grouping> = {};
+        const clause = (clauseOf: Grouping): string => {
+          grouping[groupingHole(clauseOf)] = clauseOf;
+          return hole(groupingHole(clauseOf));
+        };
         const c: RuleContext<string> = {
           sel: hole("selector"),
           collectorSel: hole("collectorSelector"),
+          get by() {
+            return clause({ without: [], extra: [] });
+          },
+          byWith: (...extra) => clause({ without: [], extra }),
+          byWithoutInstance: (...extra) => clause({ without: ["instance"], extra }),
           for: hole("for"),
           p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, hole(k)])),
           ref: (alert, param) => {
@@ -183,7 +243,7 @@ export function chartDefinitions(groups: GroupDef[]): unknown {
         const name = "alert" in r ? { alert: r.alert } : { record: r.record };
         const expr = r.expr(c);
         const annotations = "alert" in r ? { annotations: annotationsOf(r, c) } : {};
-        return { ...name, expr, ...annotations, defaults: defaultSettings(r), refs };
+        return { ...name, expr, ...annotations, defaults: defaultSettings(r), refs, grouping };
       }),
     })),
   };

@@ -14,6 +14,18 @@ export interface RuleContext<P extends string> {
   sel: string;
   /** Label matchers that select the OpenTelemetry Collector sidecar's own metrics. */
   collectorSel: string;
+  /**
+   * The grouping labels (`cluster, job, instance` by default): what every aggregation keeps and every
+   * `on (...)` matches on, so that no rule adds up or matches series of two exporters or clusters.
+   */
+  by: string;
+  /** The grouping labels, then `extra` (each label once): `by (cluster, job, instance, site_id, site)`. */
+  byWith(...extra: string[]): string;
+  /**
+   * The grouping labels without `instance`, then `extra` (each label once): for an aggregation across
+   * the pods of one exporter (`cluster, job` by default).
+   */
+  byWithoutInstance(...extra: string[]): string;
   /** The rule's thresholds as PromQL numbers. */
   p: Record<P, string>;
   /** The alert's `for` as written (`5m`). */
@@ -67,4 +79,4 @@ export function ruleName(r: RuleDef): string {
   return "alert" in r ? r.alert : r.record;
 }
 
-export { RUNBOOK_BASE, runbookUrl } from "../../../src/server/runbook.js";
+export { RUNBOOK_BASE, runbookUrl } from "../../../src/util/runbook.js";

@@ -96,7 +96,7 @@ or (
       params: { days: 7 },
       paramDocs: { days: "Restores requested longer ago are left out." },
       expr: (c) => `sitehost_site_restore_last_state{${c.sel}, state="failed"} == 1
-and on (job, instance, site_id)
+and on (${c.byWith("site_id")})
 time() - sitehost_site_restore_last_timestamp_seconds{${c.sel}} < ${c.p.days} * 86400`,
       summary: "The latest restore of a site failed.",
       description: () =>
@@ -181,11 +181,11 @@ and sitehost_certificate_expiry_timestamp_seconds{${c.sel}} - time() >= ${c.ref(
       },
       expr: (
         c,
-      ) => `sum by (job, instance, site_id, site) (rate(sitehost_site_http_responses_total{${c.sel}, status_class="5xx"}[10m]))
-/ sum by (job, instance, site_id, site) (rate(sitehost_site_http_responses_total{${c.sel}}[10m]))
+      ) => `sum by (${c.byWith("site_id", "site")}) (rate(sitehost_site_http_responses_total{${c.sel}, status_class="5xx"}[10m]))
+/ sum by (${c.byWith("site_id", "site")}) (rate(sitehost_site_http_responses_total{${c.sel}}[10m]))
 > ${c.p.threshold}
-and on (job, instance, site_id)
-sum by (job, instance, site_id) (rate(sitehost_site_http_responses_total{${c.sel}}[10m])) > ${c.p.minRequestsPerSecond}`,
+and on (${c.byWith("site_id")})
+sum by (${c.byWith("site_id")}) (rate(sitehost_site_http_responses_total{${c.sel}}[10m])) > ${c.p.minRequestsPerSecond}`,
       summary: "A site answers many requests with 5xx errors.",
       description: () =>
         "{{ $value | humanizePercentage }} of the responses of site {{ $labels.site }} in the last 10 minutes were 5xx errors.",
@@ -198,7 +198,7 @@ sum by (job, instance, site_id) (rate(sitehost_site_http_responses_total{${c.sel
       params: { perMinute: 1 },
       paramDocs: { perMinute: "PHP fatal and parse errors per minute." },
       expr: (c) =>
-        `sum by (job, instance, site_id, site) (rate(sitehost_site_php_log_entries_total{${c.sel}, severity=~"fatal|parse"}[10m])) * 60 > ${c.p.perMinute}`,
+        `sum by (${c.byWith("site_id", "site")}) (rate(sitehost_site_php_log_entries_total{${c.sel}, severity=~"fatal|parse"}[10m])) * 60 > ${c.p.perMinute}`,
       summary: "A site logs PHP fatal errors at a high rate.",
       description: () =>
         "Site {{ $labels.site }} logs {{ $value | humanize }} PHP fatal or parse errors per minute.",

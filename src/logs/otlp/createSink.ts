@@ -4,7 +4,7 @@
  * counting sink of `logs.ship: false`.
  */
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
-import { createResource } from "../resource.js";
+import { createResource, logScope } from "../resource.js";
 import { createSdkExporter, SdkSink } from "./sdkSink.js";
 import { otlpSettings } from "./settings.js";
 import { ProtobufHttpSink, type LogSink } from "./sink.js";
@@ -20,10 +20,11 @@ export interface SinkChoice {
 export async function createLogSink(choice: SinkChoice): Promise<LogSink> {
   if (choice.sink) return choice.sink;
   const resource = createResource(choice.env);
-  if (choice.exporter) return new SdkSink(choice.exporter, resource, false);
+  const scope = logScope(choice.env);
+  if (choice.exporter) return new SdkSink(choice.exporter, resource, scope, false);
   const settings = otlpSettings(choice.env);
-  if (settings.protocol === "http/protobuf") return new ProtobufHttpSink(settings, resource);
-  return new SdkSink(await createSdkExporter(settings), resource, settings.protocol === "grpc");
+  if (settings.protocol === "http/protobuf") return new ProtobufHttpSink(settings, resource, scope);
+  return new SdkSink(await createSdkExporter(settings), resource, scope, settings.protocol === "grpc");
 }
 
 /** With logs.ship false: records are read and counted only; every batch is "accepted" at once. */

@@ -186,6 +186,7 @@ export interface ResourceAndScope {
   resourceSchemaUrl?: string;
   scopeName: string;
   scopeVersion?: string;
+  scopeAttributes?: Attributes;
 }
 
 /** The constant parts of every request: the Resource field and the Scope field, encoded once. */
@@ -211,6 +212,9 @@ export class RequestFrame {
     if (head.scopeVersion) {
       w.tag(2, 2);
       w.string(head.scopeVersion);
+    }
+    if (head.scopeAttributes && Object.keys(head.scopeAttributes).length > 0) {
+      encodeAttributes(w, head.scopeAttributes, 3);
     }
     w.end(scope);
     this.scopeField = ownedBytes(w.view());

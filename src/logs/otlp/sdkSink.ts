@@ -14,14 +14,19 @@ import { classifyGrpcCode, classifyHttpStatus, type ExportOutcome } from "./outc
 import type { OtlpSettings } from "./settings.js";
 import type { Batch } from "./batch.js";
 import type { ProtoWriter } from "./protoWriter.js";
-import { SCOPE, type LogSink } from "./sink.js";
+import type { LogSink } from "./sink.js";
+import type { LogScope } from "../resource.js";
 
 function hrTime(ms: number): HrTime {
   const seconds = Math.floor(ms / 1000);
   return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
 }
 
-export function toReadable(r: OutgoingRecord, resource: Resource): ReadableLogRecord {
+/**
+ * The SDK's scope type has no attributes, but its serializers write those a scope object carries:
+ * `scope` is given whole.
+ */
+export function toReadable(r: OutgoingRecord, resource: Resource, scope: LogScope): ReadableLogRecord {
   return {
     hrTime: hrTime(r.timeMs),
     hrTimeObserved: hrTime(r.observedMs),
@@ -29,7 +34,7 @@ export function toReadable(r: OutgoingRecord, resource: Resource): ReadableLogRe
     severityText: r.severityText,
     body: r.body,
     resource,
-    instrumentationScope: SCOPE,
+    instrumentationScope: scope,
     attributes: r.attributes,
     droppedAttributesCount: 0,
     ...(r.eventName ? { eventName: r.eventName } : {}),
@@ -53,11 +58,12 @@ export class SdkSink implements LogSink {
   constructor(
     private readonly exporter: LogRecordExporter,
     private readonly resource: Resource,
+    private readonly scope: LogScope,
     private readonly grpc: boolean,
   ) {}
 
   forResource(resource: Resource): LogSink {
-    return new SdkSink(this.exporter, resource, this.grpc);
+    return new SdkSink(this.exporter, resource, this.scope, this.grpc);
   }
 
   /** Records held as JSON (one line each): the SDK exporters take objects, not bytes. */
@@ -71,7 +77,7 @@ export class SdkSink implements LogSink {
       .toString("utf8")
       .split("\n")
       .filter((line) => line !== "")
-      .map((line) => toReadable(JSON.parse(line) as OutgoingRecord, this.resource));
+      .map((line) => toReadable(JSON.parse(line) as OutgoingRecord, this.resource, this.scope));
     return new Promise((resolve, reject) => {
       const onAbort = () => reject(signal.reason ?? new Error("export abandoned"));
       signal.addEventListener("abort", onAbort, { once: true });

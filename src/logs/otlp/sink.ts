@@ -9,6 +9,7 @@ import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
 import { Agent, request } from "../../util/undici.js";
 import { parseRetryAfter } from "../../util/retryAfter.js";
+import type { LogScope } from "../resource.js";
 import { VERSION } from "../../version.js";
 import type { Batch } from "./batch.js";
 import {
@@ -24,8 +25,6 @@ import type { ProtoWriter } from "./protoWriter.js";
 import { tlsOptions, type OtlpSettings } from "./settings.js";
 
 const gzipAsync = promisify(gzip);
-
-export const SCOPE = { name: "sitehost-exporter", version: VERSION };
 
 /** What a stream's shipper sends its batches through. */
 export interface BatchSender {
@@ -62,13 +61,15 @@ export class ProtobufHttpSink implements LogSink {
   constructor(
     private readonly settings: OtlpSettings,
     resource: Resource,
+    private readonly scope: LogScope,
     private readonly connection: Connection = { agent: undefined },
   ) {
     this.frame = new RequestFrame({
       resource: resource.attributes,
       resourceSchemaUrl: resource.schemaUrl,
-      scopeName: SCOPE.name,
-      scopeVersion: SCOPE.version,
+      scopeName: scope.name,
+      scopeVersion: scope.version,
+      scopeAttributes: scope.attributes,
     });
   }
 
@@ -81,7 +82,7 @@ export class ProtobufHttpSink implements LogSink {
   }
 
   forResource(resource: Resource): LogSink {
-    return new ProtobufHttpSink(this.settings, resource, this.connection);
+    return new ProtobufHttpSink(this.settings, resource, this.scope, this.connection);
   }
 
   private async dispatcher(): Promise<Agent> {

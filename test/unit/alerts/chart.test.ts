@@ -68,7 +68,12 @@ describe("SLO rules from config.slos", () => {
         ? (parse(await readFile(values, "utf8")) as { config?: { slos?: unknown } }).config?.slos
         : undefined;
       const expected = sloRuleGroups(SlosSchema.parse(slos ?? {}));
-      expect(expected.length).toBe(2);
+      // The SLIs, the windows over 6 hours (their own group, every 2m30s), the alerts.
+      expect(expected.map((g) => g.name)).toEqual([
+        "sitehost-slo-sli",
+        "sitehost-slo-sli-long",
+        "sitehost-slo-alerts",
+      ]);
       expect(rendered.groups.filter(isSlo)).toEqual(JSON.parse(JSON.stringify(expected)));
     },
     60_000,
@@ -104,6 +109,26 @@ describe("rules from one definition", () => {
     });
     expect(String(rules.find((r) => r.alert === "SitehostCertificateExpiringSoon")?.expr)).toContain(
       ">= 7 * 86400",
+    );
+    // groupingLabels [region, namespace, job, instance]: every clause by it; the shard alert without
+    // instance, namespace once.
+    expect(String(rules.find((r) => r.alert === "SitehostExporterShardServedTwice")?.expr)).toMatch(
+      /^count by \(region, namespace, job, shard\) /,
+    );
+    expect(String(rules.find((r) => r.alert === "SitehostSiteHighHttp5xxRate")?.expr)).toContain(
+      "and on (region, namespace, job, instance, site_id)",
+    );
+  }, 60_000);
+
+  it("prometheusRule.groupingLabels must be label names, at least one, each once", async () => {
+    await expect(
+      renderedRules("--set", "prometheusRule.groupingLabels={cluster,k8s-cluster}"),
+    ).rejects.toThrow(/groupingLabels/);
+    await expect(renderedRules("--set-json", "prometheusRule.groupingLabels=[]")).rejects.toThrow(
+      /groupingLabels/,
+    );
+    await expect(renderedRules("--set", "prometheusRule.groupingLabels={job,job}")).rejects.toThrow(
+      /groupingLabels/,
     );
   }, 60_000);
 

@@ -7,6 +7,7 @@ import type {
 } from "../../../src/api/schemas.js";
 import type { SecurityAlertGroup } from "../../../src/collectors/security.js";
 import { collectBackups } from "../../../src/collectors/backups.js";
+import { STATISTICS_PERIODS } from "../../../src/config/collectorOptions.js";
 import { parseBackupTimestamp } from "../../../src/api/times.js";
 import { collectDomains } from "../../../src/collectors/domains.js";
 import { collectAccount, collectSite } from "../../../src/discovery/inventory.js";
@@ -116,14 +117,18 @@ describe("inventory", () => {
 
 describe("statistics", () => {
   it("maps camelCase period keys to snake_case period labels; absent periods publish nothing", () => {
-    const s = collectStatistics(makeSite(3), {
-      pageViews: {
-        today: { views: 11, people: 5 },
-        currentMonth: { views: 300, people: 120 },
-        twoMonthsAgo: { views: 250, people: 90 },
-        lastTwoYears: { views: 9000, people: 4000 },
+    const s = collectStatistics(
+      makeSite(3),
+      {
+        pageViews: {
+          today: { views: 11, people: 5 },
+          currentMonth: { views: 300, people: 120 },
+          twoMonthsAgo: { views: 250, people: 90 },
+          lastTwoYears: { views: 9000, people: 4000 },
+        },
       },
-    });
+      STATISTICS_PERIODS,
+    );
     expect(one(s, "sitehost_site_page_views", { period: "today" })).toBe(11);
     expect(one(s, "sitehost_site_unique_visits", { period: "today" })).toBe(5);
     expect(one(s, "sitehost_site_page_views", { period: "current_month" })).toBe(300);
@@ -184,7 +189,7 @@ describe("performance", () => {
     },
     mobile_report: null,
   };
-  const s = collectPerformance(makeSite(1), report);
+  const s = collectPerformance(makeSite(1), report, ["mobile", "desktop"]);
 
   it("keeps scores as 0–1 ratios", () => {
     const d = { strategy: "desktop" };
@@ -214,7 +219,7 @@ describe("performance", () => {
     // speed_index "not measured" is dropped rather than published as NaN
     expect(values(s, "sitehost_site_audit_timing_seconds", { audit: "speed_index" })).toEqual([]);
     expect(s.every((x) => Number.isFinite(x.value))).toBe(true);
-    expect(collectPerformance(makeSite(1), {})).toEqual([]);
+    expect(collectPerformance(makeSite(1), {}, ["mobile", "desktop"])).toEqual([]);
   });
 });
 
@@ -347,9 +352,14 @@ describe("security", () => {
     expect(one(s, "sitehost_site_extensions", { type: "plugin", status: "frozen" })).toBe(1);
     expect(values(s, "sitehost_site_extensions", { status: "active-network" })).toEqual([]);
   });
-  it("counts updates available (true, 'available'; not 'none')", () => {
+  it("counts updates available (true, 'available'; not 'none'); none: no series", () => {
     // akismet (true) + odd ("available") = 2
     expect(one(s, "sitehost_site_extension_updates_available", { type: "plugin" })).toBe(2);
+    const current = collectSecurity(makeSite(2), "theme", [
+      { group: "active", item: item("storefront", { status: "active", update_available: false }) },
+    ]);
+    expect(one(current, "sitehost_site_extensions", { type: "theme", status: "active" })).toBe(1);
+    expect(values(current, "sitehost_site_extension_updates_available")).toEqual([]);
   });
   it("counts vulnerable extensions by their highest severity; null severity → unknown", () => {
     // forms: max(low, high) = high → 1; legacy: null → unknown → 1

@@ -13,6 +13,7 @@ import {
   logExportDisabledBy,
   otlpEnvProblems,
   resourceAttributesFromEnv,
+  scopeAttributesFromEnv,
 } from "../../../src/config/otelEnv.js";
 import { configProblems } from "../../helpers/config.js";
 
@@ -146,6 +147,18 @@ describe("OTEL_RESOURCE_ATTRIBUTES", () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(/^OTEL_RESOURCE_ATTRIBUTES: /);
     expect(problems[0]).toMatch(reason);
+  });
+});
+
+describe("SITEHOST_LOG_SCOPE_ATTRIBUTES", () => {
+  it("is read as OTEL_RESOURCE_ATTRIBUTES is, and refused when malformed", () => {
+    expect(
+      scopeAttributesFromEnv({ SITEHOST_LOG_SCOPE_ATTRIBUTES: "k8s.pod.name=x-0,team=web%2Cops" }),
+    ).toEqual({ "k8s.pod.name": "x-0", team: "web,ops" });
+    expect(scopeAttributesFromEnv({ SITEHOST_LOG_SCOPE_ATTRIBUTES: " " })).toEqual({});
+    const problems = otlpEnvProblems({ SITEHOST_LOG_SCOPE_ATTRIBUTES: "a=b=c" });
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^SITEHOST_LOG_SCOPE_ATTRIBUTES: .*Invalid format/);
   });
 });
 

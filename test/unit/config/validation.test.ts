@@ -259,6 +259,41 @@ describe("logs.startFrom", () => {
   });
 });
 
+describe("what the performance and statistics collectors publish", () => {
+  const load = (yaml: string) => loadConfig({ configFile: yamlFile(`collectors:\n${yaml}`), env: {} });
+
+  it("defaults to mobile audits and yesterday, the current and the last month", async () => {
+    const c = await load("  usage: {enabled: true}\n");
+    expect(c.collectors.performance.strategies).toEqual(["mobile"]);
+    expect(c.collectors.statistics.periods).toEqual(["yesterday", "current_month", "last_month"]);
+  });
+
+  it("takes the old output back: both strategies, every period", async () => {
+    const c = await load(
+      "  performance: {strategies: [mobile, desktop]}\n  statistics: {periods: [today, yesterday, current_month, last_month, two_months_ago, last_one_year, last_two_years]}\n",
+    );
+    expect(c.collectors.performance.strategies).toEqual(["mobile", "desktop"]);
+    expect(c.collectors.statistics.periods).toHaveLength(7);
+  });
+
+  it.each([
+    [
+      "  performance: {strategies: [tablet]}\n",
+      /^collectors\.performance\.strategies\.0: .*"mobile".*"desktop"/,
+    ],
+    ["  performance: {strategies: []}\n", /^collectors\.performance\.strategies: /],
+    [
+      "  statistics: {periods: [yesterday, yesterday]}\n",
+      /^collectors\.statistics\.periods: lists a value twice/,
+    ],
+    ["  statistics: {periods: [lastMonth]}\n", /^collectors\.statistics\.periods\.0: .*"last_month"/],
+  ])("%j is refused, naming the key", async (yaml, expected) => {
+    const p = await configProblems(load(yaml));
+    expect(p).toHaveLength(1);
+    expect(p[0]).toMatch(expected);
+  });
+});
+
 describe("sites.shard from the environment and the command line", () => {
   const shard = async (env: Record<string, string>, flag?: string, yaml = "") =>
     (

@@ -56,10 +56,13 @@ describe("which endpoints each collector uses", () => {
     "%s asks exactly what the table says",
     async (name) => {
       const asked = new Set<string>();
+      const { performance, statistics } = ConfigSchema.parse({}).collectors;
       const collector = createCollectors({
         now: Date.now,
         concurrency: 1,
         traffic: { polling: { runEveryMs: 300_000, maxIntervalMs: 900_000 }, state: UNKEPT_TRAFFIC_STATE },
+        performance,
+        statistics,
       })[name];
       const api = sourcedApi(recordingApi(asked), name);
       const signal = new AbortController().signal;

@@ -19,6 +19,7 @@ import type {
 import type { LogPageRef, SitehostApi } from "../../../src/api/types.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { LogPipeline } from "../../../src/logs/pipeline.js";
+import type { LogScope } from "../../../src/logs/resource.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 import { FakeLogApi, silent } from "./fakes.js";
@@ -318,8 +319,9 @@ describe("LogPipeline", () => {
       interval: 20,
     });
     const text = second.store.render();
-    // 0.02 → le 0.025; 0.3 and 0.4 → le 0.5; 1.7 → le 2.5
-    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.025" })).toBe(1);
+    // The published bounds (0.1 s and up by default): 0.02 → le 0.1; 0.3 and 0.4 → le 0.5; 1.7 → le 2.5
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.025" })).toBeUndefined();
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.1" })).toBe(1);
     expect(sample(text, `${duration}_bucket`, { ...l, le: "0.25" })).toBe(1);
     expect(sample(text, `${duration}_bucket`, { ...l, le: "0.5" })).toBe(3);
     expect(sample(text, `${duration}_bucket`, { ...l, le: "2.5" })).toBe(4);
@@ -343,7 +345,10 @@ describe("LogPipeline", () => {
         accountActivity: async () => ({ items: [accountEntry], rejected: 0 }),
       };
       const exporter = new MemoryExporter();
-      const env = { OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,service.name=ignored" };
+      const env = {
+        OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,service.name=ignored",
+        SITEHOST_LOG_SCOPE_ATTRIBUTES: "k8s.pod.name=exporter-0",
+      };
       const { p } = pipeline(
         apiWithActivity as unknown as SitehostApi,
         exporter,
@@ -380,13 +385,21 @@ describe("LogPipeline", () => {
       "deployment.environment.name": "prod",
     });
     expect(account?.resource.attributes["sitehost.site.id"]).toBeUndefined();
+    // The pod is the scope's, on every record, never a resource's (Loki would index it).
+    for (const r of perSite) {
+      expect((r.instrumentationScope as LogScope).attributes).toEqual({ "k8s.pod.name": "exporter-0" });
+      expect(r.resource.attributes["k8s.pod.name"]).toBeUndefined();
+    }
 
     const single = await records({
       streams: ["server", "activity"],
       resourcePerSite: false,
       checkpointDir: join(dir, "single"),
     });
-    for (const r of single) expect(r.resource.attributes["service.name"]).toBe("ignored");
+    for (const r of single) {
+      expect(r.resource.attributes["service.name"]).toBe("ignored");
+      expect((r.instrumentationScope as LogScope).attributes).toEqual({ "k8s.pod.name": "exporter-0" });
+    }
   });
 
   it("sites given before start() are read once it has started", async () => {

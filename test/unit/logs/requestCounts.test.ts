@@ -8,49 +8,21 @@ import { Registry } from "prom-client";
 import { describe, expect, it, vi } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { DURATION_BUCKETS } from "../../../src/config/slos.js";
-import { counterKeyOf } from "../../../src/logs/counterKeys.js";
 import { LogCounts } from "../../../src/logs/counts.js";
-import {
-  bucketIndex,
-  RequestTimeUnit,
-  SERVER_COUNT_SLOTS,
-  serverCounts,
-  exemplarSlot,
-  RecentRecords,
-} from "../../../src/logs/requestCounts.js";
+import { bucketIndex, RequestTimeUnit, RecentRecords } from "../../../src/logs/requestCounts.js";
 import { recordUid } from "../../../src/logs/recordUid.js";
 import { writtenText } from "../../../src/metrics/gzipMembers.js";
 import { renderExemplar } from "../../../src/metrics/openMetrics.js";
 
-const BUCKET_LE = [...DURATION_BUCKETS.map(String), "+Inf"];
+import { countsOf, entry, shippedPage } from "./serverEntries.js";
 import { eachPhpSeries, eachServerSeries } from "../../../src/logs/countSeries.js";
+import { FULL_HISTOGRAM, HistogramLayout } from "../../../src/logs/histogramLayout.js";
 import { addCounts, deserializePage, serializePage, type PreparedPage } from "../../../src/logs/prepared.js";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import { MetricStore } from "../../../src/metrics/store.js";
 
-function entry(request_time: unknown, status = 200, cached = "MISS", bytes?: number): ServerLogEntry {
-  return {
-    timestamp: 1,
-    status,
-    cached,
-    request_time: request_time as number,
-    ...(bytes === undefined ? {} : { body_bytes_sent: bytes }),
-  };
-}
-
-/** The counts a checkpoint would hold after these entries. */
-function countsOf(entries: ServerLogEntry[], unit = new RequestTimeUnit("auto")): Record<string, number> {
-  const ids = new Uint16Array(entries.length * SERVER_COUNT_SLOTS);
-  const values = new Float64Array(entries.length * SERVER_COUNT_SLOTS);
-  entries.forEach((e, i) => serverCounts(e, unit, ids, values, i * SERVER_COUNT_SLOTS));
-  const counts: Record<string, number> = {};
-  ids.forEach((id, i) => {
-    const k = counterKeyOf(id);
-    if (k !== "") counts[k] = (counts[k] ?? 0) + (values[i] as number);
-  });
-  return counts;
-}
+const BUCKET_LE = [...DURATION_BUCKETS.map(String), "+Inf"];
 
 describe("duration buckets", () => {
   it.each([
@@ -92,6 +64,10 @@ interface Series {
 }
 
 /** The series a stream's counts publish, as one line each: `<family><suffix>{labels} value`. */
+/** Every bucket counted, with or without the cached="true" half. */
+const layoutOf = (keepCached: boolean) =>
+  keepCached ? FULL_HISTOGRAM : new HistogramLayout(DURATION_BUCKETS, false);
+
 function published(counts: Record<string, number>, keepCached = true, php = false): string[] {
   const out: string[] = [];
   const emit = (
@@ -101,13 +77,13 @@ function published(counts: Record<string, number>, keepCached = true, php = fals
     value: number,
   ) => out.push(`${name}${suffix ?? ""}${JSON.stringify(labels)} ${value}`);
   if (php) eachPhpSeries(counts, emit);
-  else eachServerSeries(counts, keepCached, emit);
+  else eachServerSeries(counts, layoutOf(keepCached), emit);
   return out;
 }
 
 function series(counts: Record<string, number>, keepCached = true): Series[] {
   const out: Series[] = [];
-  eachServerSeries(counts, keepCached, (name, suffix, labels, value) =>
+  eachServerSeries(counts, layoutOf(keepCached), (name, suffix, labels, value) =>
     out.push({ name: `${name}${suffix ?? ""}`, labels, value }),
   );
   return out;
@@ -177,7 +153,7 @@ describe("the web server's series", () => {
     ]);
   });
 
-  it("once a cache state is counted, every class from 2xx to 5xx and its histogram, at 0 until counted", () => {
+  it("once an uncached entry is counted, every class from 2xx to 5xx and its histogram, at 0 until counted", () => {
     const one = published(countsOf([entry(0.3, 301)]));
     const classes = one.filter((l) => l.startsWith("sitehost_site_http_responses_total"));
     expect(classes).toEqual(
@@ -188,12 +164,27 @@ describe("the web server's series", () => {
     );
     expect(one.filter((l) => l.includes("_bucket"))).toHaveLength(DURATION_BUCKETS.length + 1);
     expect(one.some((l) => l.includes('"cached":"true"'))).toBe(false);
-    // A first cache hit brings the cached="true" set, and its histogram only with cache hits kept.
+  });
+
+  it("a first cache hit brings its 5xx and bytes at 0, its histogram and untimed count only with cache hits kept", () => {
     const hit = countsOf([entry(0.3, 301), entry(0.001, 200, "HIT")]);
-    expect(published(hit).filter((l) => l.includes('"cached":"true"'))).toHaveLength(
-      4 + DURATION_BUCKETS.length + 3 + 2,
+    // Without the histogram's cached="true" half (the default): 2xx (counted), 5xx and bytes.
+    expect(published(hit, false).filter((l) => l.includes('"cached":"true"'))).toEqual([
+      'sitehost_site_http_responses_total{"status_class":"2xx","cached":"true"} 1',
+      'sitehost_site_http_responses_total{"status_class":"5xx","cached":"true"} 0',
+      'sitehost_site_http_response_size_bytes_total{"cached":"true"} 0',
+    ]);
+    // With it: the histogram and the untimed count beside it, at 0 until counted.
+    const kept = published(hit);
+    expect(kept.filter((l) => l.includes('"cached":"true"') && l.includes("_bucket"))).toHaveLength(
+      DURATION_BUCKETS.length + 1,
     );
-    expect(published(hit, false).filter((l) => l.includes('"cached":"true"'))).toHaveLength(4 + 2);
+    expect(kept).toContain('sitehost_site_http_requests_without_duration_total{"cached":"true"} 0');
+    // An untimed cache hit is published once counted, histogram or not.
+    const untimed = countsOf([entry(0.3), entry(undefined, 200, "HIT")]);
+    expect(published(untimed, false)).toContain(
+      'sitehost_site_http_requests_without_duration_total{"cached":"true"} 1',
+    );
   });
 
   it("1xx and other statuses appear when counted, after the seeded classes", () => {
@@ -217,16 +208,23 @@ describe("the web server's series", () => {
 });
 
 describe("PHP's series", () => {
-  it("fatal and parse from the first read; every severity once one is counted", () => {
+  const severities = (counts: Record<string, number>) =>
+    published(counts, true, true).map((l) => /"severity":"(\w+)"\} (\d+)/.exec(l)?.slice(1).join("="));
+
+  it("fatal and parse from the first read; error and warning once one is counted; the others when counted", () => {
     expect(published({}, true, true)).toEqual([
       'sitehost_site_php_log_entries_total{"severity":"fatal"} 0',
       'sitehost_site_php_log_entries_total{"severity":"parse"} 0',
     ]);
-    expect(
-      published({ notice: 2 }, true, true).map((l) =>
-        /"severity":"(\w+)"\} (\d+)/.exec(l)?.slice(1).join("="),
-      ),
-    ).toEqual(["fatal=0", "parse=0", "error=0", "warning=0", "notice=2", "deprecated=0", "other=0"]);
+    expect(severities({ notice: 2 })).toEqual(["fatal=0", "parse=0", "error=0", "warning=0", "notice=2"]);
+    expect(severities({ warning: 1, other: 3, deprecated: 4 })).toEqual([
+      "fatal=0",
+      "parse=0",
+      "error=0",
+      "warning=1",
+      "deprecated=4",
+      "other=3",
+    ]);
   });
 
   it("a severity of another release is published after them", () => {
@@ -278,23 +276,6 @@ describe("the published histogram", () => {
 });
 
 /** One shipped page of these entries, as the pipeline prepares it (fingerprint `fp<i>`, time i s). */
-function shippedPage(entries: ServerLogEntry[], first = 0): PreparedPage {
-  const n = entries.length;
-  const ids = new Uint16Array(n * SERVER_COUNT_SLOTS);
-  const values = new Float64Array(n * SERVER_COUNT_SLOTS);
-  const unit = new RequestTimeUnit("seconds");
-  entries.forEach((e, i) => serverCounts(e, unit, ids, values, i * SERVER_COUNT_SLOTS));
-  return {
-    count: n,
-    bytes: Buffer.alloc(0),
-    ends: new Uint32Array(n),
-    fingerprints: entries.map((_, i) => `fp${first + i}`),
-    occurrences: new Uint32Array(n),
-    times: Float64Array.from(entries, (_, i) => (first + i) * 1000),
-    counts: { slots: SERVER_COUNT_SLOTS, ids, values },
-  };
-}
-
 describe("exemplars", () => {
   it("are written as renderExemplar writes the record's uid, for any fingerprint, occurrence, value and time", () => {
     let seed = 7;
@@ -310,12 +291,14 @@ describe("exemplars", () => {
       page.fingerprints = [fp];
       page.occurrences = Uint32Array.of(Math.floor(random() * 5));
       page.times = Float64Array.of(1_700_000_000_000 + random() * 1e9);
-      const recent = new RecentRecords();
+      const recent = new RecentRecords(FULL_HISTOGRAM);
       recent.take([page]);
       const siteId = round % 7 === 0 ? 0 : Math.floor(random() * 1e6);
       for (const key of [`d|false|${BUCKET_LE[bucketIndex(duration)]}`, "5xx|false"]) {
         const expected = recent.get(key);
-        const written = writtenText((out) => recent.writeExemplar(out, exemplarSlot(key), siteId));
+        const written = writtenText((out) =>
+          recent.writeExemplar(out, FULL_HISTOGRAM.exemplarSlot(key), siteId),
+        );
         const uid = expected && recordUid(siteId, "server", expected.fingerprint, expected.occurrence);
         expect(written).toBe(
           expected
@@ -339,7 +322,7 @@ describe("exemplars", () => {
 
   function published(exemplars: boolean) {
     const store = new MetricStore(METRIC_FAMILIES);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars });
     const all = [...older, ...newer];
     logCounts.update(site, "server", countsOf(all), [shippedPage(older), shippedPage(newer, 3)]);
     return store;
@@ -364,7 +347,7 @@ describe("exemplars", () => {
 
   it("names a record by its whole fingerprint, leading zeros included", () => {
     const store = new MetricStore(METRIC_FAMILIES);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: true });
     const page = shippedPage([entry(0.3), entry(2, 503)]);
     page.fingerprints = ["00000000ffffffff0000000a9b8c7d6e", "0123456789abcdef0123456789abcdef"];
     logCounts.update(site, "server", countsOf([entry(0.3), entry(2, 503)]), [page]);
@@ -379,7 +362,7 @@ describe("exemplars", () => {
 
   it("a later export's records replace older exemplars; metrics.exemplars: false shows none", () => {
     const store = new MetricStore(METRIC_FAMILIES);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: true });
     logCounts.update(site, "server", countsOf(older), [shippedPage(older)]);
     expect(store.render("openmetrics")).toContain('log_record_uid="3-server-fp2-0"} 0.4');
     logCounts.update(site, "server", countsOf([...older, entry(0.45)]), [shippedPage([entry(0.45)], 9)]);
@@ -400,7 +383,7 @@ describe("publishing the counts", () => {
   it("a burst of exports renders the site's series once, when the store is next read, with the newest counts", () => {
     const store = new MetricStore(METRIC_FAMILIES);
     const replaced = vi.spyOn(store, "replaceSite");
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: true });
     const shipped: ServerLogEntry[] = [];
     for (let i = 0; i < 50; i++) {
       shipped.push(entry(0.1));
@@ -416,7 +399,7 @@ describe("publishing the counts", () => {
   it("a scrape through the cached exposition sees counts that moved since the last one", async () => {
     const store = new MetricStore(METRIC_FAMILIES);
     const exposition = new Exposition(store, new Registry(), 60_000);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: false });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: false });
     logCounts.update(site, "server", countsOf([entry(0.1)]));
     const first = (await exposition.current()).body.toString();
     expect(responses(first)).toBe("1");
@@ -430,7 +413,7 @@ describe("publishing the counts", () => {
 
   it("a removed site's series go at once, and nothing held back for it comes back", () => {
     const store = new MetricStore(METRIC_FAMILIES);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: false });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: false });
     logCounts.update(site, "server", countsOf([entry(0.1)]));
     expect(responses(store.render())).toBe("1");
     logCounts.update(site, "server", countsOf([entry(0.1), entry(0.2)]));
@@ -492,7 +475,7 @@ describe("counts published again at every read of the store", () => {
   /** A store given the same counts and pages afresh, in one publication. */
   function fresh(counts: Record<string, number>, pages: PreparedPage[], php?: Record<string, number>) {
     const store = new MetricStore(METRIC_FAMILIES);
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: true });
     logCounts.update(site, "server", { ...counts }, pages);
     if (php) logCounts.update(site, "php", { ...php });
     return store;
@@ -501,7 +484,7 @@ describe("counts published again at every read of the store", () => {
   it("writes new values and exemplars in place while the series stay, in full when they change", () => {
     const store = new MetricStore(METRIC_FAMILIES);
     const replaced = vi.spyOn(store, "replaceSite");
-    const logCounts = new LogCounts(store, { cacheHits: true, exemplars: true });
+    const logCounts = new LogCounts(store, { histogram: FULL_HISTOGRAM, exemplars: true });
     const counts: Record<string, number> = {};
     const php: Record<string, number> = { warning: 1 };
     const pages: PreparedPage[] = [];
@@ -555,6 +538,16 @@ describe("counts published again at every read of the store", () => {
     step([entry(0.3, 101)]);
     same();
     expect(replaced).toHaveBeenCalledTimes(3);
+
+    // So does a series that takes its place among the others: a first 4xx of a cache hit (between
+    // 2xx and 5xx), a first PHP notice (between warning and deprecated).
+    step([entry(0.002, 404, "HIT")]);
+    php.notice = 1;
+    logCounts.update(site, "php", php);
+    same();
+    expect(store.render()).toContain('status_class="4xx",cached="true"} 1\n');
+    expect(store.render()).toContain('severity="notice"} 1\n');
+    expect(replaced).toHaveBeenCalledTimes(4);
   });
 
   it("with a family excluded, publishes in full each time (the stored lines are fewer than the series)", () => {

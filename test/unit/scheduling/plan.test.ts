@@ -37,6 +37,8 @@ describe("the default schedules at 1,000 sites", () => {
           now: Date.now,
           concurrency: 4,
           traffic: { polling: { runEveryMs: 300_000, maxIntervalMs: 900_000 }, state: UNKEPT_TRAFFIC_STATE },
+          performance: config.collectors.performance,
+          statistics: config.collectors.statistics,
         }),
       ),
     );

@@ -19,6 +19,8 @@ const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, "..", "..", "..");
 const RULES = join(ROOT, "config", "slo", "sitehost-slo.rules.yaml");
 const PROMTOOL = process.env.PROMTOOL ?? "/usr/bin/promtool";
+const TESTS = join(ROOT, "config", "slo", "tests");
+const CUSTOM = join(TESTS, "custom");
 
 function problems(slos: unknown): string[] {
   const parsed = SlosSchema.safeParse(slos);
@@ -79,7 +81,7 @@ describe("objectives per site", () => {
     expect(objectivesFor(site, slos)).toEqual({ availability, latency });
   });
 
-  it("are series: availability without le, latency with its threshold's bucket as le", () => {
+  it("are series: availability alone, latency with its threshold in seconds", () => {
     const samples = objectiveSamples(makeSite(4, { name: "b" }), {
       availability: { objective: 99.5 },
       latency: { objective: 95, threshold: "250ms" },
@@ -92,7 +94,7 @@ describe("objectives per site", () => {
       },
       {
         name: "sitehost_site_slo_objective_ratio",
-        labels: { site_id: "4", site: "b", slo: "latency", le: "0.25" },
+        labels: { site_id: "4", site: "b", slo: "latency", threshold_seconds: "0.25" },
         value: 0.95,
       },
     ]);
@@ -124,11 +126,20 @@ describe("generated SLO rules", () => {
     }
   });
 
+  it("config/slo/tests/custom/sitehost-slo.rules.yaml is what slo-rules prints for the slos.yaml beside it", async () => {
+    const config = parse(await readFile(join(CUSTOM, "slos.yaml"), "utf8")) as unknown;
+    expect(await readFile(join(CUSTOM, "sitehost-slo.rules.yaml"), "utf8")).toBe(
+      sloRuleFile(ConfigSchema.parse(config).slos),
+    );
+  });
+
   it("pass promtool check rules and their promtool unit tests", async () => {
     const check = await run(PROMTOOL, ["check", "rules", RULES]);
     expect(check.stdout).toContain("SUCCESS: 38 rules found");
-    const dir = join(ROOT, "config", "slo", "tests");
-    const files = (await readdir(dir)).filter((f) => f.endsWith(".yaml")).map((f) => join(dir, f));
+    const yamlIn = async (dir: string, suffix: string) =>
+      (await readdir(dir)).filter((f) => f.endsWith(suffix)).map((f) => join(dir, f));
+    const files = [...(await yamlIn(TESTS, ".yaml")), ...(await yamlIn(CUSTOM, ".test.yaml"))];
+    expect(files.length).toBeGreaterThanOrEqual(2);
     const { stdout } = await run(PROMTOOL, ["test", "rules", ...files]);
     expect(stdout).toContain("SUCCESS");
     expect(stdout).not.toContain("FAILED");

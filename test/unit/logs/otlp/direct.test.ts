@@ -11,7 +11,7 @@ import { encodeLogRecord } from "../../../../src/logs/otlp/encode.js";
 import { ProtoWriter } from "../../../../src/logs/otlp/protoWriter.js";
 import { ProtobufHttpSink } from "../../../../src/logs/otlp/sink.js";
 import type { PendingRecord, StreamEntry } from "../../../../src/logs/pending.js";
-import { createResource } from "../../../../src/logs/resource.js";
+import { createResource, logScope } from "../../../../src/logs/resource.js";
 import { ACCOUNT, encoderFor, outgoingRecord } from "../../../../src/logs/streams.js";
 
 const T = 1_700_000_000_000;
@@ -82,6 +82,7 @@ const sink = new ProtobufHttpSink(
     timeoutMs: 1000,
   },
   createResource({}),
+  logScope({}),
 );
 
 const cases: Array<[string, { id: number; name: string }, LogStream, StreamEntry[]]> = [

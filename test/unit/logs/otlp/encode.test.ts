@@ -12,7 +12,11 @@ import { createResource } from "../../../../src/logs/resource.js";
 import { encodeLogRecord, RequestFrame, type OutgoingRecord } from "../../../../src/logs/otlp/encode.js";
 import { ProtoWriter } from "../../../../src/logs/otlp/protoWriter.js";
 
-const SCOPE = { name: "sitehost-exporter", version: "9.9.9" };
+const SCOPE = {
+  name: "sitehost-exporter",
+  version: "9.9.9",
+  attributes: { "k8s.pod.name": "exporter-0", "sitehost.shard.index": "0" },
+};
 
 function hr(ms: number): HrTime {
   const s = Math.floor(ms / 1000);
@@ -75,9 +79,9 @@ function records(): OutgoingRecord[] {
 }
 
 describe("OTLP/protobuf encoding", () => {
-  it("is byte-identical to the OpenTelemetry JS serializer", () => {
+  it("is byte-identical to the OpenTelemetry JS serializer, scope attributes included", () => {
     const resource = createResource({
-      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod,k8s.pod.name=exporter-0",
+      OTEL_RESOURCE_ATTRIBUTES: "deployment.environment.name=prod",
       OTEL_SERVICE_NAME: "edge-logs",
     });
     const recs = records();
@@ -102,6 +106,7 @@ describe("OTLP/protobuf encoding", () => {
       resourceSchemaUrl: resource.schemaUrl,
       scopeName: SCOPE.name,
       scopeVersion: SCOPE.version,
+      scopeAttributes: SCOPE.attributes,
     });
     const got = frame.wrap(w.view());
     expect(got.length).toBe(expected.length);

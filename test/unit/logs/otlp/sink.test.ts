@@ -9,10 +9,10 @@ import { gunzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { Batch } from "../../../../src/logs/otlp/batch.js";
 import { encodeLogRecord, RequestFrame } from "../../../../src/logs/otlp/encode.js";
-import { ProtobufHttpSink, SCOPE } from "../../../../src/logs/otlp/sink.js";
+import { ProtobufHttpSink } from "../../../../src/logs/otlp/sink.js";
 import { preparePage } from "../../../../src/logs/prepared.js";
 import type { PendingRecord } from "../../../../src/logs/pending.js";
-import { createResource } from "../../../../src/logs/resource.js";
+import { createResource, logScope } from "../../../../src/logs/resource.js";
 
 interface Received {
   headers: IncomingMessage["headers"];
@@ -73,12 +73,14 @@ function batchOfPages(): Batch {
 }
 
 const resource = createResource({ OTEL_SERVICE_NAME: "edge-logs" });
+const scope = logScope({ SITEHOST_LOG_SCOPE_ATTRIBUTES: "k8s.pod.name=exporter-0" });
 const expectedFrame = (batch: Batch) =>
   new RequestFrame({
     resource: resource.attributes,
     resourceSchemaUrl: resource.schemaUrl,
-    scopeName: SCOPE.name,
-    scopeVersion: SCOPE.version,
+    scopeName: scope.name,
+    scopeVersion: scope.version,
+    scopeAttributes: scope.attributes,
   }).wrap(batch.concat());
 
 describe("ProtobufHttpSink on the wire", () => {
@@ -89,6 +91,7 @@ describe("ProtobufHttpSink on the wire", () => {
       const sink = new ProtobufHttpSink(
         { protocol: "http/protobuf", url, headers: {}, compression, timeoutMs: 5000 },
         resource,
+        scope,
       );
       const batch = batchOfPages();
       const outcome = await sink.send(batch, new AbortController().signal);
@@ -113,6 +116,7 @@ describe("ProtobufHttpSink on the wire", () => {
     const sink = new ProtobufHttpSink(
       { protocol: "http/protobuf", url, headers: {}, compression: "none", timeoutMs: 5000 },
       resource,
+      scope,
     );
     const outcome = await sink.send(batchOfPages(), new AbortController().signal);
     await sink.shutdown();
