@@ -7,7 +7,7 @@
  * families anew: the busiest case. Logs on is measured once every stream was read and every site's
  * traffic counted; logs off once the daemon is ready.
  *
- *   node dist/bench/scrapeSpeed.js [sites=5000] [scrapes=12]
+ *   node dist/bench/scrapeSpeed.js [sites=5000] [scrapes=10]
  */
 import { get } from "node:http";
 import { gunzipSync } from "node:zlib";
@@ -102,6 +102,6 @@ async function measure(sites: number, scrapes: number, logs: boolean): Promise<R
 }
 
 const sites = Number(process.argv[2] ?? 5000);
-const scrapes = Number(process.argv[3] ?? 12);
+const scrapes = Number(process.argv[3] ?? 10);
 for (const logs of [true, false]) console.log(JSON.stringify(await measure(sites, scrapes, logs)));
 process.exit(0);

@@ -73,6 +73,7 @@ interface Req {
   method?: string;
   url?: string;
   headers: IncomingHttpHeaders;
+  socket: { remoteAddress?: string | undefined };
 }
 interface Res {
   headersSent: boolean;
@@ -144,7 +145,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       return;
     }
     if (path === opts.telemetryPath) {
-      const exp = await opts.exposition.current(negotiateFormat(req.headers.accept));
+      // A scraper is its address and User-Agent: a steady one's next exposition is rendered ahead.
+      const scraper = `${req.socket.remoteAddress ?? ""} ${String(req.headers["user-agent"] ?? "")}`;
+      const exp = await opts.exposition.current(negotiateFormat(req.headers.accept), scraper);
       const wantsGzip = /\bgzip\b/i.test(String(req.headers["accept-encoding"] ?? ""));
       res.writeHead(200, {
         "content-type": exp.contentType,

@@ -6,7 +6,10 @@
  * near Prometheus's `--query.max-samples` (50 million): a recorded window is one series per site, a
  * raw one about ten (the response counters by status class and cache state).
  */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { durationMs } from "../../../src/config/duration.js";
 import { SlosSchema } from "../../../src/config/slos.js";
 import { sloRuleGroups } from "../../../src/slo/rules.js";
@@ -74,5 +77,24 @@ describe.each(Object.entries(configs))("SLO rules with %s", (_, slos) => {
       if (w === "2h") expect(longest).toBeGreaterThan(3 * 86_400_000);
       else expect(durationMs(w)).toBeGreaterThan(6 * 3_600_000);
     }
+  });
+});
+
+describe("the shipped alert rules", () => {
+  it("read at most an hour of any series (120 samples at a 30 s scrape), so none nears the limit either", async () => {
+    const file = join(
+      import.meta.dirname,
+      "..",
+      "..",
+      "..",
+      "config",
+      "alerts",
+      "sitehost-exporter.rules.yaml",
+    );
+    const rules = (
+      parse(await readFile(file, "utf8")) as { groups: Array<{ rules: Array<{ expr: string }> }> }
+    ).groups.flatMap((g) => g.rules);
+    expect(rules.length).toBeGreaterThan(25);
+    for (const r of rules) for (const n of readsPerSeries(r.expr)) expect(n, r.expr).toBeLessThanOrEqual(120);
   });
 });
