@@ -78,6 +78,7 @@ describe.each(Object.entries(QUOTING))("%s", (path, must) => {
 describe("the chart's install notes", () => {
   it("reckon the sites a sample limit covers from the measured figures", () => {
     const notes = read("helm/sitehost-exporter/templates/NOTES.txt");
+    expect(notes).toContain(`{{- $sited := ${Math.round(figures.defaults)} }}`);
     expect(notes).toContain(`{{- $perSite := ${inAll} }}`);
     expect(notes).toContain(`{{- $unsited := ${figures.unsitedAtMost} }}`);
     expect(quotes(notes).other).toEqual([]);
