@@ -116,10 +116,19 @@ export interface CheckpointDelta {
 }
 
 /**
+ * How long past the high-water mark a late entry's fingerprint is kept (see deltaFor): longer than a
+ * read can meet it again among the entries indexed when it was, whatever its own time.
+ */
+export const LATE_KEPT_MS = 10 * 60_000;
+
+/**
  * The delta that delivering `records` makes, with `counts` (counter increments by key) added to the
  * counters. An entry stamped after `highWaterLimitMs` (the read's
  * time plus a tolerance: clock skew, a bad record) is shipped and remembered but does not move the
- * high-water mark, or every later entry would fall below the window and be skipped.
+ * high-water mark, or every later entry would fall below the window and be skipped. A late entry (older
+ * than the mark) is remembered as if stamped LATE_KEPT_MS after the mark: it was indexed among entries
+ * of about the mark's time, and reads meet it again until those leave their window, so its own time
+ * would let its fingerprint go (and it be shipped again) too soon.
  */
 export function deltaFor(
   cp: Checkpoint,
@@ -133,7 +142,8 @@ export function deltaFor(
   for (const r of records) {
     if (r.timeMs > highWater && r.timeMs <= highWaterLimitMs) highWater = r.timeMs;
     const known = Math.max(deliveredCount(cp, r.fingerprint), add.get(r.fingerprint)?.[1] ?? 0);
-    add.set(r.fingerprint, [r.fingerprint, Math.max(known, r.occurrence + 1), r.timeMs]);
+    const keptAs = r.timeMs >= cp.highWaterMs ? r.timeMs : cp.highWaterMs + LATE_KEPT_MS;
+    add.set(r.fingerprint, [r.fingerprint, Math.max(known, r.occurrence + 1), keptAs]);
     if (r.countKey !== undefined) counts[r.countKey] = (counts[r.countKey] ?? 0) + 1;
   }
   return { seq, highWaterMs: highWater, add: [...add.values()], counts };

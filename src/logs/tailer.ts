@@ -204,7 +204,13 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     const deep = this.lastDeepReadAt === undefined || now - this.lastDeepReadAt >= DEEP_READ_INTERVAL_MS;
     const { overlapMs } = this.opts;
     const before = { highWaterMs: stored.state.highWaterMs, floorMs: stored.state.floorMs };
-    const window = { windowMs: deep ? overlapMs : this.lateWindowMs(now), overlapMs, nowMs: now };
+    const lateWindowMs = this.lateWindowMs(now);
+    const window = {
+      windowMs: deep ? overlapMs : lateWindowMs,
+      overlapMs,
+      nowMs: now,
+      lateBefore: lateWindowMs > 0,
+    };
     const run = new ReadRun(this, stored, window, signal, ++readSerial);
     this.readStartedAt = now;
     this.shipper?.begin(now);

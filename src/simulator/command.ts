@@ -11,6 +11,7 @@ import { redactQueryToken, redactUrl } from "../config/redact.js";
 import { ConfigSchema, DEFAULT_PORT } from "../config/schema.js";
 import { createLogger, type LogFormat } from "../logging.js";
 import type { RunningSimulator, SimulatorOptions } from "./index.js";
+import { LOG_ORDERS, type LogOrder } from "./options.js";
 
 const int = (name: string) => (v: string) => {
   const n = Number(v);
@@ -40,7 +41,7 @@ interface SimulateFlags {
   malformedRate: number;
   failingSite?: number;
   logRate: number;
-  logOrder: "newest-first" | "oldest-first";
+  logOrder: LogOrder;
   scrollMode: "snapshot" | "cursor";
   scrollIdle: number;
   logIndexDelay: number;
@@ -83,8 +84,11 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
     .option("--failing-site <id>", "a site id whose endpoints all answer 500", int("--failing-site"))
     .option("--log-rate <n>", "log entries per second per site and stream", positive("--log-rate"), 0.2)
     .addOption(
-      new Option("--log-order <order>", "order of log pages")
-        .choices(["newest-first", "oldest-first"])
+      new Option(
+        "--log-order <order>",
+        "order of log pages (newest-indexed-first: by when entries became visible)",
+      )
+        .choices([...LOG_ORDERS])
         .default("newest-first"),
     )
     .addOption(

@@ -14,6 +14,7 @@ import {
   faultProblems,
   type SimulatorBehaviour,
   type SimulatorFaults,
+  LOG_ORDERS,
 } from "./options.js";
 import type { Platform } from "./platform.js";
 
@@ -147,8 +148,8 @@ function logsSettings(p: Platform, c: SimulatorControl, body: Body): Reply {
   if (rate !== undefined && !(typeof rate === "number" && rate >= 0)) problems.push("invalid value for rate");
   const order = body.order ?? p.logOrder;
   const mode = body.mode ?? p.scrollMode;
-  if (order !== "newest-first" && order !== "oldest-first")
-    problems.push("order must be newest-first or oldest-first");
+  if (!(LOG_ORDERS as readonly unknown[]).includes(order))
+    problems.push(`order must be one of ${LOG_ORDERS.join(", ")}`);
   if (mode !== "snapshot" && mode !== "cursor") problems.push("mode must be snapshot or cursor");
   if (problems.length > 0) return bad(...problems);
   if (typeof rate === "number") c.setLogRate(rate);

@@ -105,7 +105,45 @@ export class SimLogs {
     maxSeq: number,
     viewMs = Number.POSITIVE_INFINITY,
   ): Entry[] {
-    const out: Entry[] = [];
+    return this.visibleAt(src, stream, second, maxSeq, viewMs).map((v) => v.entry);
+  }
+
+  /**
+   * The entries that became visible during `second` (as a reader at `viewMs` sees them), newest
+   * stamped first: those of the seconds the indexing delay and lateness reach back to.
+   */
+  entriesIndexedAt(
+    src: LogSource,
+    stream: SimStream,
+    second: number,
+    maxSeq: number,
+    viewMs: number,
+  ): Entry[] {
+    const late = this.lateness();
+    const out: Array<{ entry: Entry; at: number }> = [];
+    const inSecond = (visibleAt: number) => Math.floor(visibleAt / 1000) === second;
+    // Generated entries (no appended one: seq 0) of the seconds the delay and lateness reach back to.
+    for (let s = second - late.delaySeconds; s >= second - late.delaySeconds - late.maxSeconds; s--) {
+      for (const v of this.visibleAt(src, stream, s, 0, viewMs))
+        if (inSecond(v.visibleAt)) out.push({ entry: v.entry, at: s });
+    }
+    // Appended entries may have been made visible any time after their second.
+    for (const [s, list] of this.appended.get(`${src.siteId}/${stream}`) ?? [])
+      for (const a of list)
+        if (a.seq <= maxSeq && a.visibleAt <= viewMs && inSecond(a.visibleAt))
+          out.push({ entry: a.entry, at: s });
+    return out.sort((a, b) => b.at - a.at).map((o) => o.entry);
+  }
+
+  /** Entries of one second visible by `viewMs`, each with the moment it became visible. */
+  private visibleAt(
+    src: LogSource,
+    stream: SimStream,
+    second: number,
+    maxSeq: number,
+    viewMs: number,
+  ): Array<{ entry: Entry; visibleAt: number }> {
+    const out: Array<{ entry: Entry; visibleAt: number }> = [];
     const fault = stream === "server" ? this.faultAt(src.siteId, second) : undefined;
     const rate = fault?.rate ?? this.ratePerSecond;
     const traffic: Traffic | undefined = fault && {
@@ -116,21 +154,23 @@ export class SimLogs {
     const base = Math.floor(rate);
     const count = base + (unit(src.seed, streamNo, second) < rate - base ? 1 : 0);
     const late = this.lateness();
-    const lateness = late.delaySeconds > 0 || (late.fraction > 0 && late.maxSeconds > 0);
     // k numbers the second's generated entries (health checks after the others) for their lateness.
-    const visible = (k: number) => !lateness || visibleAtOf(src.seed, streamNo, second, k, late) <= viewMs;
-    for (let k = 0; k < count; k++) {
-      if (!visible(k)) continue;
-      out.push(stream === "server" ? serverEntry(src, second, k, traffic) : phpEntry(src, second, k));
-    }
+    const add = (k: number, entry: () => Entry) => {
+      const at = visibleAtOf(src.seed, streamNo, second, k, late);
+      if (at <= viewMs) out.push({ entry: entry(), visibleAt: at });
+    };
+    for (let k = 0; k < count; k++)
+      add(k, () => (stream === "server" ? serverEntry(src, second, k, traffic) : phpEntry(src, second, k)));
     // Health checks: twice in the same second, byte-identical, once a minute.
     if (stream === "server" && rate > 0 && second % 60 === src.seed % 60) {
       const check = healthCheck(src, second);
-      if (visible(count)) out.push(check);
-      if (visible(count + 1)) out.push({ ...check });
+      add(count, () => check);
+      add(count + 1, () => ({ ...check }));
     }
     const extra = this.appended.get(`${src.siteId}/${stream}`)?.get(second);
-    if (extra) for (const a of extra) if (a.seq <= maxSeq && a.visibleAt <= viewMs) out.push(a.entry);
+    if (extra)
+      for (const a of extra)
+        if (a.seq <= maxSeq && a.visibleAt <= viewMs) out.push({ entry: a.entry, visibleAt: a.visibleAt });
     return out;
   }
 

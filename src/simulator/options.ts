@@ -3,8 +3,13 @@
  * platform's documentation leaves open, and start-up settings. Validation of the run-time objects
  * sent to the control API lives here too, next to the types it checks.
  */
-/** The order a log endpoint pages in, and whether a scroll is a snapshot or follows new entries. */
-export type LogOrder = "newest-first" | "oldest-first";
+/**
+ * The order a log endpoint pages in (newest-indexed-first: by when each entry became visible, newest
+ * first, so an entry indexed late comes among newer ones), and whether a scroll is a snapshot or
+ * follows new entries.
+ */
+export const LOG_ORDERS = ["newest-first", "oldest-first", "newest-indexed-first"] as const;
+export type LogOrder = (typeof LOG_ORDERS)[number];
 export type ScrollMode = "snapshot" | "cursor";
 
 export interface SimulatorFaults {

@@ -80,10 +80,10 @@ export class ScrollStore {
       siteId: src.siteId,
       stream,
       order,
-      mode: order === "newest-first" ? "snapshot" : mode,
-      second: order === "newest-first" ? nowSec : lower,
+      mode: order === "oldest-first" ? mode : "snapshot",
+      second: order === "oldest-first" ? lower : nowSec,
       index: 0,
-      firstSecond: order === "newest-first" ? nowSec : lower,
+      firstSecond: order === "oldest-first" ? lower : nowSec,
       served: 0,
       lower,
       upper: nowSec,
@@ -149,8 +149,12 @@ export class ScrollStore {
     return out;
   }
 
+  /** The entries of the scroll's current second: stamped then, or (indexed order) visible from then. */
   private entriesOf(src: LogSource, state: ScrollState): Entry[] {
-    const all = this.logs.entriesAt(src, state.stream, state.second, state.maxSeq, state.viewMs);
+    const all =
+      state.order === "newest-indexed-first"
+        ? this.logs.entriesIndexedAt(src, state.stream, state.second, state.maxSeq, state.viewMs)
+        : this.logs.entriesAt(src, state.stream, state.second, state.maxSeq, state.viewMs);
     return state.filter ? all.filter(state.filter) : all;
   }
 

@@ -17,17 +17,21 @@ export class Marks {
     private readonly identicalPairs = false,
   ) {}
 
-  /** One marked web-server line and one PHP line per site (of the first three). */
-  write(): void {
-    const at = Date.now();
+  /**
+   * One marked web-server line and one PHP line per site (of the first three), stamped `lateMs`
+   * before now and visible from now (indexed late).
+   */
+  write(lateMs = 0): void {
+    const now = Date.now();
+    const at = now - lateMs;
     for (const s of this.sim.control.sites().slice(0, 3)) {
       const marker = `/marker/${this.run}/${this.n}/${s.site.id}`;
       const copies = this.identicalPairs && this.n % 3 === 0 ? 2 : 1;
       for (let i = 0; i < copies; i++)
-        this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at);
+        this.sim.control.appendLog(s.site.id, "server", { request_url: marker, status: 200 }, at, now);
       this.written.set(marker, (this.written.get(marker) ?? 0) + copies);
       const php = `marker ${this.run} ${this.n} ${s.site.id}`;
-      this.sim.control.appendLog(s.site.id, "php", { message: php, severity: "Warning" }, at);
+      this.sim.control.appendLog(s.site.id, "php", { message: php, severity: "Warning" }, at, now);
       this.written.set(php, 1);
     }
     this.n += 1;

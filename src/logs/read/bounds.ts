@@ -16,6 +16,8 @@ export interface WindowFacts {
   overlapMs: number;
   /** When the read began. */
   nowMs: number;
+  /** The stream has shown late entries lately (its short window is widened for them). */
+  lateBefore?: boolean;
 }
 
 export function readBounds(
@@ -29,5 +31,6 @@ export function readBounds(
     highWaterMs,
     nowMs: w.nowMs,
     futureToleranceMs: FUTURE_TOLERANCE_MS,
+    lateBefore: w.lateBefore ?? false,
   };
 }

@@ -3,8 +3,24 @@
  * entries older than the dedupe floor are known delivered (and never built: only their times are
  * read), the others are checked against the checkpoint's fingerprints with their occurrence counts,
  * and what is new is kept. Pure: no I/O.
+ *
+ * Where a newest-first read stops. The platform may list entries by when they were indexed rather
+ * than by their time, so an entry stamped long ago can come between newer ones (it was indexed late),
+ * and a page can hold entries in any order. A page whose entries are in order ends the read when its
+ * last ones are older than the lower bound (what follows is older still); once the read has met an
+ * entry out of order, or the stream has shown lateness before, only a page whose every entry is
+ * older than the bound does. (A late entry alone at the end of an in-order page ends the read early;
+ * it is shipped, so the next read knows the stream's lateness and reads on.)
+ *
+ * An entry older even than the dedupe floor is taken for one delivered long ago, unless the read is
+ * out of order and it comes before the first entry of the read known delivered, on a page in
+ * descending order but for a few entries: then it was indexed after everything read before, late.
+ * A page in no order at all (shuffled) means any page may hold new entries: that read goes on to
+ * the scroll's end (within the read's page and byte bounds). It is checked against the
+ * fingerprints (the checkpoint keeps a late entry's fingerprint longer, see deltaFor) and shipped
+ * when new. (On pages in no order, every entry below the floor is taken for delivered.)
  */
-import { fingerprintKeepingNulls } from "../entry.js";
+import { earlierFingerprint } from "../entry.js";
 import type { PendingRecord, StreamEntry } from "../pending.js";
 import type { Order, PageEntries, ReadBounds } from "./types.js";
 
@@ -29,6 +45,42 @@ export interface PageVerdict {
  * order, so occurrence counts only need the entries near the current one.
  */
 const OCCURRENCE_WINDOW_MS = 10_000;
+/**
+ * A page is in descending order but for a few entries when at most this share of them (or one) are
+ * not (see descendingRun).
+ */
+const MOST_OUT_OF_ORDER = 0.25;
+
+/** Per entry of the page being read: its time (NaN: none); and the tails of descendingRun. */
+let timesScratch = new Float64Array(256);
+let tailsScratch = new Float64Array(256);
+
+/**
+ * How many of the page's usable times form its longest run in descending order (not necessarily
+ * next to each other): all of them in a page in time order, all but the late ones in a page in the
+ * order entries were indexed, a few in a shuffled page. Patience sorting, O(n log n).
+ */
+function descendingRun(times: Float64Array, n: number): number {
+  if (tailsScratch.length < n) tailsScratch = new Float64Array(n);
+  const tails = tailsScratch;
+  let length = 0;
+  for (let i = 0; i < n; i++) {
+    const t = times[i] as number;
+    if (Number.isNaN(t)) continue;
+    // tails[k]: the largest last time of a descending run of length k + 1 (non-increasing in k).
+    let lo = 0;
+    let hi = length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((tails[mid] as number) >= t) lo = mid + 1;
+      else hi = mid;
+    }
+    tails[lo] = t;
+    if (lo === length) length += 1;
+  }
+  return length;
+}
+
 /** How often the oldest counted entries are looked at (inserts). */
 const OCCURRENCE_TRIM_EVERY = 256;
 /** A full sweep when the map still grows past this (entries far out of order are only found so). */
@@ -79,8 +131,14 @@ export class PageReader {
   order: Order = "unknown";
   /** Oldest usable time seen. */
   oldestSeen = Infinity;
-  /** An entry older than the lower bound was seen. */
+  /** A page ended the read: what follows is older than the lower bound. */
   reachedLower = false;
+  /** An entry newer than the one before it was met in a newest-first read (or the reverse). */
+  private outOfOrder = false;
+  /** An entry known delivered was met: what follows was indexed before the last read. */
+  private metDelivered = false;
+  /** A page in no order was met: any page may hold new entries, so the read goes to the end. */
+  private unordered = false;
   private lastTime: number | undefined;
   private readonly occurrences = new OccurrenceCounter();
 
@@ -116,8 +174,39 @@ export class PageReader {
   private deliveredAs(fp: string, entry: StreamEntry, t: number): number {
     const n = this.delivered(fp);
     if (n > 0 || t > this.bounds.highWaterMs) return n;
-    const before = fingerprintKeepingNulls(entry);
+    const before = earlierFingerprint(this.fingerprint, entry);
     return before === undefined ? n : this.delivered(before);
+  }
+
+  /**
+   * The page's times into the scratch arrays, the newest time after each entry, and how often the
+   * times go down and up from one entry to the next; the read's order is decided from the first page
+   * that has any (by the majority: a late entry early on the page does not flip it).
+   */
+  private scan(entries: PageEntries): { times: Float64Array; descending: boolean } {
+    const n = entries.length;
+    if (timesScratch.length < n) timesScratch = new Float64Array(n);
+    const times = timesScratch;
+    let down = 0;
+    let up = 0;
+    let usable = 0;
+    let before: number | undefined = this.lastTime;
+    for (let i = 0; i < n; i++) {
+      const t = entries.timeMs(i);
+      times[i] = t ?? Number.NaN;
+      if (t === undefined) continue;
+      usable += 1;
+      if (before !== undefined && t < before) down += 1;
+      else if (before !== undefined && t > before) up += 1;
+      before = t;
+    }
+    if (this.order === "unknown" && down + up > 0) this.order = down >= up ? "newest-first" : "oldest-first";
+    if ((this.order === "newest-first" && up > 0) || (this.order === "oldest-first" && down > 0))
+      this.outOfOrder = true;
+    const descending =
+      up === 0 || descendingRun(times, n) >= usable - Math.max(1, usable * MOST_OUT_OF_ORDER);
+    if (!descending && this.order === "newest-first") this.unordered = true;
+    return { times, descending };
   }
 
   accept(entries: PageEntries): PageVerdict {
@@ -131,24 +220,27 @@ export class PageReader {
       maxLatenessMs: 0,
       timeless: true,
     };
+    const { times, descending } = this.scan(entries);
+    // Only a read out of order can have late entries (in time order there are none to find).
+    const lateChecked = this.order === "newest-first" && this.outOfOrder && descending;
+    /** Usable entries, and those at the page's end older than the lower bound. */
+    let usable = 0;
+    let tail = 0;
     for (let i = 0; i < entries.length; i++) {
-      const t = entries.timeMs(i);
-      if (t === undefined) {
+      const t = times[i] as number;
+      if (Number.isNaN(t)) {
         // Built only to have the record checked: one that does not fit the schema is reported so.
         entries.entry(i);
         verdict.malformed += 1;
         continue;
       }
       verdict.timeless = false;
-      if (this.lastTime !== undefined && this.order === "unknown" && t !== this.lastTime) {
-        this.order = t < this.lastTime ? "newest-first" : "oldest-first";
-      }
+      usable += 1;
+      tail = t < lowerMs ? tail + 1 : 0;
       this.lastTime = t;
       if (t < this.oldestSeen) this.oldestSeen = t;
-      if (t < lowerMs) {
-        this.reachedLower = true;
-        if (t < dedupeFloorMs) continue;
-      }
+      // Delivered long ago, unless it was indexed after everything read before (see above).
+      if (t < dedupeFloorMs && !(lateChecked && !this.metDelivered)) continue;
       // Only entries that may be new are built: most of a page is below the floor, read before.
       const entry = entries.entry(i);
       if (entry === undefined) {
@@ -157,7 +249,12 @@ export class PageReader {
       }
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
-      if (n <= this.deliveredAs(fp, entry, t) || (this.unique && n > 1) || (this.claim && !this.claim(fp))) {
+      if (n <= this.deliveredAs(fp, entry, t)) {
+        this.metDelivered = true;
+        verdict.deduplicated += 1;
+        continue;
+      }
+      if ((this.unique && n > 1) || (this.claim && !this.claim(fp))) {
         verdict.deduplicated += 1;
         continue;
       }
@@ -167,6 +264,10 @@ export class PageReader {
         verdict.late += 1;
         verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, highWaterMs - t);
       }
+    }
+    if (this.order === "newest-first" && usable > 0 && !this.unordered) {
+      const inOrder = !this.outOfOrder && !this.bounds.lateBefore;
+      if (inOrder ? tail > 0 : tail === usable) this.reachedLower = true;
     }
     return verdict;
   }

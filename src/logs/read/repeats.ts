@@ -52,15 +52,21 @@ function fingerprintAt(entries: PageEntries, i: number, fingerprint: Fingerprint
   return entry ? fingerprint(entry) : "-";
 }
 
+/** A page read before in the pass: the one just before it (served again), or an earlier one (a loop). */
+export type Repeat = "previous" | "earlier";
+
 export class PagesSeen {
   private readonly seen = new Set<string>();
+  private last: string | undefined;
 
-  /** Whether this page was read before in the pass (and remember it). */
-  repeats(entries: PageEntries, fingerprint: Fingerprint): boolean {
+  /** Whether this page was read before in the pass, and when (and remember it). */
+  repeats(entries: PageEntries, fingerprint: Fingerprint): Repeat | undefined {
     const signature = pageSignature(entries, fingerprint);
-    if (signature === undefined) return false;
-    if (this.seen.has(signature)) return true;
+    const previous = this.last;
+    this.last = signature;
+    if (signature === undefined) return undefined;
+    if (this.seen.has(signature)) return signature === previous ? "previous" : "earlier";
     this.seen.add(signature);
-    return false;
+    return undefined;
   }
 }

@@ -32,6 +32,8 @@ import type {
 
 /** Pages one read fetches at most, whatever its order: 10 million entries of 200 a page. */
 export const READ_MAX_PAGES = 50_000;
+/** Times in a row a page may come again right after itself before the read ends as on a loop. */
+export const MAX_PAGES_SERVED_AGAIN = 3;
 /** Bytes of new records one newest-first read holds back (in memory, then on disk) at most. */
 export const READ_MAX_HELD_BYTES = 2 * 1024 ** 3;
 
@@ -140,6 +142,8 @@ export class ReadRun {
     };
     let pages = 0;
     let unusableRun = 0;
+    /** Pages in a row that were the page before them again. */
+    let servedAgain = 0;
     let last: LastPage = { kind: "none" };
     let failure: unknown;
     const facts = (): ReadFacts => ({
@@ -183,13 +187,18 @@ export class ReadRun {
       }
       pages += 1;
       const facts0 = { kind: "page", rawCount: page.rawCount, continuation: page.continuation } as const;
-      if (page.rawCount === 0 || this.seen.repeats(page.entries, opts.fingerprint)) {
+      const repeat = page.rawCount === 0 ? undefined : this.seen.repeats(page.entries, opts.fingerprint);
+      if (page.rawCount === 0 || repeat !== undefined) {
         // The end of the scroll, or a page read before (not taken again: its entries would count as
-        // second occurrences of identical lines).
+        // second occurrences of identical lines). A page served twice in a row (a source that
+        // answered one request twice) is passed over, the scroll read on; a loop ends the read.
         page.entries.release();
-        last = { ...facts0, repeated: page.rawCount > 0, passedLower: false, unusableRun };
+        const again = repeat === "previous" && ++servedAgain <= MAX_PAGES_SERVED_AGAIN;
+        if (again) events.pagingProblem("repeated_page");
+        last = { ...facts0, repeated: page.rawCount > 0 && !again, passedLower: false, unusableRun };
         continue;
       }
+      servedAgain = 0;
       // Fetch the next page while this one is processed, when this one will not end the read.
       const ahead = decide(
         { ...facts(), collectorDown: false, buffered: false, last: this.preview(page, unusableRun) },

@@ -111,6 +111,8 @@ export interface ReadBounds {
   nowMs: number;
   /** An entry stamped later than now plus this is counted as from the future. */
   futureToleranceMs: number;
+  /** The stream has shown late entries lately: a read stops only at a page wholly below the bound. */
+  lateBefore: boolean;
 }
 
 /**

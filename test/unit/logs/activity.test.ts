@@ -190,7 +190,7 @@ describe("activity logs by page number", () => {
     expect(bodies(sink)).toEqual(["entry 11", "entry 12", "entry 13", "entry 14", "entry 15"]);
   });
 
-  it("paging whose nextPage never ends (every page repeats page 1) stops at the repeat, ships once, counts it", async () => {
+  it("paging whose nextPage never ends (every page repeats page 1) stops at the repeats, ships once, counts them", async () => {
     const api = new FakeActivity();
     api.write(10, T0);
     const { t, sink, events } = tailer(api);
@@ -199,8 +199,10 @@ describe("activity logs by page number", () => {
     api.endless = true;
     api.requested.length = 0;
     await t.read(signal());
-    expect(api.requested).toEqual([1, 2]);
-    expect(events.pagingProblems).toEqual(["repeated_page"]);
+    // Page 1 served again right after itself is passed over three times (a source may answer one
+    // request twice), then taken for the loop it is.
+    expect(api.requested).toEqual([1, 2, 3, 4, 5]);
+    expect(events.pagingProblems).toEqual(Array.from({ length: 4 }, () => "repeated_page"));
     // Page 1's fifty entries once; what the paging hid is a counted gap.
     expect(bodies(sink)).toEqual(Array.from({ length: 60 }, (_, i) => `entry ${i < 10 ? i + 1 : i + 31}`));
     expect(events.gaps).toHaveLength(1);

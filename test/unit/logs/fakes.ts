@@ -37,6 +37,20 @@ interface Scroll {
   cursor: boolean;
   /** Pages served since the scroll opened or last looped back. */
   served: number;
+  /** The page just served, to serve again (see servedTwice). */
+  again?: LogEntry[];
+}
+
+/** The entries in an order that only depends on `seed` and their number. */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  const out = [...items];
+  let x = seed * 2654435761;
+  for (let i = out.length - 1; i > 0; i--) {
+    x = (x * 1664525 + 1013904223) >>> 0;
+    const j = x % (i + 1);
+    [out[i], out[j]] = [out[j] as T, out[i] as T];
+  }
+  return out;
 }
 
 export class FakeLogApi {
@@ -60,6 +74,10 @@ export class FakeLogApi {
   dropScrollId = false;
   /** After this many pages a scroll starts again from its first page (0: never). */
   loopAfterPages = 0;
+  /** Pages (1-based, per scroll) answered a second time by the request after theirs. */
+  readonly servedTwice = new Set<number>();
+  /** Each page's entries in a shuffled order (the same shuffle for the same page), or a whole scroll's. */
+  shuffle: false | "page" | "scroll" = false;
   private readonly scrolls = new Map<string, Scroll>();
   private counter = 0;
 
@@ -79,7 +97,12 @@ export class FakeLogApi {
       id = `scroll-${++this.counter}`;
       const cursor = this.mode === "cursor" && this.order === "oldest-first";
       s = {
-        snapshot: this.order === "newest-first" ? [...this.log].reverse() : [...this.log],
+        snapshot:
+          this.shuffle === "scroll"
+            ? shuffled(this.log, this.counter)
+            : this.order === "newest-first"
+              ? [...this.log].reverse()
+              : [...this.log],
         pos: 0,
         cursor,
         served: 0,
@@ -92,9 +115,14 @@ export class FakeLogApi {
     // A growing cursor sees what was appended since it opened.
     const source = s.cursor ? this.log : s.snapshot;
     if (this.loopAfterPages > 0 && s.served === this.loopAfterPages) s.pos = s.served = 0;
-    const items = source.slice(s.pos, s.pos + this.pageSize);
-    s.pos += items.length;
-    s.served += 1;
+    let items = s.again ?? source.slice(s.pos, s.pos + this.pageSize);
+    if (s.again) s.again = undefined;
+    else {
+      s.pos += items.length;
+      s.served += 1;
+      if (this.servedTwice.has(s.served)) s.again = items;
+      if (this.shuffle === "page") items = shuffled(items, s.served);
+    }
     if (this.allRejected) {
       return Promise.resolve({
         records: checkedRecords<LogEntry>([]),

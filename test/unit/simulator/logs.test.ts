@@ -198,6 +198,37 @@ describe("switch: oldest-first growing cursor", () => {
   });
 });
 
+describe("newest-indexed-first paging: by when entries became visible", () => {
+  it("lists an entry indexed late among those indexed with it, and every entry once", async () => {
+    t = await startTestSim({
+      sites: 1,
+      seed: 4,
+      logRatePerSite: 1,
+      lateLogFraction: 0.3,
+      lateLogMaxSeconds: 20,
+    });
+    const id = t.sim.control.sites()[0]?.site.id as number;
+    t.sim.control.setLogPaging("newest-indexed-first", "snapshot");
+    // Stamped 10 minutes ago, indexed now: first, before entries stamped seconds ago.
+    t.sim.control.appendLog(id, "php", { message: "indexed late" }, T0 - 600_000, T0);
+    const first = (await page(t, id, "php")).logs;
+    expect(first[0]?.message).toBe("indexed late");
+    expect(secondsOf(first[1]!)).toBeGreaterThan(T0_SECONDS - 20);
+    // The whole last minute as a newest-first scroll sees it, in another order.
+    const twoPages = async () => {
+      const one = await page(t as TestSim, id, "php");
+      const two = await page(t as TestSim, id, "php", one.scroll_id);
+      return [...one.logs, ...two.logs].filter((e) => secondsOf(e) > T0_SECONDS - 60);
+    };
+    const indexed = await twoPages();
+    t.sim.control.setLogPaging("newest-first", "snapshot");
+    const byTime = await twoPages();
+    const key = (e: Record<string, unknown>) => `${secondsOf(e)} ${String(e.message)}`;
+    expect(indexed.map(key).sort()).toEqual(byTime.map(key).sort());
+    expect(indexed.map(key)).not.toEqual(byTime.map(key));
+  });
+});
+
 describe("late log entries (the indexing lateness knobs)", () => {
   const inRange = (entries: Array<Record<string, unknown>>, from: number, to: number) =>
     entries.filter((e) => secondsOf(e) >= from && secondsOf(e) <= to);

@@ -30,7 +30,14 @@ describe("readBounds", () => {
       highWaterMs: checkpoint.highWaterMs,
       nowMs: 2_000_000,
       futureToleranceMs: FUTURE_TOLERANCE_MS,
+      lateBefore: false,
     });
+  });
+
+  it("says whether the stream has shown late entries lately", () => {
+    const checkpoint = { highWaterMs: 1_000_000, floorMs: 0 };
+    const w = { windowMs: 4_000, overlapMs: 120_000, nowMs: 2_000_000 };
+    expect(readBounds(checkpoint, { ...w, lateBefore: true }).lateBefore).toBe(true);
   });
 
   it("is a value: a checkpoint that moves later does not move bounds already given", () => {

@@ -16,6 +16,7 @@ const bounds: ReadBounds = {
   highWaterMs: HIGH,
   nowMs: HIGH + 5_000,
   futureToleranceMs: 60_000,
+  lateBefore: false,
 };
 
 /** A page whose entries are counted as they are built; `null` is a record that does not fit. */
@@ -72,5 +73,90 @@ describe("a page read", () => {
     expect(v.kept.map((k) => k.timeMs)).toEqual([HIGH + 3_000, HIGH + 1_000]);
     // The record without a time is built too: so one that does not fit its schema is reported.
     expect(built).toEqual([0, 1, 2, 3]);
+  });
+});
+
+describe("entries listed by when they were indexed, not by their time", () => {
+  it("a late entry amid newer ones ends nothing: the read goes on to a page wholly below the bound", () => {
+    const reader = new PageReader(bounds, () => 0, fingerprint);
+    // Newest first, with one entry 20 s late (below the lower bound) among them.
+    const first = reader.accept(
+      page([at(HIGH + 5_000), at(HIGH - 20_000, "late"), at(HIGH + 4_000), at(HIGH + 3_000)]).entries,
+    );
+    expect(first.kept.map((k) => (k.entry as { message?: string }).message)).toEqual([
+      `at ${HIGH + 5_000}`,
+      "late",
+      `at ${HIGH + 4_000}`,
+      `at ${HIGH + 3_000}`,
+    ]);
+    expect(reader.order).toBe("newest-first");
+    expect(reader.complete).toBe(false);
+    // Once out of order, a page whose last entries are below the bound does not end the read ...
+    reader.accept(page([at(HIGH + 2_000), at(HIGH - 11_000), at(HIGH - 12_000)]).entries);
+    expect(reader.complete).toBe(false);
+    // ... only a page wholly below it does.
+    reader.accept(page([at(HIGH - 13_000), at(HIGH - 14_000)]).entries);
+    expect(reader.complete).toBe(true);
+  });
+
+  it("an entry older than the dedupe floor indexed among newer ones is checked, and shipped when new", () => {
+    const old = at(HIGH - 600_000, "ten minutes late");
+    const delivered = at(HIGH - 700_000, "indexed late, shipped before");
+    const deliveredFp = fingerprint(delivered.entry);
+    const reader = new PageReader(bounds, (fp) => (fp === deliveredFp ? 1 : 0), fingerprint);
+    const newer = (i: number) => at(HIGH + 9_000 - i * 1_000);
+    const { entries, built } = page([
+      newer(0),
+      newer(1),
+      old,
+      newer(2),
+      newer(3),
+      delivered,
+      newer(4),
+      newer(5),
+    ]);
+    const v = reader.accept(entries);
+    expect(built).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(v.kept.map((k) => (k.entry as { message?: string }).message)).toContain("ten minutes late");
+    expect(v.deduplicated).toBe(1);
+    expect(v.maxLatenessMs).toBe(600_000);
+  });
+
+  it("in time order, the entries below the floor at a page's end are not built, and end the read", () => {
+    const reader = new PageReader(bounds, () => 0, fingerprint);
+    const { entries, built } = page([at(HIGH + 1_000), at(HIGH - 70_000), at(HIGH - 80_000)]);
+    reader.accept(entries);
+    expect(built).toEqual([0]);
+    expect(reader.complete).toBe(true);
+  });
+
+  it("the order is what most of a page says, whatever its first two entries", () => {
+    const reader = new PageReader(bounds, () => 0, fingerprint);
+    reader.accept(
+      page([at(HIGH - 30_000), at(HIGH + 4_000), at(HIGH + 3_000), at(HIGH + 2_000), at(HIGH + 1_000)])
+        .entries,
+    );
+    expect(reader.order).toBe("newest-first");
+  });
+
+  it("a stream late before reads on to a page wholly below the bound, and a shuffled page is not taken for late entries", () => {
+    const reader = new PageReader({ ...bounds, lateBefore: true }, () => 0, fingerprint);
+    reader.accept(page([at(HIGH + 2_000), at(HIGH + 1_000), at(HIGH - 11_000)]).entries);
+    expect(reader.complete).toBe(false);
+    // Shuffled: as often up as down. Entries below the floor there are taken as delivered long ago.
+    const shuffled = new PageReader(bounds, () => 0, fingerprint);
+    const { entries, built } = page([
+      at(HIGH - 70_000),
+      at(HIGH + 1_000),
+      at(HIGH - 90_000),
+      at(HIGH + 3_000),
+      at(HIGH - 80_000),
+      at(HIGH + 2_000),
+    ]);
+    shuffled.accept(entries);
+    expect(built).toEqual([1, 3, 5]);
+    // And it never ends the read: any page after it may hold new entries.
+    shuffled.accept(page([at(HIGH - 95_000), at(HIGH - 96_000)]).entries);
+    expect(shuffled.complete).toBe(false);
   });
 });

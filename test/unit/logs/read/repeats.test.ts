@@ -52,12 +52,13 @@ describe("page signatures", () => {
     );
   });
 
-  it("tell a page read again in a pass", () => {
+  it("tell a page read again in a pass, right after itself or later", () => {
     const seen = new PagesSeen();
     const times = [T0, T0 + 1, T0 + 2];
-    expect(seen.repeats(page(times), fingerprint)).toBe(false);
-    expect(seen.repeats(page([T0 + 3, T0 + 4]), fingerprint)).toBe(false);
-    expect(seen.repeats(page(times), fingerprint)).toBe(true);
+    expect(seen.repeats(page(times), fingerprint)).toBeUndefined();
+    expect(seen.repeats(page(times), fingerprint)).toBe("previous");
+    expect(seen.repeats(page([T0 + 3, T0 + 4]), fingerprint)).toBeUndefined();
+    expect(seen.repeats(page(times), fingerprint)).toBe("earlier");
   });
 
   it("are the same whether the page was read from its bytes or parsed whole, and report no record", async () => {
