@@ -15,12 +15,18 @@ import { ShutdownSignals } from "./signals.js";
 
 const command = commandOf(process.argv);
 const signals = command === "run" ? new ShutdownSignals().install() : undefined;
-const { applyLeanV8Flags } = await import("./v8Flags.js");
-// A turn of the event loop first: a signal that arrived while the modules loaded is handled (the
-// process ends, exit 0) rather than lost in the re-execution.
+const { leanReexec } = await import("./v8Flags.js");
+// May re-execute the process with memory-lean V8 flags: prepared first (the config file read), then
+// a turn of the event loop, so a signal that arrived until then is handled (the process ends, exit
+// 0), then at once re-executed. The handlers go first: a signal in that last instant ends the process
+// by its default action instead of being taken by a handler of an image about to be replaced.
+const reexec = leanReexec();
 await new Promise((resolve) => setImmediate(resolve));
-// May re-execute the process with memory-lean V8 flags.
-applyLeanV8Flags();
+if (reexec) {
+  signals?.uninstall();
+  reexec();
+  signals?.install();
+}
 if (!process.execArgv.includes("--disable-sigusr1") && command !== "help") {
   // Where the re-execution with --disable-sigusr1 was not possible: a listener of our own
   // also keeps SIGUSR1 from opening the inspector.

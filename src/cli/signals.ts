@@ -35,6 +35,11 @@ export class ShutdownSignals {
     return this;
   }
 
+  /** The default dispositions back (before the process image is replaced). */
+  uninstall(): void {
+    this.restoreDefaults();
+  }
+
   /** The daemon is being started: a signal now stops it once it is up. */
   starting(): void {
     this.state = "starting";

@@ -132,24 +132,28 @@ export function exporterHeapFlagsApplied(
   return V8_FLAGS.logs.every((flag) => execArgv.includes(flag));
 }
 
-/** Re-execute this process with the flags when `leanReexecArgs` says so; returns only when it does not. */
-export function applyLeanV8Flags(): void {
+/**
+ * The re-execution with the flags, ready to run, when `leanReexecArgs` says there is one: what it
+ * needs (the config file read for the workload) is done now, so nothing slow is left between the
+ * entry point's last turn of the event loop and the re-execution itself (a signal taken by then is
+ * handled, see main.ts). Running it returns only when re-execution is not possible here.
+ */
+export function leanReexec(): (() => void) | undefined {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => never })
     .execve;
-  if (typeof execve !== "function") return;
+  if (typeof execve !== "function") return undefined;
   let workload: Workload | undefined;
   const args = leanReexecArgs(process.argv, process.execArgv, process.env, () => {
     workload ??= workloadOf(process.argv);
     return workload;
   });
-  if (!args) return;
-  try {
-    execve.call(process, process.execPath, [process.execPath, ...args], {
-      ...LEAN_MALLOC_ENV[workload ?? "metrics"],
-      ...process.env,
-      [APPLIED]: "1",
-    });
-  } catch {
-    // Not supported here (Windows, a sandbox): run with V8's defaults.
-  }
+  if (!args) return undefined;
+  const env = { ...LEAN_MALLOC_ENV[workload ?? "metrics"], ...process.env, [APPLIED]: "1" };
+  return () => {
+    try {
+      execve.call(process, process.execPath, [process.execPath, ...args], env);
+    } catch {
+      // Not supported here (Windows, a sandbox): run with V8's defaults.
+    }
+  };
 }

@@ -27,7 +27,7 @@ import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { pause } from "../util/time.js";
-import { GenerationFiles, type OwnGeneration } from "./lockFiles.js";
+import { GenerationFiles, MAX_GENERATION, type OwnGeneration } from "./lockFiles.js";
 import { parseHolder, selfIdentity, type Identity, type LockHolder } from "./lockHolder.js";
 import { Contender, lockMetrics, StandbyNotice, type AcquiredHow } from "./lockStandby.js";
 import {
@@ -173,6 +173,12 @@ export class CheckpointLock {
     // on an old reading. A released lock may still be rewritten only by its releasing holder.
     const again = await this.files.read(top);
     if (again !== raw || (await this.files.list()).top !== top) return undefined;
+    if (top >= MAX_GENERATION) {
+      // No generation after this one: the numbering starts again at 1, once the holder's file is
+      // gone (a holder still alive then finds its file gone, as after any takeover).
+      await this.files.removeName(`${top}.json`);
+      return this.claim(1, how, holder);
+    }
     return this.claim(top + 1, how, holder);
   }
 

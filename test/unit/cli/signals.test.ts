@@ -163,6 +163,28 @@ describe("SIGTERM in the first moments of the process", () => {
   );
 });
 
+describe("SIGTERM at any moment of start-up", () => {
+  it("is never lost: the process ends at once, exit 0 once its handlers are in (before that, by the signal)", async () => {
+    const outcomes: string[] = [];
+    // From the process's first instant through its re-execution with the V8 flags and the daemon's start.
+    for (let delay = 0; delay <= 660; delay += 60) {
+      const d = daemon();
+      await new Promise((res) => setTimeout(res, delay));
+      d.child.kill("SIGTERM");
+      const exit = await exitWithin(d, 10_000);
+      expect(exit, `SIGTERM ${delay} ms after start:\n${d.output()}`).not.toBe("still running");
+      if (exit === "still running") continue;
+      // Only while Node.js itself starts, before any of the exporter's code runs, does the signal's
+      // default action end it.
+      expect([`0/null`, `null/SIGTERM`]).toContain(`${exit.code}/${exit.signal}`);
+      outcomes.push(`${delay}: ${exit.code ?? exit.signal}`);
+    }
+    expect(outcomes.filter((o) => o.endsWith(": 0")).length, outcomes.join(", ")).toBeGreaterThan(
+      outcomes.length / 2,
+    );
+  }, 60_000);
+});
+
 describe("a second signal", () => {
   it("ends the process even when an exit handler blocks the main thread", async () => {
     // Stands in for a log transport that never finishes flushing at exit. The pause after the

@@ -198,6 +198,22 @@ describe("checkpoint lock", () => {
     expect(await lockFiles(dir)).toEqual(["1.json"]);
   });
 
+  it("the last generation that can be counted to (2^53 - 2) is taken over as generation 1, never as an absurd one", async () => {
+    const dir = await tempDir();
+    await mkdir(join(dir, "lock"), { recursive: true });
+    const last = String(Number.MAX_SAFE_INTEGER - 1);
+    await writeFile(
+      join(dir, "lock", `${last}.json`),
+      JSON.stringify({ owner: "other-exporter", host: "node-b", pid: 4242, generation: Number(last) }),
+    );
+    const { logger, lines } = captureLogs();
+    const standby = newLock({ dir, timeoutMs: 300, logger });
+    expect(await standBy(standby)).toBe(true);
+    expect(await lockFiles(dir)).toEqual(["1.json"]);
+    expect((await readHolder(dir)).generation).toBe(1);
+    expect(lines.some((l) => /not a usable number/.test(String(l.msg)))).toBe(false);
+  });
+
   it.skipIf(process.platform !== "linux")(
     "a holder process that is gone from this machine is taken over at once",
     async () => {
