@@ -35,6 +35,14 @@ import type {
   TailerOptions,
 } from "./read/types.js";
 import type { StreamShipper } from "./shipper.js";
+import {
+  failureTrouble,
+  maySkipTooLarge,
+  noteTrouble,
+  type Stall,
+  stallOf,
+  type Trouble,
+} from "./stall.js";
 
 export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOptions } from "./read/types.js";
 
@@ -80,6 +88,7 @@ const AFTER: Record<EndReason, { complete: boolean; readToEnd: boolean }> = {
   pages: { complete: true, readToEnd: false },
   bytes: { complete: true, readToEnd: false },
   interrupted: { complete: false, readToEnd: false },
+  too_large: { complete: true, readToEnd: false },
 };
 
 /**
@@ -130,6 +139,8 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
   private lastReadAtMs: number | undefined;
   /** When the read in progress began: no record of it moves the high-water mark past that. */
   private readStartedAt: number | undefined;
+  /** What has kept the stream from advancing lately (see stall.ts); undefined while it advances. */
+  private trouble: Trouble | undefined;
 
   /** The parts a read uses are the stream's own. */
   get parts(): StreamParts {
@@ -143,6 +154,11 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
 
   private get stored(): StreamCheckpoint | undefined {
     return this.opened instanceof CorruptCheckpointError ? undefined : this.opened;
+  }
+
+  /** What keeps the stream from advancing, once it has lasted (see stall.ts). */
+  get stall(): Stall | undefined {
+    return stallOf(this.trouble);
   }
 
   /** The checkpoint as it stands (undefined before the first read or after a corrupt one). */
@@ -166,6 +182,7 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     } catch (err) {
       if (err instanceof CorruptCheckpointError) {
         this.opened = err;
+        this.trouble = noteTrouble(undefined, "checkpoint_corrupt", this.opts.clock.now(), err.message);
         this.events.checkpointError(err);
         return undefined;
       }
@@ -197,7 +214,21 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     return this.pace;
   }
 
+  /** One read; a failure, unless it is no fault of the stream's, is trouble the stream keeps. */
   async read(signal: AbortSignal): Promise<ReadOutcome> {
+    try {
+      return await this.readFrom(signal);
+    } catch (err) {
+      const reason = signal.aborted ? undefined : failureTrouble(err);
+      if (reason) {
+        const detail = err instanceof Error ? err.message : String(err);
+        this.trouble = noteTrouble(this.trouble, reason, this.opts.clock.now(), detail);
+      }
+      throw err;
+    }
+  }
+
+  private async readFrom(signal: AbortSignal): Promise<ReadOutcome> {
     const stored = await this.prepare();
     if (!stored) return { kind: "stopped" };
     const now = this.opts.clock.now();
@@ -209,9 +240,10 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
       windowMs: deep ? overlapMs : lateWindowMs,
       overlapMs,
       nowMs: now,
-      lateBefore: lateWindowMs > 0,
+      lateMs: lateWindowMs,
     };
-    const run = new ReadRun(this, stored, window, signal, ++readSerial);
+    const skipTooLarge = maySkipTooLarge(this.trouble, now);
+    const run = new ReadRun(this, stored, window, signal, ++readSerial, skipTooLarge);
     this.readStartedAt = now;
     this.shipper?.begin(now);
     let result: ReadResult;
@@ -232,15 +264,21 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     }
     if (after.readToEnd) this.events.readToEnd(now);
     if (after.complete) this.noteRate(result.shipped, now);
-    const gap = readGap({
-      deliveredBefore: before.highWaterMs > before.floorMs,
-      highWaterBeforeMs: before.highWaterMs,
-      fresh: result.fresh,
-      shipped: result.shipped,
-      reachedLower: result.reachedLower,
-      oldestSeenMs: result.oldestSeen,
-    });
-    if (gap) this.events.gap(gap.fromMs, gap.toMs);
+    if (result.end === "too_large") {
+      // The page given up, and whatever lay below it down to the checkpoint.
+      this.events.gap(before.highWaterMs, Math.max(before.highWaterMs, result.oldestSeen), "too_large");
+    } else {
+      const gap = readGap({
+        deliveredBefore: before.highWaterMs > before.floorMs,
+        highWaterBeforeMs: before.highWaterMs,
+        fresh: result.fresh,
+        shipped: result.shipped,
+        reachedLower: result.reachedLower,
+        oldestSeenMs: result.oldestSeen,
+      });
+      if (gap) this.events.gap(gap.fromMs, gap.toMs);
+    }
+    if (after.complete) this.noteMalformed(result, now);
     if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
     if (result.shipped === 0) return { kind: "empty" };
@@ -253,6 +291,18 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
       pageSize: this.source.pageSize,
     };
     return { kind: "found", shipped: result.shipped, pace };
+  }
+
+  /** A read that met nothing but malformed entries keeps that trouble; any other complete read clears it. */
+  private noteMalformed(result: ReadResult, now: number): void {
+    if (!result.malformedOnly) {
+      this.trouble = undefined;
+      return;
+    }
+    const detail =
+      `the last read met ${result.malformed} malformed entr${result.malformed === 1 ? "y" : "ies"} and nothing it could ship: ` +
+      "they have no readable time or do not fit the schema (sitehost_exporter_api_invalid_records_total names the field; `sitehost-exporter doctor` checks the log endpoints)";
+    this.trouble = noteTrouble(this.trouble, "malformed", now, detail);
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import type { ReadBounds } from "./types.js";
 
-/** Entries stamped more than this ahead of the exporter's clock count as from the future. */
+/** Entries stamped more than this ahead of the platform's clock (as measured) count as from the future. */
 export const FUTURE_TOLERANCE_MS = 60_000;
 
 export interface WindowFacts {
@@ -14,10 +14,10 @@ export interface WindowFacts {
   windowMs: number;
   /** logs.overlap: how far below the mark fingerprints are kept. */
   overlapMs: number;
-  /** When the read began. */
+  /** When the read began, by the platform's clock. */
   nowMs: number;
-  /** The stream has shown late entries lately (its short window is widened for them). */
-  lateBefore?: boolean;
+  /** How late the stream's entries have come lately, with room to spare (0: none seen). */
+  lateMs?: number;
 }
 
 export function readBounds(
@@ -31,6 +31,6 @@ export function readBounds(
     highWaterMs,
     nowMs: w.nowMs,
     futureToleranceMs: FUTURE_TOLERANCE_MS,
-    lateBefore: w.lateBefore ?? false,
+    lateMs: w.lateMs ?? 0,
   };
 }

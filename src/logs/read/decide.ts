@@ -17,8 +17,8 @@ export const SCROLL_PAGE_SIZE = 200;
 export type LastPage =
   /** Nothing requested yet. */
   | { kind: "none" }
-  /** The request failed (after the API client's retries). */
-  | { kind: "failed"; aborted: boolean }
+  /** The request failed (after the API client's retries); `tooLarge`: its answer was over api.maxResponseSize. */
+  | { kind: "failed"; aborted: boolean; tooLarge?: boolean }
   | {
       kind: "page";
       /** Records the page held, valid or not. */
@@ -50,6 +50,11 @@ export interface ReadFacts {
   /** New pages are held back (possibly of no bytes: nothing new on them yet). */
   buffered: boolean;
   collectorDown: boolean;
+  /**
+   * A page over api.maxResponseSize may be given up (the stream has met one for longer than its
+   * bound, see stall.ts) and this pass has read entries above it.
+   */
+  skipTooLarge?: boolean;
   last: LastPage;
 }
 
@@ -68,9 +73,13 @@ export function decide(f: ReadFacts, limits: ReadLimits): Step {
   if (last.kind === "failed") {
     // A page of a held scroll that fails (it expired, most likely) is no reason to give up: the
     // checkpoint is where a fresh scroll starts. A fresh scroll that fails is the read's failure.
-    return held(f.start) && !last.aborted
-      ? { kind: "restart", why: "held-scroll-failed" }
-      : { kind: "fail", why: "request-failed" };
+    if (held(f.start) && !last.aborted) return { kind: "restart", why: "held-scroll-failed" };
+    // A page too large to read, past its bound: the read ends above it and ships what it read, the
+    // rest down to the checkpoint a counted gap. The page's continuation was in its body, so an
+    // oldest-first scroll (its newer entries come after the page) cannot get past it.
+    if (last.tooLarge && f.skipTooLarge && f.order !== "oldest-first")
+      return { kind: "end", why: "too_large", hold: "none" };
+    return { kind: "fail", why: "request-failed" };
   }
   // A scroll can be kept for the next read when all that was read from it is shipped: a held scroll,
   // or an oldest-first one (newest-first reads start from the top each time anyway).

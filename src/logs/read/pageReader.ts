@@ -7,10 +7,13 @@
  * Where a newest-first read stops. The platform may list entries by when they were indexed rather
  * than by their time, so an entry stamped long ago can come between newer ones (it was indexed late),
  * and a page can hold entries in any order. A page whose entries are in order ends the read when its
- * last ones are older than the lower bound (what follows is older still); once the read has met an
- * entry out of order, or the stream has shown lateness before, only a page whose every entry is
- * older than the bound does. (A late entry alone at the end of an in-order page ends the read early;
- * it is shipped, so the next read knows the stream's lateness and reads on.)
+ * last ones are older than the lower bound (what follows is older still). Once the read has met an
+ * entry out of order, or the stream has shown lateness before, a page ends it when its last entries
+ * are all below the bound and reach further below it than the lateness known (the stream's, or
+ * this read's largest): entries listed after one are indexed before it, so stamped at most that much
+ * after it; or when every entry of the page is below the bound. (A late entry alone at the end of an
+ * in-order page ends the read early; it is shipped, so the next read knows the stream's lateness and
+ * reads on.)
  *
  * An entry older even than the dedupe floor is taken for one delivered long ago, unless the read is
  * out of order and it comes before the first entry of the read known delivered, on a page in
@@ -28,8 +31,10 @@ export interface PageVerdict {
   /** New entries, in page order. */
   kept: PendingRecord[];
   deduplicated: number;
-  /** Entries without a usable time (skipped). */
+  /** Entries without a usable time, or that did not fit the schema (skipped). */
   malformed: number;
+  /** Of those, entries with a time that may be new (above the dedupe floor) that did not fit the schema. */
+  unfit: number;
   /** New entries stamped in the future. */
   future: number;
   /** New entries older than the high-water mark at the read's start: they arrived late. */
@@ -139,6 +144,8 @@ export class PageReader {
   private metDelivered = false;
   /** A page in no order was met: any page may hold new entries, so the read goes to the end. */
   private unordered = false;
+  /** How far behind the high-water mark the latest new entries of this read were. */
+  private lateSeenMs = 0;
   private lastTime: number | undefined;
   private readonly occurrences = new OccurrenceCounter();
 
@@ -215,6 +222,7 @@ export class PageReader {
       kept: [],
       deduplicated: 0,
       malformed: 0,
+      unfit: 0,
       future: 0,
       late: 0,
       maxLatenessMs: 0,
@@ -226,6 +234,8 @@ export class PageReader {
     /** Usable entries, and those at the page's end older than the lower bound. */
     let usable = 0;
     let tail = 0;
+    /** The oldest time of those. */
+    let tailOldest = Infinity;
     for (let i = 0; i < entries.length; i++) {
       const t = times[i] as number;
       if (Number.isNaN(t)) {
@@ -236,7 +246,13 @@ export class PageReader {
       }
       verdict.timeless = false;
       usable += 1;
-      tail = t < lowerMs ? tail + 1 : 0;
+      if (t < lowerMs) {
+        tail += 1;
+        if (t < tailOldest) tailOldest = t;
+      } else {
+        tail = 0;
+        tailOldest = Infinity;
+      }
       this.lastTime = t;
       if (t < this.oldestSeen) this.oldestSeen = t;
       // Delivered long ago, unless it was indexed after everything read before (see above).
@@ -245,6 +261,7 @@ export class PageReader {
       const entry = entries.entry(i);
       if (entry === undefined) {
         verdict.malformed += 1;
+        verdict.unfit += 1;
         continue;
       }
       const fp = this.fingerprint(entry);
@@ -265,9 +282,15 @@ export class PageReader {
         verdict.maxLatenessMs = Math.max(verdict.maxLatenessMs, highWaterMs - t);
       }
     }
+    this.lateSeenMs = Math.max(this.lateSeenMs, verdict.maxLatenessMs);
     if (this.order === "newest-first" && usable > 0 && !this.unordered) {
-      const inOrder = !this.outOfOrder && !this.bounds.lateBefore;
-      if (inOrder ? tail > 0 : tail === usable) this.reachedLower = true;
+      // Entries listed after one indexed at most L late are stamped at most L after it: once an
+      // entry of the tail is more than the lateness known (the stream's, or this read's) below the
+      // bound, what follows is below the bound too.
+      const lateMs = Math.max(this.bounds.lateMs, this.lateSeenMs);
+      const inOrder = !this.outOfOrder && lateMs === 0;
+      if (inOrder ? tail > 0 : tail === usable || (tail > 0 && tailOldest < lowerMs - lateMs))
+        this.reachedLower = true;
     }
     return verdict;
   }

@@ -7,6 +7,7 @@
  */
 import type { RequestOptions } from "../../api/types.js";
 import type { LogStream } from "../../api/schemas.js";
+import { SitehostApiError } from "../../api/errors.js";
 import { deliveredCount } from "../checkpoint.js";
 import type { StreamCheckpoint } from "../journal.js";
 import { preparePage, type PreparedPage } from "../prepared.js";
@@ -83,6 +84,10 @@ export class ReadRun {
   /** Bytes of new records held back in `buffer`. */
   private heldBytes = 0;
   private seen = new PagesSeen();
+  /** Malformed entries met, pages with a usable one, and new ones that did not fit (see malformedOnly). */
+  private malformed = 0;
+  private usablePages = 0;
+  private unfit = 0;
 
   constructor(
     private readonly ctx: ReadContext,
@@ -90,6 +95,8 @@ export class ReadRun {
     private readonly window: WindowFacts,
     private readonly signal: AbortSignal,
     serial: number,
+    /** A page over api.maxResponseSize may be given up (see decide.ts). */
+    private readonly skipTooLarge = false,
   ) {
     const { opts, site, stream } = ctx;
     this.buffer = new ReadBuffer(
@@ -154,6 +161,7 @@ export class ReadRun {
       heldBytes: this.heldBytes,
       buffered: this.buffer.pageCount > 0,
       collectorDown: opts.collectorDown(),
+      skipTooLarge: this.skipTooLarge && Number.isFinite(this.reader.oldestSeen),
       last,
     });
     for (;;) {
@@ -182,7 +190,8 @@ export class ReadRun {
         page = await cursor.next(request);
       } catch (err) {
         failure = err;
-        last = { kind: "failed", aborted: this.signal.aborted };
+        const tooLarge = err instanceof SitehostApiError && err.reason === "too_large";
+        last = { kind: "failed", aborted: this.signal.aborted, tooLarge };
         continue;
       }
       pages += 1;
@@ -245,6 +254,9 @@ export class ReadRun {
     const { events } = this.ctx;
     if (page.rejected > 0) events.malformed(page.rejected);
     const v = this.reader.accept(page.entries);
+    this.malformed += page.rejected + v.malformed;
+    this.unfit += v.unfit;
+    if (!v.timeless) this.usablePages += 1;
     if (v.kept.length > 0) events.recordsTaken(v.kept.length);
     if (v.deduplicated > 0) events.deduplicated(v.deduplicated);
     if (v.malformed > 0) events.malformed(v.malformed);
@@ -295,6 +307,9 @@ export class ReadRun {
       reachedLower: this.reader.reachedLower,
       oldestSeen: this.reader.oldestSeen,
       maxLatenessMs: this.maxLatenessMs,
+      malformed: this.malformed,
+      // Nothing but malformed entries, or nothing new but entries that did not fit the schema.
+      malformedOnly: this.malformed > 0 && (this.usablePages === 0 || (this.shipped === 0 && this.unfit > 0)),
     };
   }
 }

@@ -47,7 +47,8 @@ export interface TailerEvents {
   malformed(n: number): void;
   future(n: number): void;
   late(n: number): void;
-  gap(fromMs: number, toMs: number): void;
+  /** Entries between these times were not shipped; `skipped`: a page over api.maxResponseSize was given up. */
+  gap(fromMs: number, toMs: number, skipped?: "too_large"): void;
   checkpointError(err: CorruptCheckpointError): void;
   /** The stream was read up to its end at `atMs`. */
   readToEnd(atMs: number): void;
@@ -72,6 +73,10 @@ export interface TailerOptions {
   spoolDir: string;
   bufferBudget: BufferBudget;
   fingerprint: Fingerprint;
+  /**
+   * The platform's time: a read's bounds (its now, the future-entry tolerance, the high-water limit)
+   * compare it with entries the platform stamped. Its sleeps are never used.
+   */
   clock: Clock;
   /** Whether the collector is down (then nothing more is fetched). */
   collectorDown: () => boolean;
@@ -107,12 +112,15 @@ export interface ReadBounds {
   dedupeFloorMs: number;
   /** The high-water mark when the pass began. */
   highWaterMs: number;
-  /** When the read began. */
+  /** When the read began, by the platform's clock. */
   nowMs: number;
   /** An entry stamped later than now plus this is counted as from the future. */
   futureToleranceMs: number;
-  /** The stream has shown late entries lately: a read stops only at a page wholly below the bound. */
-  lateBefore: boolean;
+  /**
+   * How late the stream's entries have come lately, with room to spare (0: none seen): a read out of
+   * order goes this far below the bound before it stops.
+   */
+  lateMs: number;
 }
 
 /**
@@ -195,7 +203,9 @@ export type EndReason =
   /** The read held back the most bytes one read may hold. */
   | "bytes"
   /** The collector went down. */
-  | "interrupted";
+  | "interrupted"
+  /** A page over api.maxResponseSize, given up after its bound: what the read holds is shipped (a gap). */
+  | "too_large";
 
 /** Why a read stopped short of the checkpoint, or failed, because of how the platform paged. */
 export type PagingProblem =
@@ -209,4 +219,11 @@ export interface ReadResult {
   reachedLower: boolean;
   oldestSeen: number;
   maxLatenessMs: number;
+  /** Malformed entries the read met (no readable time, or not fitting the schema). */
+  malformed: number;
+  /**
+   * The read met malformed entries and nothing it could use: no entry with a readable time at all,
+   * or no new entry but some newer than the checkpoint that did not fit the schema.
+   */
+  malformedOnly: boolean;
 }

@@ -30,14 +30,14 @@ describe("readBounds", () => {
       highWaterMs: checkpoint.highWaterMs,
       nowMs: 2_000_000,
       futureToleranceMs: FUTURE_TOLERANCE_MS,
-      lateBefore: false,
+      lateMs: 0,
     });
   });
 
   it("says whether the stream has shown late entries lately", () => {
     const checkpoint = { highWaterMs: 1_000_000, floorMs: 0 };
     const w = { windowMs: 4_000, overlapMs: 120_000, nowMs: 2_000_000 };
-    expect(readBounds(checkpoint, { ...w, lateBefore: true }).lateBefore).toBe(true);
+    expect(readBounds(checkpoint, { ...w, lateMs: 4_000 }).lateMs).toBe(4_000);
   });
 
   it("is a value: a checkpoint that moves later does not move bounds already given", () => {

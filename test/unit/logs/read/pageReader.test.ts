@@ -16,7 +16,7 @@ const bounds: ReadBounds = {
   highWaterMs: HIGH,
   nowMs: HIGH + 5_000,
   futureToleranceMs: 60_000,
-  lateBefore: false,
+  lateMs: 0,
 };
 
 /** A page whose entries are counted as they are built; `null` is a record that does not fit. */
@@ -77,8 +77,15 @@ describe("a page read", () => {
 });
 
 describe("entries listed by when they were indexed, not by their time", () => {
-  it("a late entry amid newer ones ends nothing: the read goes on to a page wholly below the bound", () => {
-    const reader = new PageReader(bounds, () => 0, fingerprint);
+  it("a late entry amid newer ones ends nothing: the read goes on below the bound by the lateness seen", () => {
+    // Entries below the bound were delivered before, but the late one.
+    const delivered = new Set<string>();
+    const reader = new PageReader(bounds, (fp) => (delivered.has(fp) ? 1 : 0), fingerprint);
+    const old = (t: number) => {
+      const row = at(t);
+      delivered.add(fingerprint(row.entry));
+      return row;
+    };
     // Newest first, with one entry 20 s late (below the lower bound) among them.
     const first = reader.accept(
       page([at(HIGH + 5_000), at(HIGH - 20_000, "late"), at(HIGH + 4_000), at(HIGH + 3_000)]).entries,
@@ -91,10 +98,19 @@ describe("entries listed by when they were indexed, not by their time", () => {
     ]);
     expect(reader.order).toBe("newest-first");
     expect(reader.complete).toBe(false);
-    // Once out of order, a page whose last entries are below the bound does not end the read ...
-    reader.accept(page([at(HIGH + 2_000), at(HIGH - 11_000), at(HIGH - 12_000)]).entries);
+    // Once out of order, a page whose last entries are below the bound does not end the read, unless
+    // they go further below it than the lateness seen (the late entry: 20 s) ...
+    reader.accept(page([at(HIGH + 2_000), old(HIGH - 11_000), old(HIGH - 12_000)]).entries);
     expect(reader.complete).toBe(false);
-    // ... only a page wholly below it does.
+    reader.accept(page([at(HIGH + 1_000), old(HIGH - 13_000), old(HIGH - 29_000)]).entries);
+    expect(reader.complete).toBe(false);
+    reader.accept(page([at(HIGH + 500), old(HIGH - 14_000), old(HIGH - 31_000)]).entries);
+    expect(reader.complete).toBe(true);
+  });
+
+  it("out of order, a page wholly below the bound ends the read, however late the entries were", () => {
+    const reader = new PageReader(bounds, () => 0, fingerprint);
+    reader.accept(page([at(HIGH + 5_000), at(HIGH - 50_000, "late"), at(HIGH + 4_000)]).entries);
     reader.accept(page([at(HIGH - 13_000), at(HIGH - 14_000)]).entries);
     expect(reader.complete).toBe(true);
   });
@@ -140,7 +156,7 @@ describe("entries listed by when they were indexed, not by their time", () => {
   });
 
   it("a stream late before reads on to a page wholly below the bound, and a shuffled page is not taken for late entries", () => {
-    const reader = new PageReader({ ...bounds, lateBefore: true }, () => 0, fingerprint);
+    const reader = new PageReader({ ...bounds, lateMs: 5_000 }, () => 0, fingerprint);
     reader.accept(page([at(HIGH + 2_000), at(HIGH + 1_000), at(HIGH - 11_000)]).entries);
     expect(reader.complete).toBe(false);
     // Shuffled: as often up as down. Entries below the floor there are taken as delivered long ago.
