@@ -23,7 +23,7 @@ import { gauge } from "./metrics/selfMetric.js";
 import { MetricStore } from "./metrics/store.js";
 import { createCollection } from "./scheduling/collection.js";
 import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "./server/http.js";
-import { readinessWith } from "./scheduling/readiness.js";
+import { readinessWith, readinessWithExports } from "./scheduling/readiness.js";
 import { buildStatus } from "./server/status.js";
 import { ComponentGroup, type Component } from "./util/components.js";
 import { REVISION, VERSION } from "./version.js";
@@ -148,7 +148,11 @@ export async function runDaemon({
     onFailed: stopAndExit,
     logger,
   });
-  const ready = () => readinessWith(activation.readiness(), core.volume?.status());
+  const ready = () =>
+    readinessWithExports(
+      readinessWith(activation.readiness(), core.volume?.status()),
+      core.exportHealth?.notReadyReason(),
+    );
   const server = new HttpServerComponent({
     listenAddress: config.web.listenAddress,
     telemetryPath: config.web.telemetryPath,
@@ -162,6 +166,7 @@ export async function runDaemon({
         apiUrl: config.api.url,
         ready: ready(),
         auth: core.api.authStatus(),
+        clock: core.api.clockOffset(),
         active: activation.status(),
         logs: { enabled: config.logs.enabled, shipping: config.logs.ship, streams: config.logs.streams },
         export: core.exportHealth?.status(),

@@ -233,6 +233,15 @@ export function exporterDashboard(): Dashboard {
       ],
       min: 0,
     }).overrideByRegexp(".* planned", [{ id: "custom.lineStyle", value: { fill: "dash", dash: [10, 10] } }]),
+    timeSeries({
+      title: "Clock skew",
+      description:
+        "The platform's clock minus the exporter's, from the Date header of the API's answers, per instance. The log tailers work on the platform's time; beyond a minute either way SitehostExporterClockSkewed fires and the host's time synchronisation wants a look.",
+      unit: "s",
+      targets: [
+        q(`max by (instance) (sitehost_exporter_clock_skew_seconds${S})`, { legend: "{{instance}}" }),
+      ],
+    }),
   ]);
 
   exporterWorkSections(d);

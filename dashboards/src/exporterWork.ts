@@ -94,13 +94,18 @@ export function exporterWorkSections(d: DashboardBuilder): void {
     timeSeries({
       title: "Deduplicated, failed and lost log records",
       description:
-        "Per second, by stream: records dropped as already delivered (replays after a new scroll), OTLP export failures, gaps where a read jumped past a checkpoint (retention, or paging that broke off), and reads stopped short by the platform's paging (by problem).",
+        "Per second, by stream: records dropped as already delivered (replays after a new scroll), OTLP export failures, exports the endpoint answered but refused as a whole (by reason: kept and retried), records it rejected while taking the others (dropped), gaps where a read jumped past a checkpoint (retention, or paging that broke off), and reads stopped short by the platform's paging (by problem).",
       unit: "cps",
       targets: [
         q(perStream("sitehost_exporter_log_records_deduplicated_total"), {
           legend: "deduplicated {{stream}}",
         }),
         q(perStream("sitehost_exporter_log_export_failures_total"), { legend: "export failures {{stream}}" }),
+        q(
+          `sum by (stream, reason) (${rate("sitehost_exporter_log_exports_refused_total")}) or on () vector(0)`,
+          { legend: "exports refused {{reason}} {{stream}}" },
+        ),
+        q(perStream("sitehost_exporter_log_records_rejected_total"), { legend: "rejected {{stream}}" }),
         q(perStream("sitehost_exporter_log_gaps_total"), { legend: "gaps {{stream}}" }),
         q(
           `sum by (stream, problem) (${rate("sitehost_exporter_log_paging_problems_total")}) or on () vector(0)`,
@@ -121,6 +126,18 @@ export function exporterWorkSections(d: DashboardBuilder): void {
           `sum by (stream, problem) (increase(sitehost_exporter_log_paging_problems_total${S}[$__rate_interval])) or on () vector(0)`,
           { legend: "{{stream}} {{problem}}" },
         ),
+      ],
+      min: 0,
+    }),
+    timeSeries({
+      title: "Stalled log streams",
+      description:
+        "Site streams that cannot advance, by stream and reason: too_large (a page over api.maxResponseSize, skipped as a counted gap after 30 minutes), checkpoint_corrupt, malformed, read_failures. Zero when all is well; SitehostExporterLogStreamsStalled fires when one stays stalled.",
+      unit: "short",
+      targets: [
+        q(`sum by (stream, reason) (sitehost_exporter_log_streams_stalled${S}) or on () vector(0)`, {
+          legend: "{{stream}} {{reason}}",
+        }),
       ],
       min: 0,
     }),

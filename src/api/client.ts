@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock } from "../util/time.js";
 import { AUTH_SOURCE, RequestBudget } from "./budget.js";
+import { ClockSkew, type ClockOffset } from "./clockSkew.js";
 import { parseJsonBody, type DecodeContext } from "./decode.js";
 import { recordReporter } from "./recordReports.js";
 import { ENDPOINTS, SITES_PER_PAGE, type Endpoint, type EndpointName, type InputOf } from "./endpoints.js";
@@ -42,6 +43,8 @@ interface AuthorizedRequest {
 
 class ApiCore {
   readonly budget: RequestBudget;
+  /** The platform's clock against this one, from every answer's Date header. */
+  readonly skew = new ClockSkew();
   private readonly wire: Wire;
   private readonly tokens: TokenManager;
   private readonly metrics: ApiSelfMetrics;
@@ -58,7 +61,11 @@ class ApiCore {
     const clock = opts.clock ?? systemClock;
     this.logger = opts.logger.child({ component: "api" });
     this.budget = new RequestBudget(opts.maxConcurrency, opts.maxRequestsPerSecond, clock);
-    this.metrics = apiSelfMetrics(opts.registry, () => this.budget.pausedUntil);
+    this.metrics = apiSelfMetrics(
+      opts.registry,
+      () => this.budget.pausedUntil,
+      () => this.skew.offsetMs(),
+    );
     this.wire = new Wire(
       opts,
       this.budget,
@@ -67,6 +74,7 @@ class ApiCore {
       this.redactor.redact,
       clock,
       this.closing.signal,
+      this.skew,
     );
     this.secret = new ClientSecret(opts.clientSecret, opts.clientSecretFile, this.redactor, this.logger);
     this.tokens = new TokenManager(
@@ -144,7 +152,13 @@ class ApiCore {
       const { fromBytes } = e.decode;
       req.bytes = fromBytes !== undefined && !opts.recordsMostlyNew;
       let result: ExchangeResult | undefined = await this.authorizedExchange(req, opts);
-      if (!result.ok) throw this.wire.failure(e.route, where, result);
+      if (!result.ok) {
+        const error = this.wire.failure(e.route, where, result);
+        // A new token refused too: the status page says so (not "no token requested yet").
+        if (result.reason === "auth") this.tokens.refusedByApi(error.message);
+        throw error;
+      }
+      this.tokens.acceptedByApi();
       const ctx = this.decodeContext(endpoint);
       const { bytes } = result.response;
       if (bytes) {
@@ -295,6 +309,8 @@ export interface ApiClient extends SitehostApi {
   tokenReport(): Promise<TokenReport>;
   /** Whether the last token request worked, and if not why and when. */
   authStatus(): { ok: boolean; lastError?: string; at?: number };
+  /** The platform's clock against this one (see clockSkew.ts); undefined before the first answer with a Date. */
+  clockOffset(): ClockOffset | undefined;
 }
 
 /** The API client: one method per endpoint of the endpoint table, plus allSites and close. */
@@ -314,6 +330,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     probe: (name, input, o) => core.probe(ENDPOINTS[name] as Endpoint<unknown, unknown>, input, o),
     tokenReport: () => core.tokenReport(),
     authStatus: () => core.authStatus(),
+    clockOffset: () => core.skew.offset,
     close: () => core.close(),
   };
 }

@@ -17,6 +17,8 @@ export type TransportResult =
       kind: "response";
       status: number;
       headers: IncomingHttpHeaders;
+      /** When the status and headers came (performance.now()): the end of the round trip. */
+      headersAt: number;
       /** The body as text; "" when it came as `bytes`. */
       body: string;
       bytes?: PageBytes;
@@ -48,6 +50,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
   private done = false;
   private status = 0;
   private headers: IncomingHttpHeaders = {};
+  private headersAt = 0;
   /** The declared body's buffer, lent by the pool. */
   private into: Buffer | undefined;
   private declared = 0;
@@ -86,6 +89,7 @@ export class Exchange implements Dispatcher.DispatchHandler {
     if (this.done) return;
     this.status = status;
     this.headers = headers;
+    this.headersAt = performance.now();
     const declared = Number(headers["content-length"]);
     if (!Number.isFinite(declared)) return;
     if (declared > this.limits.maxResponseBytes) {
@@ -113,14 +117,14 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseEnd(): void {
     if (this.done) return;
     const page = this.body();
-    const { status, headers } = this;
+    const { status, headers, headersAt } = this;
     if (this.wantBytes && status >= 200 && status < 300) {
-      this.settle({ kind: "response", status, headers, body: "", bytes: page });
+      this.settle({ kind: "response", status, headers, headersAt, body: "", bytes: page });
       return;
     }
     const body = page.bytes.toString("utf8");
     page.release();
-    this.settle({ kind: "response", status, headers, body });
+    this.settle({ kind: "response", status, headers, headersAt, body });
   }
 
   onResponseError(_c: Dispatcher.DispatchController | null, err: Error): void {

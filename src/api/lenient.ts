@@ -26,16 +26,24 @@ const lenientSchemas = new WeakMap<z.ZodType, LenientInfo>();
 type Shape = Record<string, z.ZodType>;
 type Optionalised<S extends Shape> = { [K in keyof S]: z.ZodOptional<S[K]> };
 
-/** An object schema of required, expected and optional fields (see above). */
+/**
+ * An object schema of required, expected and optional fields (see above). With `sorted`, its keys (and
+ * so those of every record it gives) are in sorted order rather than required, expected, optional.
+ */
 export function lenientObject<
   R extends Shape,
   E extends Shape,
   O extends Shape = Record<never, never>,
->(parts: { required: R; expected: E; optional?: O }) {
+>(parts: { required: R; expected: E; optional?: O; sorted?: boolean }) {
   const expected = Object.fromEntries(
     Object.entries(parts.expected).map(([key, schema]) => [key, schema.optional()]),
   ) as Optionalised<E>;
-  const schema = z.object({ ...parts.required, ...expected, ...(parts.optional ?? ({} as O)) });
+  const shape = { ...parts.required, ...expected, ...(parts.optional ?? ({} as O)) };
+  const schema = z.object(
+    parts.sorted
+      ? (Object.fromEntries(Object.entries(shape).sort(([a], [b]) => (a < b ? -1 : 1))) as typeof shape)
+      : shape,
+  );
   lenientSchemas.set(schema, {
     required: new Set(Object.keys(parts.required)),
     expected: Object.keys(parts.expected),

@@ -11,13 +11,26 @@
  * - Casing is kept exactly as the platform spells it (camelCase for most
  *   resources, snake_case for usage reports, performance reports, backup
  *   listings, security alerts and logs).
+ * - A field's value is read as the field's type when it comes in another form the
+ *   documentation leaves open: a number or boolean as text, a string as a number
+ *   (src/api/valueForms.ts). Fields that take two types (a union) take each as it comes.
  */
 import { z } from "zod";
 import { lenientObject } from "./lenient.js";
 import { parseBackupTimestamp } from "./times.js";
+import { boolean as bool, integer, number, text } from "./valueForms.js";
 
-const int = () => z.number().int();
-const num = () => z.number();
+/** An integer, also given as text. */
+const int = () => integer();
+/** A number, also given as text. */
+const num = () => number();
+/** A string, also given as a number (and at least `min` characters long). */
+const str = (min = 0) => text(min);
+/** A boolean, also given as 0/1 or as text. */
+const flag = () => bool();
+// One type of a union, taken only as that type: a union gives each of its types as it came.
+const exactInt = () => z.number().int();
+const exactNum = () => z.number();
 
 /**
  * Paginated responses carry `page`. Paging follows `nextPage` and `lastPage`; the other fields are not
@@ -60,13 +73,13 @@ export const TokenResponseSchema = z.object({
   // Documented as integer seconds; a number in a string is read too. Zero or less is unusable.
   expires_in: z
     .union([
-      num(),
+      exactNum(),
       z
         .string()
         .regex(/^\s*\d+(\.\d+)?\s*$/)
         .transform(Number),
     ])
-    .pipe(num().positive()),
+    .pipe(exactNum().positive()),
   scope: z.string().optional(),
   created_at: num().optional(),
   id: int().optional(),
@@ -95,8 +108,8 @@ export const AccountSchema = lenientObject({
     }),
   },
   optional: {
-    name: z.string().optional(),
-    email: z.string().optional(),
+    name: str().optional(),
+    email: str().optional(),
     sitesCount: int().optional(),
   },
 });
@@ -104,10 +117,10 @@ export type Account = z.infer<typeof AccountSchema>;
 
 // ---------------------------------------------------------------- sites
 
-export const TagSchema = z.object({ id: int(), name: z.string() });
+export const TagSchema = z.object({ id: int(), name: str() });
 
-/** An id documented as an integer, tolerated as a string of digits. */
-const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
+/** An id documented as an integer, tolerated as text (a string of digits). */
+const IdSchema = int();
 
 /**
  * A site of the list. Only what identifies it is required; a renamed or retyped published field is
@@ -116,34 +129,34 @@ const IdSchema = z.union([int(), z.string().regex(/^\d+$/).transform(Number)]);
 export const SiteSchema = lenientObject({
   required: {
     id: IdSchema,
-    name: z.string().min(1),
-    state: z.string().min(1),
+    name: str(1),
+    state: str(1),
   },
   expected: {
-    displayName: z.string(),
-    url: z.string(),
-    datacenterCode: z.string(),
-    phpVersion: z.string().nullable(),
-    cmsEnvironmentType: z.string(),
-    staging: z.boolean(),
-    sandbox: z.boolean(),
-    kit: z.boolean(),
-    edgeCache: z.string(),
-    edgeCacheDefensiveMode: z.boolean(),
+    displayName: str(),
+    url: str(),
+    datacenterCode: str(),
+    phpVersion: str().nullable(),
+    cmsEnvironmentType: str(),
+    staging: flag(),
+    sandbox: flag(),
+    kit: flag(),
+    edgeCache: str(),
+    edgeCacheDefensiveMode: flag(),
     fileSystemUsageBytes: num(),
     databaseUsageBytes: num(),
   },
   optional: {
-    datacenterName: z.string().optional(),
+    datacenterName: str().optional(),
     edgeCacheDefensiveModeUntil: int().nullable().optional(),
     maxFileSystemUsageBytes: num().nullable().optional(),
     warningHeadroomFileSystemUsageBytes: num().nullable().optional(),
     maxDatabaseUsageBytes: num().nullable().optional(),
     warningHeadroomDatabaseUsageBytes: num().nullable().optional(),
     tags: z.array(TagSchema).default([]),
-    created: z.string().optional(),
+    created: str().optional(),
     accountId: int().optional(),
-    favorite: z.boolean().optional(),
+    favorite: flag().optional(),
   },
 });
 export type Site = z.infer<typeof SiteSchema>;
@@ -170,14 +183,14 @@ export type Statistics = z.infer<typeof StatisticsSchema>;
 
 export const UsageReportEntrySchema = z.object({
   billing_cycle: z.object({
-    start_date: z.string(),
-    end_date: z.string(),
+    start_date: str(),
+    end_date: str(),
     total_daily_average_storage_usage_in_gigabytes: num().optional(),
     total_unique_visits: num().optional(),
     site: z.object({
       id: int().optional(),
-      name: z.string().optional(),
-      url: z.string().optional(),
+      name: str().optional(),
+      url: str().optional(),
       daily_average_visits: num(),
       daily_average_storage_usage_in_gigabytes: num(),
     }),
@@ -199,9 +212,9 @@ export const AuditNames = [
 export type AuditName = (typeof AuditNames)[number];
 
 const auditScore = num().nullable().optional();
-const auditText = z.string().nullable().optional();
+const auditText = str().nullable().optional();
 // Documented as a string; accept a number too.
-const auditNumeric = z.union([z.string(), num()]).nullable().optional();
+const auditNumeric = z.union([z.string(), exactNum()]).nullable().optional();
 
 /** Per audit: `<name>_score`, `<name>_display_value`, `<name>_numeric_value`, `<name>_numeric_unit`. */
 type AuditFieldShape = { [K in AuditName as `${K}_score`]: typeof auditScore } & {
@@ -218,15 +231,15 @@ const auditFields = Object.fromEntries(
 ) as AuditFieldShape;
 
 export const StrategyReportSchema = z.object({
-  created_at: z.string().nullable().optional(),
-  updated_at: z.string().nullable().optional(),
-  fetch_time: z.string().nullable().optional(),
-  final_url: z.string().nullable().optional(),
+  created_at: str().nullable().optional(),
+  updated_at: str().nullable().optional(),
+  fetch_time: str().nullable().optional(),
+  final_url: str().nullable().optional(),
   performance_score: num().nullable().optional(),
   accessibility_score: num().nullable().optional(),
   best_practices_score: num().nullable().optional(),
   seo_score: num().nullable().optional(),
-  audit_tool_version: z.string().nullable().optional(),
+  audit_tool_version: str().nullable().optional(),
   ...auditFields,
 });
 export type StrategyReport = z.infer<typeof StrategyReportSchema> & Record<string, unknown>;
@@ -242,11 +255,11 @@ export type PerformanceReport = z.infer<typeof PerformanceReportSchema>;
 /** period = {timestamp, <dimension>: {<metric>: {<dimension value>: number}}} */
 export const MetricsPeriodSchema = z
   .object({ timestamp: num() })
-  .catchall(z.union([z.record(z.string(), z.record(z.string(), num().nullable())), num()]));
+  .catchall(z.union([z.record(z.string(), z.record(z.string(), num().nullable())), exactNum()]));
 
 export const MetricsResultSchema = z.object({
   id: int().optional(),
-  name: z.string().optional(),
+  name: str().optional(),
   search: z
     .object({
       startAt: num().optional(),
@@ -263,25 +276,25 @@ export type MetricsResult = z.infer<typeof MetricsResultSchema>;
 // ---------------------------------------------------------------- security alerts
 
 export const SecurityAlertSchema = z.object({
-  title: z.string().nullable().optional(),
-  description: z.string().nullable().optional(),
-  severity: z.string().nullable(),
-  fixed_in: z.string().nullable().optional(),
+  title: str().nullable().optional(),
+  description: str().nullable().optional(),
+  severity: str().nullable(),
+  fixed_in: str().nullable().optional(),
   reference_urls: z.array(z.string()).nullable().optional(),
 });
 
 export const SecurityAlertItemSchema = lenientObject({
-  required: { name: z.string().min(1) },
-  expected: { version: z.string().nullable() },
+  required: { name: str(1) },
+  expected: { version: str().nullable() },
   optional: {
-    id: z.union([int(), z.string()]).optional(),
+    id: z.union([exactInt(), z.string()]).optional(),
     site_id: int().optional(),
-    status: z.string().nullable().optional(),
-    active: z.boolean().optional(),
+    status: str().nullable().optional(),
+    active: flag().optional(),
     // The documentation leaves the type open: a boolean, or the plugin record's none/available wording.
     update_available: z.union([z.boolean(), z.string()]).nullable().optional(),
-    update_version: z.string().nullable().optional(),
-    security_risk: z.boolean().optional(),
+    update_version: str().nullable().optional(),
+    security_risk: flag().optional(),
     security_alerts: z.array(SecurityAlertSchema).nullable().default([]),
   },
 });
@@ -290,18 +303,18 @@ export type SecurityAlertItem = z.infer<typeof SecurityAlertItemSchema>;
 // ---------------------------------------------------------------- domains
 
 export const DomainSchema = lenientObject({
-  required: { domainName: z.string().min(1) },
+  required: { domainName: str(1) },
   expected: {
-    primary: z.boolean(),
-    healthy: z.boolean(),
-    dnsConfirmed: z.boolean(),
-    provisioned: z.boolean(),
+    primary: flag(),
+    healthy: flag(),
+    dnsConfirmed: flag(),
+    provisioned: flag(),
   },
   optional: {
-    id: z.union([int(), z.string()]).optional(),
-    name: z.string().nullable().optional(),
-    type: z.string().optional(),
-    displayType: z.string().optional(),
+    id: z.union([exactInt(), z.string()]).optional(),
+    name: str().nullable().optional(),
+    type: str().optional(),
+    displayType: str().optional(),
     ipAddresses: z.array(z.string()).optional(),
     zoneId: z.union([int(), z.string()]).nullable().optional(),
   },
@@ -322,115 +335,43 @@ export const BackupEntrySchema = lenientObject({
 });
 export type BackupEntry = z.infer<typeof BackupEntrySchema>;
 
-// ---------------------------------------------------------------- logs
+// ---------------------------------------------------------------- logs and activity log
 
-/**
- * The log endpoints' own shape (no envelope). `total_results` is not needed to page, so any value is
- * accepted. The continuation is `scroll_id`, as documented; `scrollId` (the API's usual camelCase)
- * is read too (decode.ts decides which one counts).
- */
-export const LogPageSchema = z.object({
-  total_results: z.unknown().optional(),
-  logs: z.array(z.unknown()).nullable(),
-  scroll_id: z.string().nullable().optional(),
-  scrollId: z.string().nullable().optional(),
-});
-
-/** ISO 8601 string, or epoch seconds (web-server logs), or epoch ms; normalised by the caller. */
-const LogTimestampSchema = z.union([z.string().min(1), num()]);
-
-// Log entry schemas list their keys in sorted order: a validated entry (zod keeps the schema's order)
-// then serialises straight to the canonical text its fingerprint is taken of.
-export const PhpLogEntrySchema = z.object({
-  file: z.string().nullable().optional(),
-  hosted_site_id: z.union([int(), z.string()]).nullable().optional(),
-  kind: z.string().nullable().optional(),
-  line: int().nullable().optional(),
-  message: z.string(),
-  name: z.string().nullable().optional(),
-  severity: z.string().nullable().optional(),
-  timestamp: LogTimestampSchema,
-});
-export type PhpLogEntry = z.infer<typeof PhpLogEntrySchema>;
-
-export const ServerLogEntrySchema = z.object({
-  body_bytes_sent: num().nullable().optional(),
-  cached: z.union([z.string(), z.boolean()]).nullable().optional(),
-  date: z.string().nullable().optional(),
-  http2: z.union([z.string(), z.boolean()]).nullable().optional(),
-  http_host: z.string().nullable().optional(),
-  http_referer: z.string().nullable().optional(),
-  http_user_agent: z.string().nullable().optional(),
-  http_version: z.string().nullable().optional(),
-  http_x_forwarded_for: z.string().nullable().optional(),
-  renderer: z.string().nullable().optional(),
-  request_completion: z.string().nullable().optional(),
-  request_time: num().nullable().optional(),
-  request_type: z.string().nullable().optional(),
-  request_url: z.string().nullable().optional(),
-  scheme: z.string().nullable().optional(),
-  status: int(),
-  timestamp: LogTimestampSchema,
-  type: z.string().nullable().optional(),
-  user_ip: z.string().nullable().optional(),
-});
-export type ServerLogEntry = z.infer<typeof ServerLogEntrySchema>;
-
-/** The scroll-paged log streams (PHP and web server). */
-export type ScrollStream = "php" | "server";
-export type LogEntry = PhpLogEntry | ServerLogEntry;
-/** Every log stream the exporter can tail: the two scroll-paged ones and the activity log. */
-export type LogStream = ScrollStream | "activity";
-
-// ---------------------------------------------------------------- activity log
-
-/** One activity log entry (account or site): who did what, from where. Keys sorted, as log entries'. */
-export const ActivityEntrySchema = z.object({
-  accountEmail: z.string().nullable().optional(),
-  description: z.string().nullable().optional(),
-  id: z.union([int(), z.string().min(1)]),
-  ipAddress: z.string().nullable().optional(),
-  message: z.string().nullable().optional(),
-  name: z.string().min(1),
-  source: z.string().nullable().optional(),
-  timestamp: LogTimestampSchema,
-  userAgent: z.string().nullable().optional(),
-});
-export type ActivityEntry = z.infer<typeof ActivityEntrySchema>;
+export * from "./logSchemas.js";
 
 // ---------------------------------------------------------------- on-demand backups and restores
 
 /** Epoch seconds, as most on-demand backup times are; tolerated as ISO text too. */
-const EpochOrText = z.union([num(), z.string()]);
+const EpochOrText = z.union([exactNum(), z.string()]);
 
 export const OndemandBackupSchema = lenientObject({
-  required: { type: z.string().min(1) },
-  expected: { status: z.string().min(1) },
+  required: { type: str(1) },
+  expected: { status: str(1) },
   optional: {
-    id: z.string().nullable().optional(),
+    id: str().nullable().optional(),
     requestId: int().optional(),
     siteId: int().optional(),
     completed: EpochOrText.nullable().optional(),
-    bytes: z.union([z.string(), num()]).nullable().optional(),
+    bytes: z.union([z.string(), exactNum()]).nullable().optional(),
     requested: EpochOrText.nullable().optional(),
-    backupTimestamp: z.string().nullable().optional(),
-    createdBy: z.string().nullable().optional(),
-    removedIn: z.string().nullable().optional(),
+    backupTimestamp: str().nullable().optional(),
+    createdBy: str().nullable().optional(),
+    removedIn: str().nullable().optional(),
     deleteAt: EpochOrText.nullable().optional(),
   },
 });
 export type OndemandBackup = z.infer<typeof OndemandBackupSchema>;
 
 export const RestoreSchema = lenientObject({
-  required: { status: z.string().min(1), created: EpochOrText },
+  required: { status: str(1), created: EpochOrText },
   expected: {},
   optional: {
-    id: z.union([int(), z.string()]).optional(),
+    id: z.union([exactInt(), z.string()]).optional(),
     logMessages: z.array(z.string()).nullable().optional(),
-    filesystemId: z.union([z.string(), int()]).nullable().optional(),
-    databaseId: z.union([z.string(), int()]).nullable().optional(),
+    filesystemId: z.union([z.string(), exactInt()]).nullable().optional(),
+    databaseId: z.union([z.string(), exactInt()]).nullable().optional(),
     fromSiteId: int().nullable().optional(),
-    error: z.string().nullable().optional(),
+    error: str().nullable().optional(),
     updated: EpochOrText.nullable().optional(),
     completedAt: EpochOrText.nullable().optional(),
     failedAt: EpochOrText.nullable().optional(),
@@ -441,17 +382,17 @@ export type Restore = z.infer<typeof RestoreSchema>;
 // ---------------------------------------------------------------- git
 
 export const GitDeploySchema = lenientObject({
-  required: { created: EpochOrText, state: z.string().min(1) },
+  required: { created: EpochOrText, state: str(1) },
   expected: {},
   optional: {
-    id: z.union([int(), z.string()]).optional(),
-    after: z.string().nullable().optional(),
-    before: z.string().nullable().optional(),
-    branch: z.string().nullable().optional(),
-    email: z.string().nullable().optional(),
-    message: z.string().nullable().optional(),
-    name: z.string().nullable().optional(),
-    repository: z.string().nullable().optional(),
+    id: z.union([exactInt(), z.string()]).optional(),
+    after: str().nullable().optional(),
+    before: str().nullable().optional(),
+    branch: str().nullable().optional(),
+    email: str().nullable().optional(),
+    message: str().nullable().optional(),
+    name: str().nullable().optional(),
+    repository: str().nullable().optional(),
   },
 });
 export type GitDeploy = z.infer<typeof GitDeploySchema>;
@@ -459,33 +400,33 @@ export type GitDeploy = z.infer<typeof GitDeploySchema>;
 // ---------------------------------------------------------------- DNS and certificates
 
 export const ZoneSchema = lenientObject({
-  required: { id: int(), name: z.string().min(1) },
+  required: { id: int(), name: str(1) },
   expected: {},
-  optional: { created: z.string().nullable().optional() },
+  optional: { created: str().nullable().optional() },
 });
 export type Zone = z.infer<typeof ZoneSchema>;
 
 /** A zone with its records: the zone is checked whole, the records one by one. */
 export const ZoneWithRecordsSchema = ZoneSchema.extend({
-  updated: z.string().nullable().optional(),
+  updated: str().nullable().optional(),
   records: z.array(z.unknown()).nullable(),
 });
 
 /** A record; a missing or null `name` is the zone apex, like `@`. */
 export const DnsRecordSchema = lenientObject({
-  required: { id: int(), type: z.string().min(1) },
+  required: { id: int(), type: str(1) },
   expected: {},
   optional: {
     zoneId: int().optional(),
-    primary: z.boolean().optional(),
+    primary: flag().optional(),
     name: z
       .string()
       .nullish()
       .transform((n) => n ?? ""),
-    value: z.string().nullable().optional(),
+    value: str().nullable().optional(),
     ttl: int().nullable().optional(),
     siteId: IdSchema.nullable().optional(),
-    created: z.string().nullable().optional(),
+    created: str().nullable().optional(),
   },
 });
 export type DnsRecord = z.infer<typeof DnsRecordSchema>;
@@ -499,10 +440,10 @@ export type Flag = z.infer<typeof FlagSchema>;
  * `broken_record` as a boolean, 0/1 or their text.
  */
 export const SslDetailsSchema = z.object({
-  force_ssl: z.union([z.boolean(), num()]).nullable().optional(),
-  acme_certificate_id: z.union([int(), z.string()]).nullable().optional(),
+  force_ssl: z.union([z.boolean(), exactNum()]).nullable().optional(),
+  acme_certificate_id: z.union([exactInt(), z.string()]).nullable().optional(),
   validation_expiration: EpochOrText.nullable().optional(),
-  authz_uri: z.string().nullable().optional(),
+  authz_uri: str().nullable().optional(),
   options: z.array(z.string()).nullable().optional(),
   certificate_expiration_date: EpochOrText.nullable().optional(),
   broken_record: FlagSchema.nullable().optional(),

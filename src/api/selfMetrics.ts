@@ -1,8 +1,17 @@
-/** The API client's self-metrics: requests, durations, retries and failures by route template. */
+/**
+ * The API client's self-metrics: requests, durations, retries and failures by route template, and
+ * the platform's clock against the exporter's.
+ */
 import type { Registry } from "prom-client";
 import { counter, gauge, histogram } from "../metrics/selfMetric.js";
+import { SAMPLES } from "./clockSkew.js";
 
-export function apiSelfMetrics(registry: Registry, pausedUntilMs: () => number) {
+export function apiSelfMetrics(
+  registry: Registry,
+  pausedUntilMs: () => number,
+  /** The platform's clock minus the exporter's, ms (0 until measured). */
+  clockOffsetMs: () => number = () => 0,
+) {
   return {
     requests: counter(registry, {
       name: "sitehost_exporter_api_requests_total",
@@ -55,6 +64,13 @@ export function apiSelfMetrics(registry: Registry, pausedUntilMs: () => number) 
       collect() {
         const until = pausedUntilMs();
         this.set(until > Date.now() ? until / 1000 : 0);
+      },
+    }),
+    clockSkew: gauge(registry, {
+      name: "sitehost_exporter_clock_skew_seconds",
+      help: `The platform's clock minus the exporter's, seconds, from the Date header of the API's answers (the median of the last ${SAMPLES}, each corrected by half its round trip); 0 until the first. The log tailers use the platform's time.`,
+      collect() {
+        this.set(clockOffsetMs() / 1000);
       },
     }),
   };

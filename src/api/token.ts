@@ -57,6 +57,13 @@ export class TokenManager {
   /** When the last token request started (epoch ms), for the refresh interval's floor. */
   private lastRequestAt: number | undefined;
   private shortLivedReported = false;
+  /** A token was issued once: a token forgotten after a 401 is no "no token yet". */
+  private issued = false;
+  /**
+   * The API refused a freshly issued token (a 401 again after re-authenticating: the application was
+   * revoked or lost access), since when and the last refusal; cleared by an API call that goes through.
+   */
+  private refused: { message: string; sinceMs: number } | undefined;
 
   constructor(
     /** One token request (with the client's retries); throws a SitehostApiError when there is no answer. */
@@ -87,10 +94,21 @@ export class TokenManager {
     return this.token?.value;
   }
 
-  /** Whether the last token request worked; when it did not, why and when (the status page). */
+  /** Whether the last token request worked and the API takes its tokens; when not, why and since when (the status page). */
   status(): { ok: boolean; lastError?: string; at?: number } {
-    if (!this.failure) return { ok: this.token !== undefined };
-    return { ok: false, lastError: this.failure.error.message, at: this.failure.at };
+    if (this.failure) return { ok: false, lastError: this.failure.error.message, at: this.failure.at };
+    if (this.refused) return { ok: false, lastError: this.refused.message, at: this.refused.sinceMs };
+    return { ok: this.token !== undefined || this.issued };
+  }
+
+  /** The API refused a new token as well as the one before it (see `refused`). */
+  refusedByApi(message: string): void {
+    this.refused = { message, sinceMs: this.refused?.sinceMs ?? this.clock.now() };
+  }
+
+  /** An API call went through with a token. */
+  acceptedByApi(): void {
+    this.refused = undefined;
   }
 
   private refresh(): Promise<Token> {
@@ -112,6 +130,7 @@ export class TokenManager {
     try {
       const token = this.parse(await this.fetchToken(), startedAt);
       this.token = token;
+      this.issued = true;
       this.failure = undefined;
       this.consecutiveFailures = 0;
       this.events.onResult?.("success");

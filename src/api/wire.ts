@@ -1,11 +1,13 @@
 /**
  * Requests on the wire, for the API client: one exchange through the transport counted by route
- * template and code, the retry policy's loop with the shared 429 pause, and the typed error of an
- * exchange that ended without an accepted answer. The token and the endpoint table are the client's.
+ * template and code (its Date header a sample of the platform's clock), the retry policy's loop with
+ * the shared 429 pause, and the typed error of an exchange that ended without an accepted answer. The
+ * token and the endpoint table are the client's.
  */
 import type { Logger } from "pino";
 import type { Clock } from "../util/time.js";
 import type { RequestBudget } from "./budget.js";
+import type { ClockSkew } from "./clockSkew.js";
 import type { SitehostApiError } from "./errors.js";
 import { apiBaseHint, exchangeError } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
@@ -38,9 +40,11 @@ export class Wire {
     private readonly metrics: ApiSelfMetrics,
     private readonly logger: Logger,
     private readonly redact: Redact,
-    clock: Clock,
+    private readonly clock: Clock,
     /** Aborted when the client closes: ends every wait between retries. */
     private readonly closing: AbortSignal,
+    /** Told of every answer: the platform's clock against this one. */
+    private readonly skew: ClockSkew,
   ) {
     this.transport = new Transport({
       timeoutMs: opts.timeoutMs,
@@ -73,12 +77,16 @@ export class Wire {
       this.retriesShown.add(endpoint);
       for (const reason of RETRY_REASONS) this.metrics.retries.inc({ endpoint, reason }, 0);
     }
+    const sentAt = this.clock.now();
     const started = performance.now();
     this.metrics.inFlight.inc();
     try {
       const method = ROUTES[route].method;
       const result = await this.transport.send({ method, url, headers, body, signal, bytes });
       if (result.kind !== "aborted") this.metrics.requests.inc({ endpoint, code: codeOf(result) });
+      if (result.kind === "response") {
+        this.skew.observe(result.headers, sentAt, result.headersAt - started, result.headersAt);
+      }
       return result;
     } finally {
       this.metrics.inFlight.dec();

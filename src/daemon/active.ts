@@ -115,7 +115,18 @@ export async function activate(
 ): Promise<ActiveExporter> {
   const { registry, api, store, webhooks, exportHealth, volume, fence } = core;
   const logs = config.logs.enabled
-    ? new LogPipeline({ config, api, registry, logger, store, exportHealth, volume, fence })
+    ? new LogPipeline({
+        config,
+        api,
+        registry,
+        logger,
+        store,
+        exportHealth,
+        volume,
+        fence,
+        // Entries are stamped by the platform: the tailers work in its time.
+        platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
+      })
     : undefined;
   // V8's memory saver mode while the log path is quiet, where the exporter chose the heap flags.
   const saver =
@@ -247,6 +258,7 @@ export async function activate(
         collectors: runner.status(),
         ...(plan ? { plan } : {}),
         ...(advice ? { budgetAdvice: advice } : {}),
+        ...(logs ? { logStalls: logs.stalls() } : {}),
       };
     },
     stop: () => parts.stop(),

@@ -3,11 +3,9 @@
  * checks found about access (403s), as findings.
  */
 import type { ApiClient } from "../api/client.js";
+import { CLOCK_SKEW_WARN_SECONDS } from "../api/clockSkew.js";
 import type { TokenReport } from "../api/probe.js";
 import type { Finding } from "./types.js";
-
-/** Clock skew beyond which times read from the platform (logs, expiry) are off by too much to ignore. */
-const SKEW_WARN_S = 60;
 
 export async function checkToken(api: ApiClient): Promise<{ findings: Finding[]; report?: TokenReport }> {
   let report: TokenReport;
@@ -42,8 +40,10 @@ export async function checkToken(api: ApiClient): Promise<{ findings: Finding[];
     details: { expiresInSeconds: lifetime, latencyMs: Math.round(report.latencyMs) },
   });
   if (report.serverDate) {
-    const skewS = (Date.now() - Date.parse(report.serverDate)) / 1000;
-    const bad = Number.isFinite(skewS) && Math.abs(skewS) >= SKEW_WARN_S;
+    // The client's own estimate (the daemon's too): the token answer's Date, corrected by half its round trip.
+    const offset = api.clockOffset();
+    const skewS = offset ? -offset.offsetMs / 1000 : Number.NaN;
+    const bad = Number.isFinite(skewS) && Math.abs(skewS) > CLOCK_SKEW_WARN_SECONDS;
     findings.push({
       id: "clock",
       section: "platform",
@@ -53,7 +53,9 @@ export async function checkToken(api: ApiClient): Promise<{ findings: Finding[];
         ? `this machine's clock is ${Math.abs(Math.round(skewS))} s ${skewS >= 0 ? "ahead of" : "behind"} the platform's (Date header)`
         : `the platform's Date header is unreadable (${JSON.stringify(report.serverDate)})`,
       ...(bad
-        ? { fix: "synchronise this machine's clock (NTP): log times and token expiry depend on it" }
+        ? {
+            fix: "synchronise this machine's clock (NTP, chrony; a container has its node's clock): the log tailers correct for the skew, the exporter's own timestamps do not",
+          }
         : {}),
       details: { skewSeconds: Math.round(skewS) },
     });

@@ -1,25 +1,16 @@
 /** Entry time and fingerprint: the basis of checkpoints and dedupe. */
 import { hash } from "node:crypto";
-import { isEpochMs } from "../api/times.js";
-
-const ZONELESS = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+import { apiTimeMs } from "../api/times.js";
 
 /**
- * The entry's own time in ms. Numbers (or numeric strings) are epoch seconds,
- * or epoch ms when too large to be seconds; other strings are ISO 8601 (UTC when no zone is given).
+ * The entry's own time in whole ms, in any of the API's time forms (src/api/times.ts): epoch seconds,
+ * milliseconds, microseconds or nanoseconds told apart by magnitude, as numbers or numeric strings
+ * (rounded to the millisecond), or ISO 8601 (UTC when no zone is given; digits of the fraction past the
+ * millisecond dropped).
  */
 export function entryTimeMs(value: unknown): number | undefined {
-  let n: number;
-  if (typeof value === "number") n = value;
-  else if (typeof value === "string" && /^\s*\d+(\.\d+)?\s*$/.test(value)) n = Number(value);
-  else if (typeof value === "string") {
-    // The platform's times are UTC; a string without a zone must not be read in the host's zone.
-    const text = ZONELESS.test(value.trim()) ? `${value.trim().replace(" ", "T")}Z` : value;
-    const t = Date.parse(text);
-    return Number.isNaN(t) ? undefined : t;
-  } else return undefined;
-  if (!Number.isFinite(n) || n <= 0) return undefined;
-  return isEpochMs(n) ? Math.round(n) : Math.round(n * 1000);
+  const ms = apiTimeMs(value);
+  return ms === undefined ? undefined : Math.round(ms);
 }
 
 /**
@@ -71,41 +62,85 @@ export function fingerprintKeepingNulls(entry: unknown): string | undefined {
 }
 
 /**
+ * A stream's fingerprint of its entries; `earlier`, when it has one, gives the fingerprint the release
+ * before gave an entry whose fingerprint has changed since (undefined when it has not).
+ */
+export type EntryFingerprint<E extends object = object> = ((entry: E) => string) & {
+  readonly earlier?: (entry: E) => string | undefined;
+};
+
+/**
+ * The fingerprint an earlier release gave the entry, when it differs from what `fingerprint` gives it
+ * now: the release before's (values in another form than documented were fingerprinted as they came),
+ * else the nulls-keeping one's. Undefined when the entry's fingerprint never changed.
+ */
+export function earlierFingerprint<E extends object>(
+  fingerprint: EntryFingerprint<E>,
+  entry: E,
+): string | undefined {
+  return fingerprint.earlier?.(entry) ?? fingerprintKeepingNulls(entry);
+}
+
+/**
+ * How the values of one schema's entries are checked to be in their documented forms as the fingerprint
+ * walks them (src/logs/canonicalEntry.ts): `kinds[i]` is how the value of the i-th key in sorted order is
+ * checked (-1: it may come in any form), `documented` checks it, and `canonicalise` writes an entry with
+ * a value in another form in the documented ones.
+ */
+export interface DocumentedForms {
+  readonly kinds: Int8Array;
+  documented(kind: number, value: unknown): boolean;
+  canonicalise(entry: object): object;
+}
+
+/**
  * `fingerprint` for the entries of one schema, whose possible keys are known. For an entry whose values
  * are all plain (strings, finite numbers, booleans, null) JSON.stringify writes the canonical text
  * itself: directly when its keys are already in sorted order (a validated entry's are, see the log
  * schemas) and none is null, else with the sorted keys that have a value as its allowlist (it keeps the
  * list's order). Anything else takes the general walk. Same text, same hash.
+ *
+ * With `forms`, the fingerprint is that of the entry in its documented forms: an entry with a value in
+ * another form is rewritten first (found on the same walk, so an entry in the documented forms costs
+ * next to nothing more).
  */
-export function fingerprinter(keys: readonly string[]): (entry: object) => string {
+export function fingerprinter(keys: readonly string[], forms?: DocumentedForms): (entry: object) => string {
   const sorted = [...keys].sort();
-  const known = new Set(keys);
+  const index = new Map(sorted.map((k, i) => [k, i]));
+  /** For an entry with a value in another form: the fingerprint of it in the documented ones. */
+  const plain = forms && fingerprinter(keys);
+  const general = (entry: object) => fingerprint(forms ? forms.canonicalise(entry) : entry);
   return (entry) => {
     const obj = entry as Record<string, unknown>;
     // Keys in sorted order are found walking the sorted list once (identity comparisons of
-    // property names); only an entry out of that order asks the set.
+    // property names); only an entry out of that order asks the map.
     let ordered = true;
     let nulls = false;
     let at = 0;
     for (const k in obj) {
       const v = obj[k];
       if (v === null) nulls = true;
-      const plain =
+      const isPlain =
         typeof v === "string" ||
         typeof v === "boolean" ||
         v === null ||
         v === undefined ||
         (typeof v === "number" && Number.isFinite(v));
-      if (!plain) return fingerprint(entry); // not this schema's flat shape
+      if (!isPlain) return general(entry); // not this schema's flat shape
+      let i = -1;
       if (ordered) {
         while (at < sorted.length && sorted[at] !== k) at++;
-        if (at < sorted.length) {
-          at++;
-          continue;
-        }
-        ordered = false;
+        if (at < sorted.length) i = at++;
+        else ordered = false;
       }
-      if (!known.has(k)) return fingerprint(entry);
+      if (i < 0) {
+        i = index.get(k) ?? -1;
+        if (i < 0) return general(entry);
+      }
+      if (forms && v !== null && v !== undefined) {
+        const kind = forms.kinds[i] as number;
+        if (kind >= 0 && !forms.documented(kind, v) && plain) return plain(forms.canonicalise(entry));
+      }
     }
     if (ordered && !nulls) return sha(JSON.stringify(obj));
     return sha(JSON.stringify(obj, nulls ? sorted.filter((k) => obj[k] !== null) : sorted));

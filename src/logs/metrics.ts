@@ -1,6 +1,7 @@
 /** The log pipeline's self-metrics. */
 import type { Registry } from "prom-client";
 import { counter, readGauge } from "../metrics/selfMetric.js";
+import { REFUSAL_REASONS, refusalReason, type ExportFailure } from "./otlp/outcome.js";
 
 export function logMetrics(registry: Registry) {
   const byStream = (name: string, help: string) => counter(registry, { name, help, labelNames: ["stream"] });
@@ -21,8 +22,13 @@ export function logMetrics(registry: Registry) {
     ),
     rejected: byStream(
       "sitehost_exporter_log_records_rejected_total",
-      "Log records the OTLP collector refused for good (a non-retryable answer, isolated by splitting the batch, or a partial success) and that were dropped, by stream.",
+      "Log records the OTLP collector refused for good while it took the other records of their export (isolated by splitting the batch, or rejected in a partial success) and that were dropped, by stream.",
     ),
+    exportsRefused: counter(registry, {
+      name: "sitehost_exporter_log_exports_refused_total",
+      help: "OTLP export attempts the endpoint answered but refused as a whole, kept and retried with backoff (also counted in sitehost_exporter_log_export_failures_total), by stream and reason: status (a non-retryable HTTP status or gRPC code for every record: a wrong path, protocol or credentials), partial_success (a partial success that rejected every record), not_otlp (a 2xx whose body is not an OTLP response, such as a proxy's HTML page).",
+      labelNames: ["stream", "reason"],
+    }),
     gaps: byStream(
       "sitehost_exporter_log_gaps_total",
       "Reads that shipped entries newer than the checkpoint without reaching it: what lay between was removed by the platform's retention or could not be read (paging that broke off), by stream.",
@@ -38,7 +44,7 @@ export function logMetrics(registry: Registry) {
     ),
     future: byStream(
       "sitehost_exporter_log_records_future_total",
-      "Log entries stamped more than a minute ahead of the exporter's clock; shipped, but they never move the checkpoint past the time they were read, by stream.",
+      "Log entries stamped more than a minute ahead of the platform's clock (the exporter's corrected by sitehost_exporter_clock_skew_seconds); shipped, but they never move the checkpoint past the time they were read, by stream.",
     ),
     late: byStream(
       "sitehost_exporter_log_records_late_total",
@@ -58,8 +64,13 @@ export function logMetrics(registry: Registry) {
     ),
     lag: perStream(
       "sitehost_exporter_log_lag_seconds",
-      "Now minus the time of the newest shipped log record, by site and stream.",
+      "Now minus the time of the newest shipped log record (minus the stream's start point while none was shipped), by site and stream.",
     ),
+    stalled: readGauge(registry, {
+      name: "sitehost_exporter_log_streams_stalled",
+      help: "Log streams that cannot advance, by stream and reason: too_large (a page over api.maxResponseSize; skipped as a counted gap 30 minutes after it was first met, where a read can get past it), checkpoint_corrupt (the checkpoint cannot be trusted; stopped until reset), malformed (reads meet nothing but malformed entries), read_failures (three or more reads in a row failed).",
+      labelNames: ["stream", "reason"] as const,
+    }),
     lastRead: perStream(
       "sitehost_exporter_log_last_read_timestamp_seconds",
       "When the stream was last read up to its end (nothing written since then is missed), Unix seconds, by site and stream.",
@@ -95,5 +106,13 @@ export function countersFromZero(
   for (const stream of streams) {
     for (const name of STREAM_COUNTERS) m[name].inc({ stream }, 0);
     for (const problem of pagingProblems) m.pagingProblems.inc({ stream, problem }, 0);
+    for (const reason of REFUSAL_REASONS) m.exportsRefused.inc({ stream, reason }, 0);
   }
+}
+
+/** A failed export attempt of `stream`, counted: every one, and those the endpoint refused by why. */
+export function countExportFailure(m: LogMetrics, stream: string, failure: ExportFailure): void {
+  m.exportFailures.inc({ stream });
+  const reason = refusalReason(failure);
+  if (reason) m.exportsRefused.inc({ stream, reason });
 }

@@ -18,7 +18,7 @@ import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
 import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
-import { settlesWithin, systemClock, type Clock } from "../util/time.js";
+import { offsetClock, settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
 import { CheckpointFencedError, CheckpointStore } from "./journal.js";
@@ -42,6 +42,7 @@ import type { TailerOptions } from "./tailer.js";
 import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
 import { histogramLayout } from "./histogramLayout.js";
+import { type StallSummary, summarizeStalls } from "./stall.js";
 
 export interface LogPipelineDeps {
   /** Its slice: the logs section, the SLOs counted from the logs, the histogram's cache switch, the shard. */
@@ -56,6 +57,12 @@ export interface LogPipelineDeps {
   exporter?: LogRecordExporter;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
+  /**
+   * The platform's clock minus `clock`, ms, as the API client measures it (0 until measured). Log
+   * entries are stamped by the platform: a read's bounds, where a stream without a checkpoint starts
+   * and the lag are worked out in the platform's time, `clock` corrected by this. Default 0.
+   */
+  platformOffsetMs?: () => number;
   /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
   volume?: CheckpointVolume;
   /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
@@ -88,7 +95,10 @@ type Phase =
 export class LogPipeline {
   private readonly log: Logger;
   private readonly checkpoints: CheckpointStore;
+  /** This machine's clock: timers, waits, backoff. */
   private readonly clock: Clock;
+  /** The platform's time (see LogPipelineDeps.platformOffsetMs): what entry times are compared with. */
+  private readonly platform: Clock;
   private readonly health = new CollectorHealth();
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly activityClaims = new ActivityClaims();
@@ -111,21 +121,24 @@ export class LogPipeline {
   constructor(private readonly deps: LogPipelineDeps) {
     this.log = deps.logger.child({ component: "logs" });
     this.clock = deps.clock ?? systemClock;
+    this.platform = offsetClock(this.clock, this.platformOffsetMs);
     this.counts = new LogCounts(deps.store, {
       histogram: histogramLayout(deps.config),
       exemplars: deps.config.metrics.exemplars,
     });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
-    const streams = new ReportedStreams(() => this.reporters());
+    const streams = new ReportedStreams(() => this.reporters(), deps.config.logs.streams);
     metrics.lag.add(streams.lag);
     metrics.lastRead.add(streams.lastRead);
+    metrics.stalled.add(streams.stalled);
     this.reported = streams;
     this.reporting = {
       metrics,
       log: this.log,
       warnings: new ThrottledWarnings(this.log, 60_000, this.clock),
-      clock: this.clock,
+      // The streams' times (last read to the end, the lag) are the platform's.
+      clock: this.platform,
       exportHealth:
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
@@ -134,7 +147,7 @@ export class LogPipeline {
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
       failures: deps.volume,
       fence: deps.fence,
-      now: () => this.clock.now(),
+      now: () => this.platform.now(),
       floorRepaired: (file, wasMs, nowMs) =>
         this.reporting.warnings.warn(
           "floor in the future",
@@ -165,8 +178,9 @@ export class LogPipeline {
       );
     }
     // "now" is when the process started, not when a stream is first read: every line written while
-    // the exporter ran is shipped.
-    const startFromMs = resolveStartFrom(logs.startFrom, performance.timeOrigin);
+    // the exporter ran is shipped. In the platform's time: a stream is first read after discovery,
+    // by when the API's answers have measured the offset.
+    const startFromMs = () => resolveStartFrom(logs.startFrom, this.platformTimeOrigin);
     if (logs.ship) {
       const { sink, exporter, env = process.env } = this.deps;
       this.sink = await createLogSink({ sink, exporter, env });
@@ -201,7 +215,14 @@ export class LogPipeline {
     if (queued) this.updateSites(queued);
   }
 
-  private streamContext(scheduler: LogScheduler, startFromMs: number): StreamContext {
+  private readonly platformOffsetMs = (): number => this.deps.platformOffsetMs?.() ?? 0;
+
+  /** When the process started, by the platform's clock (as measured now). */
+  private get platformTimeOrigin(): number {
+    return performance.timeOrigin + this.platformOffsetMs();
+  }
+
+  private streamContext(scheduler: LogScheduler, startFromMs: () => number): StreamContext {
     const sink = this.sink ?? countingSink;
     const { logs } = this.deps.config;
     const resources = { perSite: logs.resourcePerSite, namespace: logs.serviceNamespace };
@@ -217,11 +238,11 @@ export class LogPipeline {
     };
     const tailerSettings = {
       overlapMs: durationMs(this.deps.config.logs.overlap),
-      startFromMs: () => startFromMs,
+      startFromMs,
       maxPagesPerRead: MAX_PAGES_PER_READ,
       spoolDir: this.spoolDir,
       bufferBudget: this.budget,
-      clock: this.clock,
+      clock: this.platform,
       collectorDown: () => this.health.down,
     };
     const tailing = (stream: LogStream): TailerOptions => ({
@@ -235,7 +256,7 @@ export class LogPipeline {
       counts: this.counts,
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       requestDurations: this.deps.requestDurations ?? true,
-      clock: this.clock,
+      clock: this.platform,
       tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reports: this.reports,
@@ -265,6 +286,11 @@ export class LogPipeline {
   /** The running streams (their lag and last-read series are named at each scrape). */
   private reporters(): Iterable<ReportedStream> {
     return this.phase.kind === "running" ? this.phase.streams.values() : [];
+  }
+
+  /** The streams that cannot advance: counted by reason, the longest stalled named (the status page). */
+  stalls(): StallSummary {
+    return summarizeStalls(this.reporters());
   }
 
   /** Streams not yet read to their end once (each needs at least one request at start-up). */
@@ -335,6 +361,7 @@ export class LogPipeline {
     const { metrics } = this.reporting;
     metrics.lag.delete(this.reported.lag);
     metrics.lastRead.delete(this.reported.lastRead);
+    metrics.stalled.delete(this.reported.stalled);
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
     // A process that lost the lock leaves the directory to its new holder.

@@ -10,13 +10,20 @@ import type { ThrottledWarnings } from "../util/throttledLog.js";
 import type { Clock } from "../util/time.js";
 import type { Checkpoint, CorruptCheckpointError } from "./checkpoint.js";
 import type { SeriesSource } from "../metrics/readGauge.js";
-import type { LogMetrics, StreamLabel } from "./metrics.js";
+import { countExportFailure, type LogMetrics, type StreamLabel } from "./metrics.js";
 import type { PreparedPage } from "./prepared.js";
 import type { ExportHealth } from "./otlp/exportHealth.js";
 import type { ShipperHooks } from "./shipper.js";
 import { streamLabels } from "./streams.js";
 import type { PagingProblem } from "./read/types.js";
 import type { SiteIdentity } from "./read/types.js";
+import {
+  type Stall,
+  STALL_REASONS,
+  type StallReason,
+  TOO_LARGE_SKIP_AFTER_MS,
+  TOO_LARGE_SKIP_AFTER_READS,
+} from "./stall.js";
 
 /** What each paging problem means for the stream, for the warning. */
 export const PAGING_PROBLEMS: Record<PagingProblem, string> = {
@@ -37,15 +44,22 @@ export interface ReportedStream {
   readonly stream: LogStream;
   /** When the stream was last read to its end, ms (undefined before the first time). */
   readonly readToEndAtMs: number | undefined;
-  /** Now minus the newest delivered entry when the checkpoint last moved, seconds (undefined before). */
+  /**
+   * Now minus the newest delivered entry, or minus the stream's start point while nothing was
+   * delivered, seconds (undefined before its checkpoint was opened, or when it is corrupt).
+   */
   readonly lagSeconds: number | undefined;
+  /** What keeps the stream from advancing, once it has lasted (undefined while it advances). */
+  readonly stall?: Stall | undefined;
   /** The checkpoint moved (an export was committed): the lag follows it. */
   checkpointMoved(cp: Checkpoint): void;
 }
 
-/** The lag a checkpoint shows now: undefined while nothing was delivered. */
-export function lagOf(cp: Checkpoint, nowMs: number): number | undefined {
-  if (!(cp.highWaterMs > cp.floorMs || cp.recent.size > 0)) return undefined;
+/**
+ * The lag a checkpoint shows now: from its high-water mark, which is the stream's start point until
+ * something was delivered (a stream that never ships, stalled or not, shows a lag that grows).
+ */
+export function lagOf(cp: Checkpoint, nowMs: number): number {
   return Math.max(0, (nowMs - cp.highWaterMs) / 1000);
 }
 
@@ -54,12 +68,32 @@ export function lagOf(cp: Checkpoint, nowMs: number): number | undefined {
  * the streams hold anyway, found through `streams` (no set of their own: one entry per stream).
  */
 export class ReportedStreams {
-  constructor(private readonly streams: () => Iterable<ReportedStream>) {}
+  constructor(
+    private readonly streams: () => Iterable<ReportedStream>,
+    /** The kinds of stream tailed: each has its stalled series from the start, 0 while none is. */
+    private readonly kinds: readonly LogStream[] = [],
+  ) {}
 
   readonly lag: SeriesSource<StreamLabel> = {
     series: (emit) => {
       for (const s of this.streams())
         if (s.lagSeconds !== undefined) emit(streamLabels(s.site, s.stream), s.lagSeconds);
+    },
+  };
+  /** Stalled streams by kind and reason (see stall.ts), counted at each scrape. */
+  readonly stalled: SeriesSource<"stream" | "reason"> = {
+    series: (emit) => {
+      const zero = () => Object.fromEntries(STALL_REASONS.map((r) => [r, 0])) as Record<StallReason, number>;
+      const counts = new Map<LogStream, Record<StallReason, number>>(this.kinds.map((k) => [k, zero()]));
+      for (const s of this.streams()) {
+        const reason = s.stall?.reason;
+        if (!reason) continue;
+        let byReason = counts.get(s.stream);
+        if (!byReason) counts.set(s.stream, (byReason = zero()));
+        byReason[reason] += 1;
+      }
+      for (const [stream, byReason] of counts)
+        for (const reason of STALL_REASONS) emit({ stream, reason }, byReason[reason]);
     },
   };
   readonly lastRead: SeriesSource<StreamLabel> = {
@@ -111,17 +145,20 @@ export class StreamReports {
     this.r.metrics.late.inc({ stream: s.stream }, n);
   }
 
-  gap(s: ReportedStream, fromMs: number, toMs: number): void {
+  gap(s: ReportedStream, fromMs: number, toMs: number, skipped?: "too_large"): void {
     const stream = s.stream;
     this.r.metrics.gaps.inc({ stream });
+    const range = { from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() };
+    const where = { site: s.site.name, siteId: s.site.id, stream, ...range };
+    if (skipped === "too_large") {
+      this.r.log.warn(
+        { ...where, skippedAfterMinutes: TOO_LARGE_SKIP_AFTER_MS / 60_000 },
+        `log gap: a log page larger than api.maxResponseSize was skipped, ${TOO_LARGE_SKIP_AFTER_MS / 60_000} minutes (and at least ${TOO_LARGE_SKIP_AFTER_READS} reads) after the stream first met it; the entries newer than it were shipped, those from 'from' to 'to' and on the page were not (raise api.maxResponseSize to read such pages)`,
+      );
+      return;
+    }
     this.r.log.warn(
-      {
-        site: s.site.name,
-        siteId: s.site.id,
-        stream,
-        from: new Date(fromMs).toISOString(),
-        to: new Date(toMs).toISOString(),
-      },
+      where,
       "log gap: entries after the checkpoint are gone (the platform's retention) or could not be read (its paging broke off)",
     );
   }
@@ -189,15 +226,16 @@ class ShipperReport implements ShipperHooks {
   rejected(count: number, reason: string): void {
     const { stream, site } = this.reporter;
     this.r.metrics.rejected.inc({ stream }, count);
+    this.r.exportHealth.rejected(count, reason);
     this.r.warnings.warn(
       `rejected ${stream} ${reason}`,
       { stream, siteId: site.id, site: site.name, records: count, reason },
-      "the OTLP collector refused log records for good; they were dropped (sitehost_exporter_log_records_rejected_total)",
+      "the OTLP collector refused log records for good while it took the others of their export; they were dropped (sitehost_exporter_log_records_rejected_total)",
     );
   }
 
   retrying(outcome: Parameters<ShipperHooks["retrying"]>[0]): void {
-    this.r.metrics.exportFailures.inc({ stream: this.reporter.stream });
+    countExportFailure(this.r.metrics, this.reporter.stream, outcome);
     // One warning per cause for every stream together, naming the endpoint; again while it lasts.
     this.r.exportHealth.failed(outcome, this.reporter.stream);
   }

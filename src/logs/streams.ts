@@ -6,6 +6,7 @@
  */
 import {
   ActivityEntrySchema,
+  LOG_TIME_FORMS,
   PhpLogEntrySchema,
   ServerLogEntrySchema,
   type LogEntry,
@@ -17,7 +18,8 @@ import {
 import type { SitehostApi } from "../api/types.js";
 import { siteKind } from "../discovery/kind.js";
 import { parseDuration } from "../config/duration.js";
-import { fingerprinter } from "./entry.js";
+import { entryFingerprinter } from "./canonicalEntry.js";
+import type { EntryFingerprint } from "./entry.js";
 import { knownHttpMethods } from "../config/otelEnv.js";
 import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, serverMapping, type EntryMapping } from "./mapper.js";
 import {
@@ -139,10 +141,10 @@ export function wantedStreams(
 /** Activity pages hold at most 50 entries. */
 const ACTIVITY_PER_PAGE = 50;
 
-const FINGERPRINTS: Record<LogStream, (entry: object) => string> = {
-  php: fingerprinter(Object.keys(PhpLogEntrySchema.shape)),
-  server: fingerprinter(Object.keys(ServerLogEntrySchema.shape)),
-  activity: fingerprinter(Object.keys(ActivityEntrySchema.shape)),
+const FINGERPRINTS: Record<LogStream, EntryFingerprint> = {
+  php: entryFingerprinter(PhpLogEntrySchema, LOG_TIME_FORMS.php),
+  server: entryFingerprinter(ServerLogEntrySchema, LOG_TIME_FORMS.server),
+  activity: entryFingerprinter(ActivityEntrySchema, LOG_TIME_FORMS.activity),
 };
 
 export function streamKey(site: Pick<SiteIdentity, "id">, stream: LogStream): string {
@@ -156,7 +158,7 @@ export function streamLabels(site: SiteIdentity, stream: LogStream) {
     : { site_id: String(site.id), site: site.name, stream };
 }
 
-export function fingerprintOf(stream: LogStream): (entry: object) => string {
+export function fingerprintOf(stream: LogStream): EntryFingerprint {
   return FINGERPRINTS[stream];
 }
 

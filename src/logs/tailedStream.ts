@@ -41,6 +41,7 @@ export interface StreamContext {
   requestTimeUnit: RequestTimeSetting;
   /** false: web-server records count their status alone (see LogPipelineDeps). */
   requestDurations: boolean;
+  /** The platform's time (lag, observed times): entries are stamped by the platform. */
   clock: Clock;
   /** The tailers' settings by kind of stream (one object for every stream of a kind). */
   tailing: Readonly<Record<LogStream, TailerOptions>>;
@@ -76,7 +77,6 @@ export class TailedStream
   scheduleSlot = -1;
   /** What its series show (ReportedStream). */
   readToEndAtMs: number | undefined;
-  lagSeconds: number | undefined;
 
   constructor(
     spec: StreamSpec,
@@ -131,7 +131,6 @@ export class TailedStream
     this.kind = spec.kind;
     this.resource = spec.resource;
     this.made?.rename(spec.site);
-    if (this.lagSeconds !== undefined) this.lagSeconds = this.lagNow();
     if (spec.kind.counted) this.ctx.counts.rename(spec.site);
   }
 
@@ -140,12 +139,11 @@ export class TailedStream
     return this.readToEndAtMs !== undefined;
   }
 
-  checkpointMoved(cp: Checkpoint): void {
-    const lag = lagOf(cp, this.ctx.clock.now());
-    if (lag !== undefined) this.lagSeconds = lag;
-  }
+  /** Its lag follows the checkpoint, read when asked (see lagSeconds). */
+  checkpointMoved(): void {}
 
-  private lagNow(): number | undefined {
+  /** Now minus its checkpoint's high-water mark (its start point until something was shipped). */
+  get lagSeconds(): number | undefined {
     const cp = this.checkpoint;
     return cp && lagOf(cp, this.ctx.clock.now());
   }
@@ -166,8 +164,8 @@ export class TailedStream
   late(n: number): void {
     this.ctx.reports.late(this, n);
   }
-  gap(fromMs: number, toMs: number): void {
-    this.ctx.reports.gap(this, fromMs, toMs);
+  gap(fromMs: number, toMs: number, skipped?: "too_large"): void {
+    this.ctx.reports.gap(this, fromMs, toMs, skipped);
   }
   checkpointError(err: CorruptCheckpointError): void {
     this.ctx.reports.checkpointError(this, err);
@@ -215,10 +213,7 @@ export class TailedStream
   override async read(signal: AbortSignal): Promise<ReadOutcome> {
     const outcome = await super.read(signal);
     const cp = this.checkpoint;
-    if (cp) {
-      this.countsMoved(cp);
-      this.checkpointMoved(cp);
-    }
+    if (cp) this.countsMoved(cp);
     return outcome;
   }
 

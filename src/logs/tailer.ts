@@ -35,16 +35,12 @@ import type {
   TailerOptions,
 } from "./read/types.js";
 import type { StreamShipper } from "./shipper.js";
-import {
-  failureTrouble,
-  maySkipTooLarge,
-  noteTrouble,
-  type Stall,
-  stallOf,
-  type Trouble,
-} from "./stall.js";
+import { failureTrouble, maySkipTooLarge, noteTrouble, type Stall, stallOf, type Trouble } from "./stall.js";
 
 export type { ReadOutcome, SiteIdentity, StreamParts, TailerEvents, TailerOptions } from "./read/types.js";
+
+/** Ends of a read that stopped before its scroll's end (see readGap). */
+const STOPPED_SHORT: ReadonlySet<EndReason> = new Set(["repeated", "pages", "bytes", "unusable"]);
 
 export const DEEP_READ_INTERVAL_MS = 10 * 60_000;
 /** Numbers the reads of the process (their spool files' names). */
@@ -275,6 +271,7 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
         shipped: result.shipped,
         reachedLower: result.reachedLower,
         oldestSeenMs: result.oldestSeen,
+        stoppedShort: STOPPED_SHORT.has(result.end),
       });
       if (gap) this.events.gap(gap.fromMs, gap.toMs);
     }

@@ -72,3 +72,13 @@ export function readinessWith(readiness: Readiness, volume: CheckpointVolumeStat
   if (!readiness.ready || !volume || volume.writable) return readiness;
   return { ready: false, reason: volume.message };
 }
+
+/**
+ * An exporter whose OTLP endpoint has refused every export for longer than
+ * logs.exportFailureWarnAfter ships nothing until its configuration is fixed: not ready, saying why
+ * (an endpoint that is down is waited for and is no reason: it is mostly a passing outage).
+ */
+export function readinessWithExports(readiness: Readiness, refusing: string | undefined): Readiness {
+  if (!readiness.ready || refusing === undefined) return readiness;
+  return { ready: false, reason: refusing };
+}

@@ -72,8 +72,10 @@ export function renderLanding(r: StatusReport): string {
     : `not ready: ${esc(r.ready.reason ?? "starting")}`;
   const overview = [
     row("API access", r.api, ` <small>(${esc(r.api.url)})</small>`),
+    row("Clock", r.clock),
     row("Site discovery", r.discovery),
     row("Log shipping", r.logs, r.logs.endpoint ? ` <small>(${esc(r.logs.endpoint)})</small>` : ""),
+    row("Log streams", r.logStreams),
     row("Checkpoint directory", r.checkpointDir),
     row("Checkpoint lock", r.lock, ` <small>(shard ${esc(r.shard)})</small>`),
     row("Request budget", r.budget),
@@ -88,6 +90,11 @@ export function renderLanding(r: StatusReport): string {
       `<tr><td>${esc(c.name)}</td><td>${state(c.health)}</td><td><code>${esc(c.schedule)}</code></td><td>${c.lastRun ? esc(c.lastRun) : "not yet"}${c.result ? ` <small>${esc(c.result)}</small>` : ""}</td><td>${esc(c.summary)}${c.lastError ? `<br><small>${esc(c.lastError)}</small>` : ""}${since(c.since)}</td></tr>`,
   );
   const streams = r.logs.streams.map((s) => row(s.stream, s));
+  const stalled = r.logStreams.first.map(
+    (s) =>
+      `<tr><td>${esc(s.site)}${s.siteId ? ` <small>(${s.siteId})</small>` : ""}</td><td>${esc(s.stream)}</td><td><code>${esc(s.reason)}</code></td><td>${esc(s.since)}</td><td><small>${esc(s.detail)}</small></td></tr>`,
+  );
+  const more = r.logStreams.stalled - stalled.length;
   const plan = (r.budget.sources ?? []).map(
     (s) =>
       `<tr><td>${esc(s.source)}</td><td>${s.requestsPerSecond.toFixed(3)}</td><td>${s.perSiteHour.toFixed(1)}</td><td>${s.measuredPerSiteHour?.toFixed(1) ?? ""}</td></tr>`,
@@ -108,6 +115,8 @@ ${table(["part", "state", "details"], overview)}
 ${table(["collector", "state", "schedule", "last run", "details"], collectors)}
 <h2>Log shipping by stream</h2>
 ${table(["stream", "state", "details"], streams)}
+<h2>Stalled log streams</h2>
+${table(["site", "stream", "reason", "since", "details"], stalled)}${more > 0 ? `\n<p class="quiet">and ${more} more (counted by reason above)</p>` : ""}
 <h2>Request plan</h2>
 ${table(["source", "planned requests/s", "planned per site-hour", "measured per site-hour (last 30 minutes; a slower schedule: one period of it)"], plan)}
 </body></html>

@@ -9,6 +9,7 @@ import { runbookUrl } from "../util/runbook.js";
 import {
   apiPart,
   budgetPart,
+  clockPart,
   collectorParts,
   discoveryPart,
   lockPart,
@@ -16,6 +17,7 @@ import {
   volumePart,
   webhooksPart,
 } from "./statusParts.js";
+import { logStreamsPart } from "./statusStalls.js";
 
 export type { ActiveStatus, Health, Part, Problem, StatusInputs, StatusReport } from "./statusTypes.js";
 
@@ -39,9 +41,15 @@ function problemsOf(r: Omit<StatusReport, "problems" | "health">): Problem[] {
     });
   };
   add("API access", r.api, "SitehostExporterApiAuthFailing");
+  add("Clock", r.clock, "SitehostExporterClockSkewed");
   add("Site discovery", r.discovery, "SitehostExporterDown");
   for (const c of r.collectors) add(`Collector ${c.name}`, c, "SitehostExporterCollectorStale");
-  add(`Log shipping to ${r.logs.endpoint ?? "OTLP"}`, r.logs, "SitehostExporterLogExportFailing");
+  add(
+    `Log shipping to ${r.logs.endpoint ?? "OTLP"}`,
+    r.logs,
+    r.logs.refusing ? "SitehostExporterLogExportsRefused" : "SitehostExporterLogExportFailing",
+  );
+  add("Log streams stalled", r.logStreams, "SitehostExporterLogStreamsStalled");
   add("Checkpoint directory", r.checkpointDir, "SitehostExporterCheckpointWritesFailing");
   add("Checkpoint lock", r.lock);
   add("Request budget", r.budget, "SitehostExporterApiBudgetExceeded");
@@ -55,9 +63,11 @@ export function buildStatus(i: StatusInputs): StatusReport {
     generatedAt: new Date(i.now).toISOString(),
     ready: i.ready,
     api: apiPart(i),
+    clock: clockPart(i),
     discovery: discoveryPart(i),
     collectors: collectorParts(i),
     logs: logsPart(i),
+    logStreams: logStreamsPart(i),
     lock: lockPart(i),
     checkpointDir: volumePart(i),
     shard: `${i.shard.index}/${i.shard.count}`,
@@ -68,9 +78,11 @@ export function buildStatus(i: StatusInputs): StatusReport {
   const health = worst(
     [
       parts.api,
+      parts.clock,
       parts.discovery,
       ...parts.collectors,
       parts.logs,
+      parts.logStreams,
       parts.lock,
       parts.checkpointDir,
       parts.budget,

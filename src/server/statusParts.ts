@@ -1,4 +1,5 @@
 /** Each part of the status report, from what that part says of itself. */
+import { CLOCK_SKEW_WARN_SECONDS } from "../api/clockSkew.js";
 import { displayUrl } from "../api/redact.js";
 import { perSiteHour } from "../scheduling/plan.js";
 import type { Part, StatusInputs, StatusReport } from "./statusTypes.js";
@@ -13,9 +14,26 @@ export function apiPart(i: StatusInputs): StatusReport["api"] {
   return {
     url,
     health: "critical",
-    summary: "no token: the platform refuses or cannot be reached",
+    summary: "no usable token: the platform refuses the credentials or its own tokens, or cannot be reached",
     lastError: i.auth.lastError,
     since: iso(i.auth.at),
+  };
+}
+
+/** The clock skew: a warning beyond CLOCK_SKEW_WARN_SECONDS, naming where to fix it. */
+export function clockPart(i: StatusInputs): StatusReport["clock"] {
+  const c = i.clock;
+  if (!c) return { health: "pending", summary: "not measured yet (no API answer with a Date header)" };
+  const skewSeconds = Math.round(c.offsetMs / 100) / 10;
+  const off = Math.abs(skewSeconds);
+  const words = `the exporter's clock is ${off} s ${skewSeconds > 0 ? "behind" : "ahead of"} the platform's`;
+  const base = { skewSeconds, samples: c.samples, since: iso(c.atMs) };
+  if (off <= CLOCK_SKEW_WARN_SECONDS)
+    return { ...base, health: "ok", summary: off < 1 ? "in step with the platform's" : words };
+  return {
+    ...base,
+    health: "warning",
+    summary: `${words} (more than ${CLOCK_SKEW_WARN_SECONDS} s): the log tailers use the platform's time, but the exporter's own timestamps are off; synchronise the node's clock (NTP, chrony: a container has its node's clock)`,
   };
 }
 
@@ -71,6 +89,9 @@ export function collectorParts(i: StatusInputs): StatusReport["collectors"] {
     });
 }
 
+/** Records a collector rejected are shown this long (the window of SitehostExporterLogExportsRefused). */
+const REJECTIONS_SHOWN_MS = 10 * 60_000;
+
 export function logsPart(i: StatusInputs): StatusReport["logs"] {
   const exp = i.export;
   const endpoint = exp?.endpoint;
@@ -92,7 +113,9 @@ export function logsPart(i: StatusInputs): StatusReport["logs"] {
       return {
         stream,
         health: "critical" as const,
-        summary: "export failing: reading waits",
+        summary: s?.refused
+          ? "export refused by the endpoint: records kept and retried, reading waits"
+          : "export failing: reading waits",
         lastError: s?.lastError,
         since: iso(s?.lastFailureMs),
       };
@@ -100,6 +123,17 @@ export function logsPart(i: StatusInputs): StatusReport["logs"] {
       return { stream, health: "ok" as const, summary: "shipping", since: iso(s.lastSuccessMs) };
     return { stream, health: "pending" as const, summary: "nothing exported yet" };
   });
+  if (exp?.state === "failing" && exp.refusingSinceMs !== undefined) {
+    return {
+      endpoint,
+      health: exp.lasting ? "critical" : "warning",
+      refusing: true,
+      summary: `the OTLP endpoint answers but refuses every export${exp.lasting ? " (for longer than logs.exportFailureWarnAfter: not ready)" : ""}; records are kept and retried, reading stops`,
+      lastError: exp.lastError,
+      since: iso(exp.refusingSinceMs),
+      streams,
+    };
+  }
   if (exp?.state === "failing") {
     return {
       endpoint,
@@ -107,6 +141,19 @@ export function logsPart(i: StatusInputs): StatusReport["logs"] {
       summary: `the OTLP collector does not take exports${exp.lasting ? " (for longer than logs.exportFailureWarnAfter)" : ""}; records wait, reading stops`,
       lastError: exp.lastError,
       since: iso(exp.failingSinceMs),
+      streams,
+    };
+  }
+  const rejection = exp?.lastRejection;
+  if (exp?.state === "ok" && rejection && i.now - rejection.atMs < REJECTIONS_SHOWN_MS) {
+    return {
+      endpoint,
+      health: "warning",
+      refusing: true,
+      summary:
+        "the OTLP collector takes exports but rejected some records in the last 10 minutes: dropped, counted in sitehost_exporter_log_records_rejected_total",
+      lastError: `${rejection.records} record${rejection.records === 1 ? "" : "s"} rejected: ${rejection.reason}`,
+      since: iso(rejection.atMs),
       streams,
     };
   }

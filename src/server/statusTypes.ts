@@ -1,9 +1,11 @@
 /** The status report's shapes: what /-/status serves and the landing page renders, and what it is built from. */
+import type { ClockOffset } from "../api/clockSkew.js";
 import type { ExportStatus } from "../logs/otlp/exportHealth.js";
 import type { RequestPlan } from "../scheduling/plan.js";
 import type { Readiness } from "../scheduling/readiness.js";
 import type { CollectorStatus } from "../scheduling/runner.js";
 import type { CheckpointVolumeStatus } from "../ha/volume.js";
+import type { StallReason, StallSummary } from "../logs/stall.js";
 
 /** ok; warning: works, but look; critical: something is not being done; off: not configured; pending: not yet known. */
 export type Health = "ok" | "warning" | "critical" | "off" | "pending";
@@ -15,6 +17,8 @@ export interface ActiveStatus {
   plan?: RequestPlan;
   /** The planner's advice when the plan does not fit. */
   budgetAdvice?: string;
+  /** With logs on: the log streams that cannot advance. */
+  logStalls?: StallSummary;
 }
 
 export interface StatusInputs {
@@ -23,6 +27,8 @@ export interface StatusInputs {
   apiUrl: string;
   ready: Readiness;
   auth: { ok: boolean; lastError?: string; at?: number };
+  /** The platform's clock against this one, from the API's answers (undefined before the first). */
+  clock?: ClockOffset;
   /** Undefined while standing by. */
   active?: ActiveStatus;
   logs: { enabled: boolean; shipping: boolean; streams: readonly string[] };
@@ -61,11 +67,32 @@ export interface StatusReport {
   ready: Readiness;
   problems: Problem[];
   api: Part & { url: string };
+  /** The platform's clock against the exporter's. */
+  clock: Part & {
+    /** The platform's clock minus the exporter's, seconds (undefined before the first measurement). */
+    skewSeconds?: number;
+    /** The answers the estimate is the median of. */
+    samples?: number;
+  };
   discovery: Part & { sites: number };
   collectors: Array<
     Part & { name: string; enabled: boolean; schedule: string; lastRun?: string; result?: string }
   >;
-  logs: Part & { endpoint?: string; streams: Array<Part & { stream: string }> };
+  logs: Part & {
+    endpoint?: string;
+    /**
+     * The endpoint answers but refuses every export (kept and retried), or rejected records lately
+     * (dropped): a configuration or backend to fix, not an outage to wait out.
+     */
+    refusing?: boolean;
+    streams: Array<Part & { stream: string }>;
+  };
+  /** Log streams that cannot advance: how many by reason, the longest stalled by name. */
+  logStreams: Part & {
+    stalled: number;
+    byReason: Partial<Record<StallReason, number>>;
+    first: StalledStreamStatus[];
+  };
   lock: Part;
   /** logs.checkpointDir: whether it takes writes. */
   checkpointDir: Part;
@@ -83,4 +110,16 @@ export interface StatusReport {
   };
   webhooks: Part & { path?: string; queued?: number };
   telemetryPath: string;
+}
+
+/** One stalled log stream as the status report names it. */
+export interface StalledStreamStatus {
+  /** 0 for the account's own activity log. */
+  siteId: number;
+  site: string;
+  stream: string;
+  reason: StallReason;
+  since: string;
+  /** The error, or the checkpoint file and what to do. */
+  detail: string;
 }

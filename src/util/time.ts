@@ -16,6 +16,15 @@ export const systemClock: Clock = {
 };
 
 /**
+ * Another party's clock as measured against `base`: its `now` is base's moved by `offsetMs()` (read at
+ * each call, so a new measurement takes effect at once); its sleeps are base's, since a wait is a
+ * duration and the same on both clocks.
+ */
+export function offsetClock(base: Clock, offsetMs: () => number): Clock {
+  return { now: () => base.now() + offsetMs(), sleep: (ms, signal) => base.sleep(ms, signal) };
+}
+
+/**
  * Resolves after `ms`; rejects with the signal's reason (an AbortError when it has none) as soon as
  * the signal is aborted. Built on the global setTimeout, so tests that fake timers drive it too.
  */

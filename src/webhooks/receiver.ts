@@ -11,7 +11,8 @@ import type { Registry } from "prom-client";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { shardOf } from "../discovery/shard.js";
-import { logMetrics } from "../logs/metrics.js";
+import { countExportFailure, logMetrics } from "../logs/metrics.js";
+import { REFUSAL_REASONS } from "../logs/otlp/outcome.js";
 import { createLogSink } from "../logs/otlp/createSink.js";
 import { exportHealthFor, type ExportHealth } from "../logs/otlp/exportHealth.js";
 import type { LogSink } from "../logs/otlp/sink.js";
@@ -147,6 +148,7 @@ export class WebhookReceiver {
     const errors = new ThrottledWarnings(this.log, 60_000, systemClock);
     // What the webhook queue's shipping counts, at 0 from the start.
     for (const c of [m.shipped, m.rejected, m.exportFailures]) c.inc({ stream }, 0);
+    for (const reason of REFUSAL_REASONS) m.exportsRefused.inc({ stream, reason }, 0);
     const health = this.deps.exportHealth ?? exportHealthFor(this.deps.config, env, this.deps.logger);
     const delivery = new WebhookDelivery(
       queue,
@@ -158,13 +160,14 @@ export class WebhookReceiver {
         },
         rejected: (n, reason) => {
           m.rejected.inc({ stream }, n);
+          health.rejected(n, reason);
           this.log.warn(
             { records: n, reason },
-            "the OTLP collector refused webhook records for good; dropped",
+            "the OTLP collector refused webhook records for good while it took the others of their export; dropped",
           );
         },
         retrying: (outcome) => {
-          m.exportFailures.inc({ stream });
+          countExportFailure(m, stream, outcome);
           // Named once per cause with the endpoint (shared with the log streams); the events stay
           // queued on disk and are retried.
           health.failed(outcome, stream);

@@ -24,15 +24,54 @@ export interface ReceivedRecord {
   resource: Record<string, unknown>;
 }
 
+/** How a hostile or picky receiver answers one request (see `setAnswer`). */
+export interface ReceiverAnswer {
+  status: number;
+  contentType?: string;
+  body?: string | Uint8Array;
+  /** The records of the request the receiver stores (none unless given). */
+  keep?: readonly ReceivedRecord[];
+}
+
 export interface OtlpReceiver {
   url: string;
   /** Endpoint for OTEL_EXPORTER_OTLP_LOGS_ENDPOINT. */
   logsEndpoint: string;
   records: ReceivedRecord[];
-  requests: { protobuf: number; json: number; refused: number };
+  /** `answered`: requests answered by the function given to `setAnswer`. */
+  requests: { protobuf: number; json: number; refused: number; answered: number };
   /** Answer every request with this status (e.g. 503) until set back to null. */
   setFailing(status: number | null): void;
+  /**
+   * Answer each request as `answer` says for its records (undefined: as usual), until set back to
+   * null: a receiver that refuses with 400, answers an HTML page, or rejects records in a partial
+   * success.
+   */
+  setAnswer(answer: ((records: ReceivedRecord[]) => ReceiverAnswer | undefined) | null): void;
   close(): Promise<void>;
+}
+
+/** An ExportLogsServiceResponse with a partial success, in protobuf. */
+export function partialSuccess(rejected: number, message: string): Uint8Array {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => join(PROTO_ROOT, target);
+  root.loadSync("opentelemetry/proto/collector/logs/v1/logs_service.proto");
+  const type = root.lookupType("opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse");
+  return type
+    .encode(type.fromObject({ partialSuccess: { rejectedLogRecords: rejected, errorMessage: message } }))
+    .finish();
+}
+
+/** The records of an ExportLogsServiceRequest in protobuf (a gRPC receiver's request). */
+export function decodeExportRequest(body: Uint8Array): ReceivedRecord[] {
+  const type = requestType();
+  const obj = type.toObject(type.decode(body), {
+    longs: String,
+    enums: Number,
+    bytes: String,
+    defaults: false,
+  });
+  return normalise(obj as ExportRequest);
 }
 
 let exportRequestType: protobuf.Type | undefined;
@@ -150,8 +189,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const records: ReceivedRecord[] = [];
-  const requests = { protobuf: 0, json: 0, refused: 0 };
+  const requests = { protobuf: 0, json: 0, refused: 0, answered: 0 };
   let failing: number | null = null;
+  let answer: ((records: ReceivedRecord[]) => ReceiverAnswer | undefined) | null = null;
   const type = requestType();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -166,6 +206,18 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       return;
     }
     const contentType = req.headers["content-type"] ?? "";
+    if (answer) {
+      const sent = contentType.includes("json")
+        ? normalise(JSON.parse(body.toString("utf8")) as ExportRequest)
+        : decodeExportRequest(body);
+      const a = answer(sent);
+      if (a) {
+        requests.answered += 1;
+        records.push(...(a.keep ?? []));
+        res.writeHead(a.status, a.contentType ? { "content-type": a.contentType } : {}).end(a.body ?? "");
+        return;
+      }
+    }
     if (contentType.includes("json")) {
       requests.json += 1;
       records.push(...normalise(JSON.parse(body.toString("utf8")) as ExportRequest));
@@ -191,6 +243,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     requests,
     setFailing: (status) => {
       failing = status;
+    },
+    setAnswer: (a) => {
+      answer = a;
     },
     close: () =>
       new Promise<void>((r) => {

@@ -2,7 +2,8 @@
  * Nothing lost and nothing twice: marked log lines written while the daemon
  * runs, is killed with SIGKILL and restarted, or while the collector refuses,
  * arrive at a real OTLP receiver exactly as often as they were written, in both
- * of the simulator's paging behaviours.
+ * of the simulator's paging behaviours. An endpoint that answers 400 to every
+ * export shows as such from outside (/-/ready, /-/status, /metrics) meanwhile.
  *
  * The waits are on events and counters, never on a fixed time: markers arriving at the receiver,
  * the collector's refusals, the daemon's own export-failure counter, and every stream read to its
@@ -15,6 +16,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startSimulator } from "../../src/simulator/index.js";
 import { sleep } from "../../src/util/time.js";
 import {
+  metricSum,
   metricValues,
   scrape,
   startDaemonProcess,
@@ -33,7 +35,11 @@ afterEach(async () => {
 /** The marks go to the first three sites: their PHP and web-server streams. */
 const MARKED_STREAMS = 3 * 2;
 
-async function setup(paging: "newest-first" | "oldest-first", protocol: "http/json" | "http/protobuf") {
+async function setup(
+  paging: "newest-first" | "oldest-first",
+  protocol: "http/json" | "http/protobuf",
+  logs: Record<string, unknown> = {},
+) {
   // An oldest-first scroll starts at the 7-day retention horizon, so the first cycle reads the whole
   // week: keep that history small so the tailers reach the present within seconds.
   const sim = await startSimulator({
@@ -55,7 +61,14 @@ async function setup(paging: "newest-first" | "oldest-first", protocol: "http/js
       checkpointDir,
       config: {
         // Idle streams are still read every few seconds, so "every stream read again" comes soon.
-        logs: { ship: true, pollInterval: "1s", maxPollInterval: "4s", startFrom: "now", overlap: "2m" },
+        logs: {
+          ship: true,
+          pollInterval: "1s",
+          maxPollInterval: "4s",
+          startFrom: "now",
+          overlap: "2m",
+          ...logs,
+        },
         collectors: { traffic: { enabled: false }, performance: { enabled: false } },
       },
       env: {
@@ -136,6 +149,51 @@ describe.each([
     expect(receiver.requests.refused).toBeGreaterThan(0);
     // 6 tailers polling every second would make ~36 page requests in 6 s; backpressure keeps it to a few.
     expect(pagesDuring).toBeLessThanOrEqual(8);
+    expect(await daemon.stop("SIGTERM")).toBe(0);
+  }, 90_000);
+});
+
+describe("an OTLP endpoint that answers 400 to every export", () => {
+  it("shows from outside (/-/ready, /-/status, /metrics) and loses nothing: every line arrives once it takes them", async () => {
+    const { sim, receiver, start } = await setup("newest-first", "http/protobuf", {
+      exportFailureWarnAfter: "2s",
+    });
+    const marks = new Marks(sim, "refused-400", true);
+    const daemon = await start();
+    marks.write();
+    expect(await marks.allArrived(receiver, 20_000), "tailers caught up first").toBe(true);
+    receiver.setAnswer(() => ({ status: 400, contentType: "text/plain", body: "unknown path" }));
+    marks.write();
+    let ready = "";
+    await waitFor("/-/ready to say the endpoint refuses every export", async () => {
+      const res = await fetch(`${daemon.url}/-/ready`);
+      ready = await res.text();
+      return res.status === 503 && ready.includes("refused every export");
+    });
+    expect(ready).toContain(`OTLP export to ${receiver.logsEndpoint} failed: HTTP 400: unknown path`);
+    const status = (await (await fetch(`${daemon.url}/-/status`)).json()) as {
+      logs: { health: string; refusing?: boolean };
+      problems: Array<{ subject: string; reason: string; runbook?: string }>;
+    };
+    expect(status.logs).toMatchObject({ refusing: true });
+    expect(status.problems).toContainEqual(
+      expect.objectContaining({
+        subject: `Log shipping to ${receiver.logsEndpoint}`,
+        reason: expect.stringContaining("the endpoint refused every record: usually a wrong path"),
+        runbook: expect.stringMatching(/#sitehostexporterlogexportsrefused$/),
+      }),
+    );
+    const metrics = await scrape(daemon);
+    expect(
+      metricSum(metrics, "sitehost_exporter_log_exports_refused_total", 'reason="status"'),
+    ).toBeGreaterThan(0);
+    expect(metricSum(metrics, "sitehost_exporter_log_records_rejected_total")).toBe(0);
+
+    receiver.setAnswer(null);
+    expect(await marks.allArrived(receiver, 40_000), daemon.logs()).toBe(true);
+    await waitForReadsSince(daemon, Date.now(), MARKED_STREAMS);
+    expect(marks.wrong(receiver), daemon.logs()).toEqual([]);
+    await waitFor("ready again", async () => (await fetch(`${daemon.url}/-/ready`)).status === 200);
     expect(await daemon.stop("SIGTERM")).toBe(0);
   }, 90_000);
 });

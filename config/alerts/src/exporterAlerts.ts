@@ -1,4 +1,5 @@
 /** Alerts about the exporter itself: scraped, authenticated, collecting, shipping, within its budget. */
+import { CLOCK_SKEW_WARN_SECONDS } from "../../../src/api/clockSkew.js";
 import { alert, type GroupDef } from "./rule.js";
 
 /** Collectors and the seconds without a success after which they are stale (about three runs of the default schedules). */
@@ -69,6 +70,20 @@ sum by (${c.by}) (increase(sitehost_exporter_auth_token_requests_total{${c.sel},
       description: (c) =>
         `{{ $labels.instance }} has received {{ $value | humanize }} 429 answers per second for ${c.for}; collectors run late and data goes stale.`,
     }),
+    alert<"seconds">({
+      alert: "SitehostExporterClockSkewed",
+      severity: "warning",
+      for: "15m",
+      comment:
+        "Measured by the exporter from the Date header of the API's answers. The log tailers use the platform's time whatever the skew; the exporter's own timestamps (its logs, its *_timestamp_seconds self-metrics) do not.",
+      // The status page's bound.
+      params: { seconds: CLOCK_SKEW_WARN_SECONDS },
+      paramDocs: { seconds: "Skew between the exporter's clock and the platform's, either way." },
+      expr: (c) => `max by (${c.by}) (abs(sitehost_exporter_clock_skew_seconds{${c.sel}})) > ${c.p.seconds}`,
+      summary: "sitehost-exporter's clock is off the platform's.",
+      description: (c) =>
+        `The clock of {{ $labels.instance }} has been {{ $value | humanizeDuration }} off the platform's for ${c.for} (sitehost_exporter_clock_skew_seconds: the platform's minus the exporter's). Log tailing works in the platform's time, but the exporter's own timestamps are off: synchronise the node's clock (NTP, chrony).`,
+    }),
     alert<`${Collector}Seconds`>({
       alert: "SitehostExporterCollectorStale",
       severity: "warning",
@@ -104,6 +119,21 @@ sum by (${c.by}) (increase(sitehost_exporter_auth_token_requests_total{${c.sel},
         `{{ $value | humanize }} OTLP exports of the {{ $labels.stream }} stream failed on {{ $labels.instance }} in the last 10 minutes, continuously for ${c.for}; log tailing is paused (backpressure).`,
     }),
     alert({
+      alert: "SitehostExporterLogExportsRefused",
+      severity: "warning",
+      for: "5m",
+      comment:
+        "The OTLP endpoint answers but refuses: whole exports (kept and retried: a wrong path, protocol or credentials, a proxy's page), or some records of exports it took (dropped). An endpoint that cannot be reached is SitehostExporterLogExportFailing's.",
+      expr: (
+        c,
+      ) => `label_replace(sum by (${c.byWith("stream")}) (increase(sitehost_exporter_log_exports_refused_total{${c.sel}}[10m])) > 0, "problem", "exports_refused", "", "")
+or
+label_replace(sum by (${c.byWith("stream")}) (increase(sitehost_exporter_log_records_rejected_total{${c.sel}}[10m])) > 0, "problem", "records_rejected", "", "")`,
+      summary: "The OTLP endpoint refuses sitehost-exporter's log exports or rejects records.",
+      description: () =>
+        '{{ if eq $labels.problem "exports_refused" }}The OTLP endpoint refused {{ $value | humanize }} exports of the {{ $labels.stream }} stream from {{ $labels.instance }} as a whole in the last 10 minutes: it answers but takes none of their records. They are kept and retried and log tailing is paused; /-/status names the endpoint and the likely cause.{{ else }}The OTLP endpoint rejected {{ $value | humanize }} {{ $labels.stream }} log records from {{ $labels.instance }} in the last 10 minutes while taking the others of their exports: they were dropped.{{ end }}',
+    }),
+    alert({
       alert: "SitehostExporterCheckpointWritesFailing",
       severity: "warning",
       for: "5m",
@@ -125,6 +155,18 @@ sum by (${c.by}) (increase(sitehost_exporter_auth_token_requests_total{${c.sel},
       summary: "The platform's log paging keeps breaking off.",
       description: (c) =>
         `{{ $value | humanize }} reads of {{ $labels.stream }} logs on {{ $labels.instance }} stopped short or failed ({{ $labels.problem }}) in the last 30 minutes, continuously for ${c.for}; entries are missed (sitehost_exporter_log_gaps_total) or wait to be shipped.`,
+    }),
+    alert({
+      alert: "SitehostExporterLogStreamsStalled",
+      severity: "warning",
+      for: "15m",
+      comment:
+        "Log streams that cannot advance, by reason: a page over api.maxResponseSize, a corrupt checkpoint, nothing but malformed entries, reads that keep failing. /-/status names the streams.",
+      expr: (c) =>
+        `max by (${c.byWith("stream", "reason")}) (sitehost_exporter_log_streams_stalled{${c.sel}}) > 0`,
+      summary: "Some log streams of sitehost-exporter cannot advance.",
+      description: (c) =>
+        `{{ $value }} {{ $labels.stream }} log streams on {{ $labels.instance }} have not advanced for ${c.for} ({{ $labels.reason }}): their new entries are not shipped. The status page (/-/status) names them, since when and what their last read met.`,
     }),
     alert<"seconds" | "minRequestsPerSecond">({
       alert: "SitehostExporterLogLagging",

@@ -6,7 +6,7 @@
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import { createResource, logScope } from "../resource.js";
 import { createSdkExporter, SdkSink } from "./sdkSink.js";
-import { otlpSettings } from "./settings.js";
+import { headerRedactor, otlpSettings } from "./settings.js";
 import { ProtobufHttpSink, type LogSink } from "./sink.js";
 
 export interface SinkChoice {
@@ -24,7 +24,13 @@ export async function createLogSink(choice: SinkChoice): Promise<LogSink> {
   if (choice.exporter) return new SdkSink(choice.exporter, resource, scope, false);
   const settings = otlpSettings(choice.env);
   if (settings.protocol === "http/protobuf") return new ProtobufHttpSink(settings, resource, scope);
-  return new SdkSink(await createSdkExporter(settings), resource, scope, settings.protocol === "grpc");
+  return new SdkSink(
+    await createSdkExporter(settings),
+    resource,
+    scope,
+    settings.protocol === "grpc",
+    headerRedactor(settings.headers),
+  );
 }
 
 /** With logs.ship false: records are read and counted only; every batch is "accepted" at once. */

@@ -8,16 +8,20 @@
  * - A failure that lasts longer than `lastingAfterMs` is a warning again, every `repeatEveryMs`, saying
  *   for how long: an exporter whose collector stays down is not quiet about it.
  * - The first success after failures is one info line with how long it took.
+ * - An endpoint that answers but refuses every export (a non-retryable status for every record, a
+ *   partial success that rejects them all, a 2xx that is not an OTLP answer) is `refusing`: a
+ *   configuration to fix rather than an outage to wait out. Refusing for longer than `lastingAfterMs`
+ *   makes the exporter not ready (`notReadyReason`), so that a rollout with a wrong endpoint stops.
  * `status()` is the state for the landing page and `/-/status`.
  */
 import type { Logger } from "pino";
-import { describeNetworkError } from "../../api/errors.js";
 import { displayUrl } from "../../api/redact.js";
 import { durationMs } from "../../config/duration.js";
 import type { Config } from "../../config/schema.js";
 import { systemClock, type Clock } from "../../util/time.js";
-import type { ExportOutcome } from "./outcome.js";
-import { otlpSettings, repeatedLogsPath } from "./settings.js";
+import { describeExportFailure } from "./failureText.js";
+import { refusalReason, type ExportFailure } from "./outcome.js";
+import { otlpSettings } from "./settings.js";
 
 /** A lasting failure is warned about again this often. */
 const LASTING_REPEAT_MS = 5 * 60_000;
@@ -34,6 +38,8 @@ export interface StreamExportStatus {
   lastSuccessMs?: number;
   lastFailureMs?: number;
   lastError?: string;
+  /** The last failure was the endpoint refusing the export (not an outage). */
+  refused?: boolean;
 }
 
 export interface ExportStatus {
@@ -49,35 +55,16 @@ export interface ExportStatus {
   lasting: boolean;
   /** By stream kind, those that exported or failed so far. */
   streams: Record<string, StreamExportStatus>;
+  /** While failing because the endpoint answers but refuses every export: since when (epoch ms). */
+  refusingSinceMs?: number;
+  /** The last records a collector that takes exports rejected (dropped): when, how many, why. */
+  lastRejection?: { atMs: number; records: number; reason: string };
 }
 
-/** An export the collector did not take now (refusals of single records are another matter). */
-type Failure = Extract<ExportOutcome, { kind: "retry" | "misconfigured" }>;
-
-/** What a failed export means, in words that name the endpoint and what to check. */
-export function describeExportFailure(url: string, outcome: { reason: string; kind?: string }): string {
-  const shown = displayUrl(url);
-  const { reason } = outcome;
-  const status = /^HTTP (\d{3})/.exec(reason)?.[1];
-  let what = reason;
-  let check = "";
-  if (/^[A-Z][A-Z0-9_]+$/.test(reason)) {
-    what = describeNetworkError(reason, url);
-    check = "; is the collector running and is OTEL_EXPORTER_OTLP_ENDPOINT right?";
-  } else if (status === "404") {
-    check = `; ${repeatedLogsPath(url) ?? "check OTEL_EXPORTER_OTLP_ENDPOINT (the collector's base URL; the exporter adds /v1/logs)"}`;
-  } else if (status === "401" || status === "403" || status === "407") {
-    check = "; the collector refuses the credentials: check OTEL_EXPORTER_OTLP_HEADERS";
-  } else if (status === "405") {
-    check = "; that URL does not take OTLP exports: check OTEL_EXPORTER_OTLP_ENDPOINT";
-  } else if (/^no answer within/.test(reason)) {
-    check = "; raise OTEL_EXPORTER_OTLP_TIMEOUT, or check the collector's load";
-  }
-  return `OTLP export to ${shown} failed: ${what}${check}`;
-}
+export { describeExportFailure };
 
 /** The cause of a failure, for "once per cause": the reason without what varies (numbers, detail). */
-function causeOf(outcome: Failure): string {
+function causeOf(outcome: ExportFailure): string {
   const status = /^(HTTP|gRPC status) \d+/.exec(outcome.reason)?.[0];
   return `${outcome.kind} ${status ?? outcome.reason.replace(/\d+/g, "#").slice(0, 80)}`;
 }
@@ -91,6 +78,9 @@ export class ExportHealth {
   private readonly causesWarned = new Set<string>();
   private settledOnce = false;
   private readonly streams = new Map<string, StreamExportStatus>();
+  /** The first refusal since the last success or outage; undefined unless refusing. */
+  private refusingSince: number | undefined;
+  private lastRejection: ExportStatus["lastRejection"];
 
   constructor(
     private readonly url: string,
@@ -101,13 +91,21 @@ export class ExportHealth {
   }
 
   /** An export failed and is retried. */
-  failed(outcome: Failure, stream: string): void {
+  failed(outcome: ExportFailure, stream: string): void {
     const now = this.opts.clock.now();
     this.settledOnce = true;
     this.failingSince ??= now;
     const text = describeExportFailure(this.url, outcome);
     this.lastError = text;
-    this.streams.set(stream, { ...this.streams.get(stream), lastFailureMs: now, lastError: text });
+    const refused = refusalReason(outcome) !== undefined;
+    // An outage in between (no answer, a 5xx) ends "refusing": whether the endpoint refuses is unknown.
+    this.refusingSince = refused ? (this.refusingSince ?? now) : undefined;
+    this.streams.set(stream, {
+      ...this.streams.get(stream),
+      lastFailureMs: now,
+      lastError: text,
+      refused: refused || undefined,
+    });
     const cause = causeOf(outcome);
     if (!this.causesWarned.has(cause)) {
       this.causesWarned.add(cause);
@@ -142,8 +140,25 @@ export class ExportHealth {
       );
     }
     this.failingSince = undefined;
+    this.refusingSince = undefined;
     this.lastLastingWarning = undefined;
     this.causesWarned.clear();
+  }
+
+  /** Records of an export the collector took were rejected (dropped) by it. */
+  rejected(records: number, reason: string): void {
+    this.lastRejection = { atMs: this.opts.clock.now(), records, reason };
+  }
+
+  /**
+   * Why the exporter is not ready on account of the endpoint: it has refused every export for longer
+   * than `lastingAfterMs` (an endpoint that is down is waited for, not a reason).
+   */
+  notReadyReason(): string | undefined {
+    if (this.refusingSince === undefined) return undefined;
+    const lastedMs = this.opts.clock.now() - this.refusingSince;
+    if (lastedMs < this.opts.lastingAfterMs) return undefined;
+    return `the OTLP endpoint has refused every export for ${formatDuration(lastedMs)}: ${this.lastError ?? this.endpoint}`;
   }
 
   status(): ExportStatus {
@@ -155,6 +170,8 @@ export class ExportHealth {
       ...(this.lastSuccess !== undefined ? { lastSuccessMs: this.lastSuccess } : {}),
       lasting: failing && this.opts.clock.now() - (this.failingSince as number) >= this.opts.lastingAfterMs,
       streams: Object.fromEntries(this.streams),
+      ...(failing && this.refusingSince !== undefined ? { refusingSinceMs: this.refusingSince } : {}),
+      ...(this.lastRejection ? { lastRejection: this.lastRejection } : {}),
     };
   }
 }

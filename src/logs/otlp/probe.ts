@@ -6,16 +6,17 @@
 import { connect } from "node:net";
 import { Agent, request } from "../../util/undici.js";
 import { VERSION } from "../../version.js";
-import { classifyHttpStatus, type ExportOutcome } from "./outcome.js";
-import { tlsOptions, type OtlpSettings } from "./settings.js";
+import { readAnswer } from "./answer.js";
+import { classifyHttpStatus, redactOutcome, type ExportOutcome } from "./outcome.js";
+import { headerRedactor, tlsOptions, type OtlpSettings } from "./settings.js";
 
 export interface OtlpProbe {
   /** accepted: a 2xx to the empty export; connected: gRPC, a TCP connection only. */
   result: "accepted" | "connected" | "failed";
   status?: number;
   latencyMs: number;
-  /** The failure as ExportHealth words it (network codes, statuses). */
-  outcome?: Extract<ExportOutcome, { kind: "retry" | "misconfigured" | "refused" }>;
+  /** The failure as ExportHealth words it (network codes, statuses, a 2xx that is not OTLP). */
+  outcome?: Exclude<ExportOutcome, { kind: "accepted" }>;
 }
 
 function grpcTarget(url: string): { host: string; port: number } {
@@ -61,14 +62,31 @@ export async function probeOtlpEndpoint(settings: OtlpSettings): Promise<OtlpPro
       body: json ? "{}" : new Uint8Array(0),
       signal: AbortSignal.timeout(settings.timeoutMs),
     });
-    const text = (await res.body.text())
-      .slice(0, 200)
+    const body = Buffer.from(await res.body.arrayBuffer());
+    const text = body
+      .subarray(0, 200)
+      .toString("utf8")
       .replace(/[^\x20-\x7e]+/g, " ")
       .trim();
     if (res.statusCode >= 200 && res.statusCode < 300) {
-      return { result: "accepted", status: res.statusCode, latencyMs: elapsed() };
+      // A 2xx counts only with an OTLP answer: a proxy's login page is not a collector.
+      const contentType = res.headers["content-type"];
+      const read = readAnswer(
+        `HTTP ${res.statusCode}`,
+        Array.isArray(contentType) ? contentType[0] : contentType,
+        body,
+        json ? "json" : "protobuf",
+      );
+      return read.kind === "accepted"
+        ? { result: "accepted", status: res.statusCode, latencyMs: elapsed() }
+        : {
+            result: "failed",
+            status: res.statusCode,
+            latencyMs: elapsed(),
+            outcome: redactOutcome(read, headerRedactor(settings.headers)),
+          };
     }
-    const outcome = classifyHttpStatus(res.statusCode, text);
+    const outcome = redactOutcome(classifyHttpStatus(res.statusCode, text), headerRedactor(settings.headers));
     return {
       result: "failed",
       status: res.statusCode,

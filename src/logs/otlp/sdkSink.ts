@@ -1,8 +1,9 @@
 /**
  * `http/json` and `grpc` export through the OpenTelemetry JS exporters. Only the chosen exporter is
  * loaded (the gRPC one alone weighs tens of MB). Their answer is a success or an error carrying the
- * HTTP status or gRPC code, from which the outcome is told; a partial success is not reported by
- * these exporters.
+ * HTTP status or gRPC code, from which the outcome is told; the body of a success is read as the
+ * `http/protobuf` sink reads it (sdkAnswers.ts): a partial success is counted, and a body that is not
+ * an OTLP response is a failure.
  */
 import type { HrTime } from "@opentelemetry/api";
 import { ExportResultCode, type ExportResult } from "@opentelemetry/core";
@@ -10,7 +11,9 @@ import { CompressionAlgorithm } from "@opentelemetry/otlp-exporter-base";
 import type { Resource } from "@opentelemetry/resources";
 import type { LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import type { OutgoingRecord } from "./encode.js";
-import { classifyGrpcCode, classifyHttpStatus, type ExportOutcome } from "./outcome.js";
+import { readAnswer } from "./answer.js";
+import { classifyGrpcCode, classifyHttpStatus, redactOutcome, type ExportOutcome } from "./outcome.js";
+import { answerTap } from "./sdkAnswers.js";
 import type { OtlpSettings } from "./settings.js";
 import type { Batch } from "./batch.js";
 import type { ProtoWriter } from "./protoWriter.js";
@@ -60,10 +63,15 @@ export class SdkSink implements LogSink {
     private readonly resource: Resource,
     private readonly scope: LogScope,
     private readonly grpc: boolean,
-  ) {}
+    /** Keeps the headers' credentials out of reasons quoting what the endpoint answered. */
+    private readonly redact: (text: string) => string = (text) => text,
+  ) {
+    // Before the first export, so that its answer is read too.
+    answerTap(exporter);
+  }
 
   forResource(resource: Resource): LogSink {
-    return new SdkSink(this.exporter, resource, this.scope, this.grpc);
+    return new SdkSink(this.exporter, resource, this.scope, this.grpc, this.redact);
   }
 
   /** Records held as JSON (one line each): the SDK exporters take objects, not bytes. */
@@ -89,7 +97,18 @@ export class SdkSink implements LogSink {
   }
 
   private outcome(result: ExportResult): ExportOutcome {
-    if (result.code === ExportResultCode.SUCCESS) return { kind: "accepted", rejected: 0 };
+    return redactOutcome(this.read(result), this.redact);
+  }
+
+  private read(result: ExportResult): ExportOutcome {
+    // Taken whatever the result, so that no answer is left for the next export to read.
+    const answer = answerTap(this.exporter)?.take();
+    if (result.code === ExportResultCode.SUCCESS) {
+      if (answer === undefined) return { kind: "accepted", rejected: 0 };
+      return this.grpc
+        ? readAnswer("gRPC OK", undefined, answer, "protobuf")
+        : readAnswer("HTTP 2xx", undefined, answer, "json");
+    }
     const err = result.error as (Error & { code?: unknown }) | undefined;
     const message = err?.message ?? "export failed";
     const code = typeof err?.code === "number" ? err.code : undefined;

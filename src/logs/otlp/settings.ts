@@ -5,6 +5,7 @@
  * when the configuration was loaded (config/otelEnv.ts); INSECURE is read by the gRPC exporter itself.
  */
 import { readFile } from "node:fs/promises";
+import { SecretRedactor } from "../../api/redact.js";
 import { otlpProtocol, type OtlpProtocol } from "../../config/otelEnv.js";
 
 export interface OtlpSettings {
@@ -98,4 +99,18 @@ export function repeatedLogsPath(url: string): string | undefined {
   }
   if (!/\/v1\/logs\/?.*\/v1\/logs/.test(path)) return undefined;
   return "the path repeats /v1/logs: OTEL_EXPORTER_OTLP_ENDPOINT is the collector's base URL (http://collector:4318), the exporter adds /v1/logs; or give the full URL in OTEL_EXPORTER_OTLP_LOGS_ENDPOINT";
+}
+
+/**
+ * Removes the values of the OTLP headers (credentials, tenant tokens) from text an endpoint sent back,
+ * before it reaches a log line or the status page: an echo server or a debug proxy answers with the
+ * request's headers. The credentials of a `Bearer <token>` value are removed on their own too.
+ */
+export function headerRedactor(headers: Record<string, string>): (text: string) => string {
+  const redactor = new SecretRedactor();
+  for (const value of Object.values(headers)) {
+    const credentials = value.trim().split(/\s+/).at(-1) ?? "";
+    for (const secret of [value, credentials]) if (secret.length >= 6) redactor.addSecret(secret);
+  }
+  return redactor.redact;
 }

@@ -1,12 +1,14 @@
 /**
  * Where batches of log records go. `http/protobuf` (the default) is the exporter's own: records are
- * encoded as they join a batch, sent with one HTTP request, and the answer (partial success included)
- * is read. `http/json` and `grpc` go through the OpenTelemetry JS exporters.
+ * encoded as they join a batch, sent with one HTTP request, and the answer is read: only an OTLP
+ * response (its partial success counted) acknowledges them (answer.ts). `http/json` and `grpc` go
+ * through the OpenTelemetry JS exporters.
  */
 import { gzip } from "node:zlib";
 import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import type { Resource } from "@opentelemetry/resources";
+import { displayUrl } from "../../api/redact.js";
 import { Agent, request } from "../../util/undici.js";
 import { parseRetryAfter } from "../../util/retryAfter.js";
 import type { LogScope } from "../resource.js";
@@ -20,9 +22,10 @@ import {
   type OutgoingRecord,
   type RecordHead,
 } from "./encode.js";
-import { classifyHttpStatus, parsePartialSuccess, type ExportOutcome } from "./outcome.js";
+import { readAnswer } from "./answer.js";
+import { classifyHttpStatus, redactOutcome, type ExportOutcome } from "./outcome.js";
 import type { ProtoWriter } from "./protoWriter.js";
-import { tlsOptions, type OtlpSettings } from "./settings.js";
+import { headerRedactor, tlsOptions, type OtlpSettings } from "./settings.js";
 
 const gzipAsync = promisify(gzip);
 
@@ -57,6 +60,8 @@ interface Connection {
 
 export class ProtobufHttpSink implements LogSink {
   private readonly frame: RequestFrame;
+  /** Keeps the headers' credentials out of reasons quoting what the endpoint answered. */
+  private readonly redact: (text: string) => string;
 
   constructor(
     private readonly settings: OtlpSettings,
@@ -64,6 +69,7 @@ export class ProtobufHttpSink implements LogSink {
     private readonly scope: LogScope,
     private readonly connection: Connection = { agent: undefined },
   ) {
+    this.redact = headerRedactor(settings.headers);
     this.frame = new RequestFrame({
       resource: resource.attributes,
       resourceSchemaUrl: resource.schemaUrl,
@@ -122,14 +128,22 @@ export class ProtobufHttpSink implements LogSink {
       });
       const answer = await readLimited(res.body);
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        const partial = parsePartialSuccess(answer);
-        return { kind: "accepted", ...partial };
+        // Only an OTLP response says the records were taken (an HTML page from a proxy does not).
+        const read = readAnswer(
+          `HTTP ${res.statusCode}`,
+          header(res.headers["content-type"]),
+          answer,
+          "protobuf",
+        );
+        return redactOutcome(read, this.redact);
       }
-      return classifyHttpStatus(
+      const location = header(res.headers.location);
+      const outcome = classifyHttpStatus(
         res.statusCode,
-        statusMessage(answer),
+        location && res.statusCode < 400 ? `redirects to ${displayUrl(location)}` : statusMessage(answer),
         parseRetryAfter(res.headers["retry-after"], Date.now()),
       );
+      return redactOutcome(outcome, this.redact);
     } catch (err) {
       if (signal.aborted) throw signal.reason ?? err;
       const code = (err as { code?: string }).code ?? (err as Error).name;
@@ -157,6 +171,10 @@ async function readLimited(body: AsyncIterable<Buffer> & { destroy(): unknown })
     chunks.push(chunk);
   }
   return Buffer.concat(chunks);
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 /** A short reason from an error answer: its text when it is readable text, else nothing. */

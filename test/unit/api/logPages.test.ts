@@ -50,6 +50,7 @@ describe("log pages", () => {
     { name: "none", body: {}, want: null },
     { name: "null", body: { scroll_id: null }, want: null },
     { name: "an empty one is none", body: { scroll_id: "" }, want: null },
+    { name: "a number, read as its text", body: { scroll_id: 90817 }, want: "90817" },
   ])("continuation: $name", async ({ body, want }) => {
     for (const page of await bothWays({ total_results: 1, logs: [entry], ...body })) {
       expect(page.scrollId).toBe(want);
@@ -129,7 +130,7 @@ describe("log pages", () => {
     { name: "a list", text: "[]" },
     { name: "logs that are no list", text: '{"logs":5}' },
     { name: "no logs", text: '{"logs":null,"scroll_id":"s"}' },
-    { name: "a continuation of the wrong type", text: '{"logs":[],"scroll_id":5}' },
+    { name: "a continuation of the wrong type", text: '{"logs":[],"scroll_id":true}' },
   ])("$name: the same page or the same error from its bytes as from its parsed body", async ({ text }) => {
     const outcome = (p: Promise<LogPage<PhpLogEntry>>) =>
       p.then(

@@ -127,7 +127,7 @@ describe("self-metrics", () => {
 
   it("a log page's records that do not fit are counted when first needed, or all at once for a backlog", async () => {
     const good = { timestamp: "2026-11-24T10:00:01Z", message: "ok" };
-    const bad = { timestamp: "2026-11-24T10:00:00Z", message: 5 };
+    const bad = { timestamp: "2026-11-24T10:00:00Z", message: false };
     server = await startServer(() => ({ status: 200, body: { logs: [good, bad, bad], scroll_id: "s" } }));
     const client = makeClient(server);
     tc = client;

@@ -22,6 +22,7 @@ import {
   type TestClient,
   type TestServer,
 } from "./helpers.js";
+import { statusOf } from "../server/helpers.js";
 
 let server: TestServer | undefined;
 let tc: TestClient | undefined;
@@ -325,6 +326,31 @@ describe("token against a server (loopback)", () => {
     );
     expect(server.tokenRequests()).toHaveLength(2);
     expect(server.seen.filter((s) => s.path === "/v1/sites/3")).toHaveLength(2);
+  });
+
+  it("tokens the API refuses (a revoked application) show on the status page as such, not as no token requested yet", async () => {
+    let revoked = true;
+    server = await startServer(() => ok(site(3)), { revoked: () => revoked });
+    tc = makeClient(server);
+    const before = Date.now();
+    await expect(tc.client.site({ id: 3 })).rejects.toBeInstanceOf(ApiAuthError);
+    await expect(tc.client.site({ id: 3 })).rejects.toBeInstanceOf(ApiAuthError);
+    const status = tc.client.authStatus();
+    expect(status).toMatchObject({
+      ok: false,
+      lastError: expect.stringContaining("HTTP 401 again after re-authenticating"),
+    });
+    expect(status.at).toBeGreaterThanOrEqual(before);
+    const api = statusOf({ auth: status }).api;
+    expect(api).toMatchObject({
+      health: "critical",
+      lastError: expect.stringContaining("may have been revoked"),
+    });
+    expect(api.summary).not.toBe("no token requested yet");
+    // Access restored: the next call that goes through clears it.
+    revoked = false;
+    await tc.client.site({ id: 3 });
+    expect(tc.client.authStatus()).toEqual({ ok: true });
   });
 
   it("the token endpoint refusing the credentials → ApiAuthError naming the status", async () => {

@@ -75,11 +75,12 @@ describe("pagination", () => {
 
 describe("one malformed record among good ones", () => {
   it("is skipped, reported with endpoint and field, counted and logged", async () => {
-    // Record [1] has domainName: 7 (the schema wants the name, which labels every series of it).
+    // Record [1] has domainName: true (the schema wants the name, which labels every series of it;
+    // a number would be read as its text).
     server = await startServer(() =>
       ok([
         domain("a.example.test"),
-        { ...domain("b.example.test"), domainName: 7 },
+        { ...domain("b.example.test"), domainName: true },
         domain("c.example.test"),
       ]),
     );
@@ -91,7 +92,7 @@ describe("one malformed record among good ones", () => {
       endpoint: "/sites/{id}/domains",
       field: "data[1].domainName",
     });
-    expect(result.firstRejected?.problem).toContain("got 7");
+    expect(result.firstRejected?.problem).toContain("got true");
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {
         endpoint: "/sites/{id}/domains",
@@ -106,7 +107,7 @@ describe("one malformed record among good ones", () => {
   });
 
   it("a malformed record on page 2 of /sites is skipped; pages 1 and 3 still arrive", async () => {
-    const bad = { ...site(4), state: 17 };
+    const bad = { ...site(4), state: { code: 17 } };
     const pages: Record<string, Reply> = {
       "1": ok([site(1), site(2)], { page: page(1, 2, 3) }),
       "2": ok([site(3), bad], { page: page(2, 3, 3) }),
@@ -120,7 +121,7 @@ describe("one malformed record among good ones", () => {
     expect(result.firstRejected).toEqual({
       endpoint: "/sites",
       field: "data[1].state",
-      problem: expect.stringContaining("got 17"),
+      problem: expect.stringContaining('got {"code":17}'),
     });
     expect(
       await metricValue(tc.registry, "sitehost_exporter_api_invalid_records_total", {

@@ -7,6 +7,7 @@
 import pino from "pino";
 import type { LogEntry, LogStream } from "../../../src/api/schemas.js";
 import type { LogPage, RequestOptions } from "../../../src/api/types.js";
+import { ApiResponseTooLargeError } from "../../../src/api/errors.js";
 import { checkedRecords } from "../../../src/api/logRecords.js";
 import { fingerprint } from "../../../src/logs/entry.js";
 import { CheckpointStore, type StreamCheckpoint } from "../../../src/logs/journal.js";
@@ -70,6 +71,10 @@ export class FakeLogApi {
   rejectedPerPage = 0;
   /** Every record of every page fails validation (all counted as rejected; no entries). */
   allRejected = false;
+  /** A page holding an entry this picks is answered over api.maxResponseSize (the read never sees it). */
+  tooLarge: (entry: LogEntry) => boolean = () => false;
+  /** Entries this picks have a time but do not fit the schema (built as undefined, reported by the read). */
+  unfit: (entry: LogEntry) => boolean = () => false;
   /** Pages come without a scroll_id (a platform whose paging broke). */
   dropScrollId = false;
   /** After this many pages a scroll starts again from its first page (0: never). */
@@ -123,6 +128,10 @@ export class FakeLogApi {
       if (this.servedTwice.has(s.served)) s.again = items;
       if (this.shuffle === "page") items = shuffled(items, s.served);
     }
+    if (items.some(this.tooLarge)) {
+      const where = "GET https://api.example/v1/sites/1/logs/server";
+      return Promise.reject(new ApiResponseTooLargeError("/sites/{id}/logs/server", 32 * 1024 ** 2, where));
+    }
     if (this.allRejected) {
       return Promise.resolve({
         records: checkedRecords<LogEntry>([]),
@@ -133,8 +142,10 @@ export class FakeLogApi {
       });
     }
     const rejected = items.length > 0 ? this.rejectedPerPage : 0;
+    const checked = checkedRecords(items);
+    const fit = (i: number) => (items[i] && this.unfit(items[i]) ? undefined : checked.record(i));
     return Promise.resolve({
-      records: checkedRecords(items),
+      records: { ...checked, record: fit, quietRecord: fit },
       rejected,
       rawCount: items.length + rejected,
       totalResults: source.length,

@@ -157,3 +157,17 @@ describe("entries indexed late", () => {
     expect(rig.events.pagingProblems).toEqual(["repeated_page"]);
   });
 });
+
+describe("a scroll that loops back on a stream with nothing delivered yet", () => {
+  it("counts the entries it never reached as a gap from the start point", async () => {
+    const rig = makeTailer(dir);
+    rig.api.pageSize = 20;
+    write(rig.api, 4000, 200, 10, 0, 0);
+    // After 30 pages (600 of the 2,000 entries) the scroll starts again from its first page.
+    rig.api.loopAfterPages = 30;
+    await rig.tailer.read(signal());
+    expect(rig.sink.accepted).toHaveLength(600);
+    expect(rig.events.pagingProblems).toContain("repeated_page");
+    expect(rig.events.gaps).toHaveLength(1);
+  });
+});

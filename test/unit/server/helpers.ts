@@ -82,6 +82,7 @@ export function statusOf(over: Partial<StatusInputs> = {}): StatusReport {
     apiUrl: "http://127.0.0.1:9/v1",
     ready: { ready: true },
     auth: { ok: true },
+    clock: { offsetMs: 200, samples: 15, atMs: Date.UTC(2026, 0, 31, 12, 4, 59) },
     logs: { enabled: false, shipping: false, streams: [] },
     shard: { index: 0, count: 1 },
     now: Date.UTC(2026, 0, 31, 12, 5, 0),

@@ -157,6 +157,50 @@ describe("the status report", () => {
     expect(renderLanding(s)).not.toContain("localhost:4318");
   });
 
+  it("an OTLP endpoint that refuses every export: a problem with the endpoint and likely cause, linking its own runbook entry, on the page too", () => {
+    const lastError =
+      "OTLP export to http://collector:4318/v1/logs/v1/logs failed: HTTP 400: Bad Request; the endpoint refused every record: usually a wrong path (the path repeats /v1/logs: …)";
+    const s = statusOf({
+      logs: { enabled: true, shipping: true, streams: ["php"] },
+      ready: { ready: false, reason: `the OTLP endpoint has refused every export for 2 min: ${lastError}` },
+      export: {
+        endpoint: "http://collector:4318/v1/logs/v1/logs",
+        state: "failing",
+        failingSinceMs: AT.getTime(),
+        refusingSinceMs: AT.getTime(),
+        lastError,
+        lastSuccessMs: AT.getTime() - 60_000,
+        lasting: true,
+        streams: {
+          php: {
+            lastSuccessMs: AT.getTime() - 60_000,
+            lastFailureMs: AT.getTime(),
+            lastError,
+            refused: true,
+          },
+        },
+      },
+    });
+    expect(s.logs).toMatchObject({ health: "critical", refusing: true, since: AT.toISOString() });
+    expect(s.logs.streams[0]).toMatchObject({
+      health: "critical",
+      summary: expect.stringContaining("refused"),
+    });
+    expect(s.problems[0]).toEqual({
+      subject: "Log shipping to http://collector:4318/v1/logs/v1/logs",
+      health: "critical",
+      reason: expect.stringMatching(
+        /^the OTLP endpoint answers but refuses every export .*: OTLP export to .* failed: HTTP 400: Bad Request; the endpoint refused every record/,
+      ),
+      since: AT.toISOString(),
+      runbook: expect.stringMatching(/runbook\.md#sitehostexporterlogexportsrefused$/),
+    });
+    const page = renderLanding(s);
+    expect(page).toContain("refuses every export");
+    expect(page).toContain("the path repeats /v1/logs");
+    expect(page).not.toContain("the OTLP collector takes exports");
+  });
+
   it("with logs and traffic off there is no lock nor checkpoint directory to worry about", () => {
     const plan = {
       sources: [{ source: "domains" as const, requestsPerSecond: 0.1 }],

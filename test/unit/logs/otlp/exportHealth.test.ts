@@ -81,4 +81,49 @@ describe("OTLP export health", () => {
       }),
     ).toContain("check OTEL_EXPORTER_OTLP_HEADERS");
   });
+
+  it("an endpoint refusing every export makes the exporter not ready once it lasts; an outage or a success ends it", () => {
+    const t = setup();
+    const badRequest = { kind: "refused", reason: "HTTP 400: bad path" } as const;
+    t.health.failed(badRequest, "php");
+    expect(t.health.status()).toMatchObject({ state: "failing", refusingSinceMs: 1_000_000 });
+    expect(t.health.notReadyReason()).toBeUndefined();
+    t.clock.ms += 30_000;
+    t.health.failed(
+      { kind: "invalid", reason: "HTTP 200 with text/html instead of an OTLP response" },
+      "server",
+    );
+    expect(t.health.notReadyReason()).toBeUndefined();
+    t.clock.ms += 30_000;
+    expect(t.health.notReadyReason()).toBe(
+      "the OTLP endpoint has refused every export for 60 s: OTLP export to http://127.0.0.1:4318/v1/logs failed: HTTP 200 with text/html instead of an OTLP response; something other than an OTLP receiver answers at that URL (a proxy's or web server's page, a wrong host, port or path): point OTEL_EXPORTER_OTLP_ENDPOINT at the collector's OTLP port",
+    );
+    expect(t.health.status().streams.server).toMatchObject({ refused: true });
+    // No answer at all: the endpoint is down, which is waited for, not a reason to be unready.
+    t.health.failed(refused, "php");
+    expect(t.health.notReadyReason()).toBeUndefined();
+    expect(t.health.status().refusingSinceMs).toBeUndefined();
+    t.health.failed(badRequest, "php");
+    t.clock.ms += 120_000;
+    expect(t.health.notReadyReason()).toMatch(/^the OTLP endpoint has refused every export for 2 min: /);
+    t.health.succeeded("php");
+    expect(t.health.notReadyReason()).toBeUndefined();
+    expect(t.health.status().state).toBe("ok");
+  });
+
+  it.each([
+    ["HTTP 400: Bad Request", "refused", "http://c:4318/v1/logs/v1/logs", /the path repeats \/v1\/logs/],
+    [
+      "HTTP 415: Unsupported Media Type",
+      "misconfigured",
+      "http://c:4318/v1/logs",
+      /OTEL_EXPORTER_OTLP_PROTOCOL/,
+    ],
+    ["HTTP 301: redirects to https://c/v1/logs", "misconfigured", "http://c/v1/logs", /redirects/],
+    ["gRPC status 16: UNAUTHENTICATED", "misconfigured", "http://c:4317", /OTEL_EXPORTER_OTLP_HEADERS/],
+    ["gRPC status 12: UNIMPLEMENTED", "misconfigured", "http://c:4317", /does not take OTLP log exports/],
+    ["HTTP 413: too large", "refused", "http://c/v1/logs", /size/],
+  ])("%s says its likely cause", (reason, kind, url, cause) => {
+    expect(describeExportFailure(url, { kind, reason })).toMatch(cause);
+  });
 });

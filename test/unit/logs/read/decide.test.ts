@@ -136,6 +136,41 @@ const cases: Array<{ name: string; facts: Partial<ReadFacts>; want: Step }> = [
     facts: { start: "held-mid", last: { kind: "failed", aborted: true } },
     want: { kind: "fail", why: "request-failed" },
   },
+  // A page over api.maxResponseSize
+  {
+    name: "a page too large before the stream's bound: the read fails (retried with back-off)",
+    facts: { last: { kind: "failed", aborted: false, tooLarge: true } },
+    want: { kind: "fail", why: "request-failed" },
+  },
+  {
+    name: "a page too large past the bound, below pages read: the read ends above it, what it holds shipped",
+    facts: { skipTooLarge: true, last: { kind: "failed", aborted: false, tooLarge: true } },
+    want: end("too_large", "none"),
+  },
+  {
+    name: "another failure past the bound is no reason to skip anything",
+    facts: { skipTooLarge: true, last: { kind: "failed", aborted: false } },
+    want: { kind: "fail", why: "request-failed" },
+  },
+  {
+    name: "a page too large on an oldest-first scroll: its newer entries are behind it, the read fails",
+    facts: {
+      order: "oldest-first",
+      buffered: false,
+      skipTooLarge: true,
+      last: { kind: "failed", aborted: false, tooLarge: true },
+    },
+    want: { kind: "fail", why: "request-failed" },
+  },
+  {
+    name: "a page too large on a held scroll: start over on a fresh one first",
+    facts: {
+      start: "held-mid",
+      skipTooLarge: true,
+      last: { kind: "failed", aborted: false, tooLarge: true },
+    },
+    want: { kind: "restart", why: "held-scroll-failed" },
+  },
   // Bounds
   {
     name: "an oldest-first read at the page cap: stops, held mid-way to resume",

@@ -12,6 +12,7 @@ const jumped: GapFacts = {
   shipped: 10,
   reachedLower: false,
   oldestSeenMs: NOW - 6 * DAY,
+  stoppedShort: false,
 };
 
 const cases: Array<{ name: string; facts: Partial<GapFacts>; want: boolean }> = [
@@ -22,9 +23,14 @@ const cases: Array<{ name: string; facts: Partial<GapFacts>; want: boolean }> = 
     want: true,
   },
   {
-    name: "nothing delivered before (a stream's first read)",
+    name: "nothing delivered before, and the scroll ended (a stream's first read: nothing older exists)",
     facts: { deliveredBefore: false },
     want: false,
+  },
+  {
+    name: "nothing delivered before, and the read was stopped short (a looping scroll): from the start point",
+    facts: { deliveredBefore: false, stoppedShort: true },
+    want: true,
   },
   {
     name: "the read continued a held scroll (it did not see the stream's end)",
