@@ -28,6 +28,7 @@ import { buildStatus } from "./server/status.js";
 import { ComponentGroup, type Component } from "./util/components.js";
 import { REVISION, VERSION } from "./version.js";
 import { exportHealthFor, type ExportHealth } from "./logs/otlp/exportHealth.js";
+import { CheckpointMemory } from "./logs/checkpointMemory.js";
 import { WebhookReceiver } from "./webhooks/receiver.js";
 
 export interface DaemonHandle {
@@ -138,7 +139,10 @@ export async function runDaemon({
           onLost: () => activation.lost(),
         })
       : undefined;
-  if (lock && config.logs.enabled) core.fence = () => lock.verify();
+  if (lock && config.logs.enabled) {
+    core.fence = () => lock.verify();
+    core.checkpointMemory = new CheckpointMemory();
+  }
   const activation = new Activation({
     lock,
     standBy: config.logs.enabled,

@@ -35,6 +35,7 @@ import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
 import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
+import type { CheckpointMemory } from "../logs/checkpointMemory.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
 /** What every exporter has, active or standing by. */
@@ -50,6 +51,8 @@ export interface Core {
   volume?: CheckpointVolume;
   /** Why this process may not write under logs.checkpointDir now (it does not hold the lock). */
   fence?: () => string | undefined;
+  /** What the log streams last knew when the lock was lost (kept across activations). */
+  checkpointMemory?: CheckpointMemory;
   /** Switch V8's memory saver mode by the log load (the entry point chose the heap flags). */
   memorySaver?: boolean;
 }
@@ -113,7 +116,7 @@ export async function activate(
   core: Core,
   holdsLock: boolean,
 ): Promise<ActiveExporter> {
-  const { registry, api, store, webhooks, exportHealth, volume, fence } = core;
+  const { registry, api, store, webhooks, exportHealth, volume, fence, checkpointMemory } = core;
   const logs = config.logs.enabled
     ? new LogPipeline({
         config,
@@ -124,6 +127,7 @@ export async function activate(
         exportHealth,
         volume,
         fence,
+        checkpointMemory,
         // Entries are stamped by the platform: the tailers work in its time.
         platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
       })

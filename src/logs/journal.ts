@@ -25,7 +25,9 @@ import {
   newCheckpoint,
   parseSnapshot,
   prune,
+  serializeSnapshot,
 } from "./checkpoint.js";
+import type { CheckpointMemory } from "./checkpointMemory.js";
 import { journalFileOf, replayJournal } from "./journalFile.js";
 import { CheckpointFencedError, type JournalWrites, StreamCheckpoint } from "./streamCheckpoint.js";
 
@@ -45,6 +47,10 @@ export interface CheckpointStoreOptions {
   now?: () => number;
   /** A checkpoint's floor was after now (a future logs.startFrom of an earlier run) and was moved back. */
   floorRepaired?: (file: string, wasMs: number, nowMs: number) => void;
+  /** Where streams closed while fenced leave their state, and missing files are resumed from. */
+  memory?: CheckpointMemory;
+  /** A stream's file was missing and it resumed from what this process last knew of it. */
+  resumedFromMemory?: (file: string) => void;
 }
 
 export class CheckpointStore implements JournalWrites {
@@ -88,6 +94,13 @@ export class CheckpointStore implements JournalWrites {
     if (reason !== undefined) throw new CheckpointFencedError(reason);
   }
 
+  closedAcknowledged(state: Checkpoint): void {
+    const { memory, fence } = this.opts;
+    if (memory && fence?.() !== undefined) {
+      memory.keep(this.fileFor(state.siteId, state.stream), serializeSnapshot(state));
+    }
+  }
+
   /** A failed write as a CheckpointWriteError, reported. */
   failed(kind: CheckpointFileKind, path: string, err: unknown): Error {
     if (err instanceof CheckpointFencedError) return err;
@@ -111,12 +124,17 @@ export class CheckpointStore implements JournalWrites {
     await this.ensureDir();
     const file = this.fileFor(siteId, stream);
     const journalFile = journalFileOf(file);
+    const remembered = this.opts.memory?.take(file);
     let text: string | undefined;
     try {
       text = await readFile(file, "utf8");
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT") throw new CorruptCheckpointError(file, code ?? "read error");
+      if (remembered !== undefined) {
+        text = remembered;
+        this.opts.resumedFromMemory?.(file);
+      }
     }
     const now = Math.floor(this.now() / 1000) * 1000;
     let cp: Checkpoint;
@@ -141,6 +159,7 @@ export class CheckpointStore implements JournalWrites {
   /** Remove a stream's checkpoint (snapshot and journal). */
   async remove(siteId: number, stream: LogStream): Promise<void> {
     const file = this.fileFor(siteId, stream);
+    this.opts.memory?.take(file);
     await rm(file, { force: true });
     await rm(journalFileOf(file), { force: true });
   }

@@ -21,6 +21,7 @@ import { ThrottledWarnings } from "../util/throttledLog.js";
 import { offsetClock, settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
 import { LogCounts } from "./counts.js";
+import type { CheckpointMemory } from "./checkpointMemory.js";
 import { CheckpointFencedError, CheckpointStore } from "./journal.js";
 import { countersFromZero, logMetrics } from "./metrics.js";
 import { countingSink, createLogSink } from "./otlp/createSink.js";
@@ -67,6 +68,8 @@ export interface LogPipelineDeps {
   volume?: CheckpointVolume;
   /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
   fence?: () => string | undefined;
+  /** What streams closed while fenced knew, for a next pipeline that finds their files missing. */
+  checkpointMemory?: CheckpointMemory;
   /** The OTLP endpoint's health, shared with the webhook queue; one of its own otherwise. */
   exportHealth?: ExportHealth;
   /**
@@ -154,6 +157,13 @@ export class LogPipeline {
           { file, floor: new Date(wasMs).toISOString(), now: new Date(nowMs).toISOString() },
           "a log checkpoint started in the future (logs.startFrom was ahead of the clock); it starts now instead, so its stream ships again",
         ),
+      memory: deps.checkpointMemory,
+      resumedFromMemory: (file) =>
+        this.reporting.warnings.warn(
+          "checkpoint resumed from memory",
+          { file },
+          "a log checkpoint file was missing (the checkpoint directory was emptied or recreated while this exporter ran); its stream resumes where this exporter last had it, and the file is written again",
+        ),
     });
     this.pollMs = durationMs(deps.config.logs.pollInterval);
     this.maxPollMs = Math.max(this.pollMs, durationMs(deps.config.logs.maxPollInterval));
@@ -169,7 +179,7 @@ export class LogPipeline {
     const { logs } = this.deps.config;
     await this.checkpoints.init();
     await clearSpool(this.spoolDir);
-    if (await this.checkpoints.isEmpty()) {
+    if ((this.deps.checkpointMemory?.size ?? 0) === 0 && (await this.checkpoints.isEmpty())) {
       this.log.warn(
         { checkpointDir: logs.checkpointDir, startFrom: logs.startFrom },
         "no log checkpoints yet: every stream starts at logs.startFrom. If this directory is not kept " +
@@ -364,6 +374,11 @@ export class LogPipeline {
     metrics.stalled.delete(this.reported.stalled);
     this.exportStop.abort(new Error("shutting down"));
     if (this.sink) await settlesWithin(this.sink.shutdown(), 2000);
+    // The lock was lost: what the streams had acknowledged stays in memory, for a directory that
+    // was emptied or recreated and is taken again (the files are written no more either way).
+    if (phase.kind === "running" && this.deps.fence?.() !== undefined && this.deps.checkpointMemory) {
+      await Promise.allSettled([...phase.streams.values()].map((s) => s.releaseCheckpoint()));
+    }
     // A process that lost the lock leaves the directory to its new holder.
     if (this.deps.fence?.() === undefined) await clearSpool(this.spoolDir);
     this.log.info("log pipeline stopped");

@@ -73,6 +73,8 @@ export interface JournalWrites {
   assertUnfenced(): void;
   /** A failed write as an error to throw, reported (a CheckpointFencedError passes unchanged). */
   failed(kind: CheckpointFileKind, path: string, err: unknown): Error;
+  /** A stream closed with its state acknowledged: kept in memory if this process may not write now. */
+  closedAcknowledged?(state: Checkpoint): void;
 }
 
 const CREATED = 1;
@@ -365,6 +367,8 @@ export class StreamCheckpoint implements Checkpoint {
 
   private closeNow(): void {
     this.flushOwed();
+    // Diverged: the state holds an export never acknowledged, so it may not stand for the disk's.
+    if (!this.diverged) this.store.closedAcknowledged?.(this.state);
     try {
       if (!this.diverged && this.appender?.isOpen) this.appender.sync();
     } catch (err) {

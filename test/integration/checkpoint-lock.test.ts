@@ -204,6 +204,38 @@ describe("checkpoint directory across processes", () => {
     expect(await standby.stop("SIGTERM")).toBe(0);
   }, 150_000);
 
+  it("a checkpoint directory recreated under a lone holder: it takes the lock again and resumes where it was, shipping nothing twice", async () => {
+    const { sim, receiver, checkpointDir, start, tailing } = await setup({
+      lockTimeout: "4s",
+      startFrom: "-30m",
+    });
+    const a = await start();
+    await until("the exporter to hold the lock", () => holds(a), 20_000);
+    await tailing();
+    const marks = new Marks(sim, "before");
+    for (let i = 0; i < 3; i++) marks.write();
+    expect(await marks.allArrived(receiver, 30_000), a.logs()).toBe(true);
+    await waitForReadsSince(a, Date.now(), 6);
+    const shippedBefore = receiver.records.length;
+    expect(shippedBefore).toBeGreaterThan(3);
+
+    await rm(checkpointDir, { recursive: true, force: true });
+    await mkdir(checkpointDir);
+    await until("A to lose the lock", () => a.logs().includes("lost the checkpoint lock"), 20_000);
+    await until("A to hold the lock again", () => holds(a), 30_000);
+    await tailing();
+    const after = new Marks(sim, "after");
+    for (let i = 0; i < 3; i++) after.write();
+    expect(await after.allArrived(receiver, 30_000), a.logs()).toBe(true);
+    await waitForReadsSince(a, Date.now(), 6);
+
+    const uids = receiver.records.map((r) => String(r.attributes["log.record.uid"]));
+    expect(uids.length - new Set(uids).size, a.logs()).toBe(0);
+    expect([...marks.wrong(receiver), ...after.wrong(receiver)]).toEqual([]);
+    expect(a.logs()).toContain("its stream resumes where this exporter last had it");
+    expect(await a.stop("SIGTERM")).toBe(0);
+  }, 150_000);
+
   it("a standby takes over at once when the holder stops gracefully, long before lockTimeout", async () => {
     const { start } = await setup();
     const a = await start();

@@ -8,7 +8,8 @@ import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { deltaFor, type DeliveredRecord } from "../../../src/logs/checkpoint.js";
-import { CheckpointFencedError, CheckpointStore } from "../../../src/logs/journal.js";
+import { CheckpointMemory } from "../../../src/logs/checkpointMemory.js";
+import { CheckpointFencedError, CheckpointStore, type StreamCheckpoint } from "../../../src/logs/journal.js";
 import { deltaLine } from "../../../src/logs/journalFile.js";
 import { CheckpointWriteError } from "../../../src/ha/volume.js";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -106,6 +107,70 @@ describe("checkpoint journal of a process that lost the lock", () => {
     ).rejects.toBeInstanceOf(CheckpointFencedError);
     const text = readFileSync(join(dir, "site-1-server.journal"), "utf8");
     expect(text).toMatch(/^\{"s":1,[^\n]*\n$/);
+    await rm(dir, { recursive: true, force: true });
+  });
+});
+
+describe("checkpoints of a process that lost the lock because the directory was recreated", () => {
+  async function lostAndRecreated(
+    prepareAndLose: (cp: StreamCheckpoint, lock: { lost?: string }) => Promise<void>,
+  ) {
+    const dir = await mkdtemp(join(tmpdir(), "journal-memory-"));
+    const memory = new CheckpointMemory();
+    const lock: { lost?: string } = {};
+    const store = new CheckpointStore(dir, { fence: () => lock.lost, memory });
+    const cp = await store.open(1, "server", () => T, OVERLAP);
+    await prepareAndLose(cp, lock);
+    await cp.close();
+    await rm(dir, { recursive: true, force: true });
+    const resumed: string[] = [];
+    const next = new CheckpointStore(dir, { memory, resumedFromMemory: (f) => resumed.push(f) });
+    const again = await next.open(1, "server", () => T + 3_600_000, OVERLAP);
+    return { dir, memory, again, resumed };
+  }
+
+  it("resumes what was acknowledged, the marker it could no longer write included, and writes the file again", async () => {
+    const { dir, memory, again, resumed } = await lostAndRecreated(async (cp, lock) => {
+      const first = await cp.prepare((seq) => deltaFor(cp.state, seq, records(0, 5), Infinity), 1);
+      first.commit();
+      const second = await cp.prepare((seq) => deltaFor(cp.state, seq, records(5, 5), Infinity), 2);
+      lock.lost = "the lock file is gone (was the checkpoint directory recreated?)";
+      second.commit(); // acknowledged after the loss: its marker cannot be written
+    });
+    expect(again.created).toBe(false);
+    expect(again.state.recent.size).toBe(10);
+    expect(again.state.floorMs).toBe(T);
+    expect(resumed).toEqual([join(dir, "site-1-server.json")]);
+    expect(memory.size).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, "site-1-server.json"), "utf8"))).toBeTruthy();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("keeps nothing of a stream whose last export was never acknowledged: it starts afresh", async () => {
+    const { dir, again, resumed } = await lostAndRecreated(async (cp, lock) => {
+      (await cp.prepare((seq) => deltaFor(cp.state, seq, records(0, 5), Infinity), 1)).commit();
+      const unanswered = await cp.prepare((seq) => deltaFor(cp.state, seq, records(5, 5), Infinity), 2);
+      lock.lost = "another exporter took over the checkpoint lock (generation 2)";
+      unanswered.abandon();
+    });
+    expect(again.created).toBe(true);
+    expect(again.state.recent.size).toBe(0);
+    expect(resumed).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("keeps nothing when the lock was held at the close, and a file on disk wins over memory", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "journal-memory-"));
+    const memory = new CheckpointMemory();
+    const store = new CheckpointStore(dir, { fence: () => undefined, memory });
+    const cp = await store.open(1, "php", () => T, OVERLAP);
+    (await cp.prepare((seq) => deltaFor(cp.state, seq, records(0, 3), Infinity), 1)).commit();
+    await cp.close();
+    expect(memory.size).toBe(0);
+    memory.keep(store.fileFor(1, "php"), '{"this":"is not read"}');
+    const again = await new CheckpointStore(dir, { memory }).open(1, "php", () => T, OVERLAP);
+    expect(again.state.recent.size).toBe(3);
+    expect(memory.size).toBe(0);
     await rm(dir, { recursive: true, force: true });
   });
 });
