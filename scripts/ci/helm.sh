@@ -114,6 +114,31 @@ done
 # ---- behaviour across renders ---------------------------------------------------------------
 echo "--- across renders"
 render() { "$HELM" template x "$CHART" --namespace monitoring "$@"; }
+
+# The chart README's install command, as written: what kube-prometheus-stack's default
+# selectors (release: kube-prometheus-stack) pick up must carry that label.
+readme_sets="$(node_run -e '
+  const t = require("fs").readFileSync(process.argv[1], "utf8");
+  const cmd = t.split("```sh")[1].split("```")[0].replace(/\\\n/g, " ");
+  const line = cmd.split("\n").find((l) => l.startsWith("helm install")) || "";
+  console.log(line.replace(/^helm install \S+ \S+/, "").trim());
+' "$CHART/README.md")"
+[ -n "$readme_sets" ] || fail "no helm install command in the chart README"
+# shellcheck disable=SC2086 # the README's own words, split as a shell would
+render $readme_sets >"$OUT/readme.yaml"
+node_run -e '
+  const y = require("yaml");
+  const docs = y.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS()).filter(Boolean);
+  for (const kind of ["ServiceMonitor", "PrometheusRule"]) {
+    const o = docs.find((d) => d.kind === kind);
+    if (!o) { console.error(kind + " not rendered"); process.exit(1); }
+    if (o.metadata.labels?.release !== "kube-prometheus-stack") {
+      console.error(kind + " lacks release: kube-prometheus-stack, so kube-prometheus-stack ignores it");
+      process.exit(1);
+    }
+  }
+' "$OUT/readme.yaml" || fail "the chart README's install command renders objects kube-prometheus-stack does not select"
+echo "    the chart README's install renders a ServiceMonitor and PrometheusRule kube-prometheus-stack selects"
 field() { # yaml-file js-expression-on-the-StatefulSet
   node_run -e 'const y=require("yaml");const d=y.parseAllDocuments(require("fs").readFileSync(process.argv[1],"utf8")).map(x=>x.toJS()).find(o=>o&&o.kind==="StatefulSet");console.log(JSON.stringify((new Function("s","return "+process.argv[2]))(d)))' "$1" "$2"
 }
