@@ -24,7 +24,7 @@ export class SitehostApiError extends Error {
 /** What a network error code means, for a person; undefined for codes without a known meaning. */
 const NETWORK_CODES: Record<string, (host: string) => string> = {
   ECONNREFUSED: (host) => `connection refused: nothing listens at ${host}`,
-  ENOTFOUND: (host) => `the host ${hostName(host)} could not be resolved (DNS): check the host name`,
+  ENOTFOUND: (host) => `the host ${hostName(host)} could not be resolved (DNS: no such host)`,
   EAI_AGAIN: (host) => `the host ${hostName(host)} could not be resolved now (DNS is failing)`,
   ECONNRESET: (host) => `the connection to ${host} was reset`,
   EHOSTUNREACH: (host) => `the host ${host} is unreachable`,
@@ -39,6 +39,25 @@ const NETWORK_CODES: Record<string, (host: string) => string> = {
   ERR_TLS_CERT_ALTNAME_INVALID: (host) => `the TLS certificate of ${host} is not for that host name`,
   EPROTO: (host) => `the TLS handshake with ${host} failed (is it TLS on that port?)`,
 };
+
+/** TLS errors of an https:// URL whose port answers in plain HTTP. */
+const TLS_TO_PLAIN = new Set([
+  "ERR_SSL_WRONG_VERSION_NUMBER",
+  "ERR_SSL_PACKET_LENGTH_TOO_LONG",
+  "ERR_SSL_RECORD_LAYER_FAILURE",
+  "EPROTO",
+]);
+
+/** An answer the HTTP parser could not read (llhttp's HPE_ codes; undici's HTTPParserError without one). */
+function notHttp(code: string): boolean {
+  return code.startsWith("HPE_") || code === "HTTPParserError";
+}
+
+/** How a network error came about, beyond its code. */
+export interface NetworkErrorDetail {
+  /** The connection closed before the server sent a byte. */
+  noAnswer?: boolean;
+}
 
 /** The host name alone of a hostOf() text. */
 function hostName(host: string): string {
@@ -55,10 +74,73 @@ function hostOf(url: string): string {
   }
 }
 
+function schemeOf(url: string): string | undefined {
+  try {
+    return new URL(url).protocol;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error is a TLS client meeting plain HTTP, or plain HTTP meeting TLS (which one the scheme says). */
+function schemeMismatch(
+  code: string,
+  url: string,
+  detail: NetworkErrorDetail,
+): "tls-to-plain" | "plain-to-tls" | undefined {
+  const scheme = schemeOf(url);
+  if (scheme === "https:" && TLS_TO_PLAIN.has(code)) return "tls-to-plain";
+  if (scheme === "http:" && (notHttp(code) || (code === "UND_ERR_SOCKET" && detail.noAnswer))) {
+    return "plain-to-tls";
+  }
+  return undefined;
+}
+
 /** A network error code as words naming the host, with the code: `connection refused: … (ECONNREFUSED)`. */
-export function describeNetworkError(code: string, url: string): string {
+export function describeNetworkError(code: string, url: string, detail: NetworkErrorDetail = {}): string {
+  const host = hostOf(url);
+  switch (schemeMismatch(code, url, detail)) {
+    case "tls-to-plain":
+      return `${host} does not speak TLS (an https:// URL to a plain HTTP port, usually) (${code})`;
+    case "plain-to-tls":
+      return `${host} ${notHttp(code) ? "answered something that is not HTTP" : "closed the connection without answering"} (a plain http:// request to a TLS port, usually) (${code})`;
+  }
   const words = NETWORK_CODES[code];
-  return words ? `${words(hostOf(url))} (${code})` : `network error (${code}) reaching ${hostOf(url)}`;
+  return words ? `${words(host)} (${code})` : `network error (${code}) reaching ${host}`;
+}
+
+/**
+ * What to fix after a network error, naming the setting the URL came from (`api.url
+ * (SITEHOST_API_URL)`); undefined when the code suggests nothing to change (a reset, a TLS
+ * certificate problem: the description says it all).
+ */
+export function networkErrorFix(
+  code: string,
+  url: string,
+  setting: string,
+  detail: NetworkErrorDetail = {},
+): string | undefined {
+  if (schemeMismatch(code, url, detail)) return `check the scheme (https:// or http://) of ${setting}`;
+  const host = hostOf(url);
+  switch (code) {
+    case "ECONNREFUSED":
+      return `check the host and port in ${setting}, and that the server there is up`;
+    case "ENOTFOUND":
+      return `check the host name as written in ${setting}: ${JSON.stringify(hostName(host))}`;
+    case "EAI_AGAIN":
+      return `check this machine's DNS, and the host name as written in ${setting}: ${JSON.stringify(hostName(host))}`;
+    case "EHOSTUNREACH":
+    case "ENETUNREACH":
+    case "ETIMEDOUT":
+      return `check the host in ${setting} and that ${host} is reachable from here (a firewall, a route, a proxy)`;
+    default:
+      return undefined;
+  }
+}
+
+/** Network errors no retry mends: the URL or the server's state must change first (doctor stops at once). */
+export function isPermanentNetworkError(code: string, url: string, detail: NetworkErrorDetail = {}): boolean {
+  return code === "ECONNREFUSED" || code === "ENOTFOUND" || schemeMismatch(code, url, detail) !== undefined;
 }
 
 /** The URL part of a `where` ("GET https://…" → "https://…"). */
@@ -124,15 +206,20 @@ export class ApiSchemaError extends SitehostApiError {
   }
 }
 
-/** Connection refused/reset, DNS failure. */
+/** Connection refused/reset, DNS failure, a TLS or scheme mismatch. */
 export class ApiNetworkError extends SitehostApiError {
   override readonly reason = "network";
   constructor(
     endpoint: string,
     readonly code: string,
     where = endpoint,
+    /** The setting the URL came from (`api.url (SITEHOST_API_URL)`): the message then names the fix. */
+    setting?: string,
+    detail: NetworkErrorDetail = {},
   ) {
-    super(`${where}: ${describeNetworkError(code, urlOf(where))}`, endpoint);
+    const url = urlOf(where);
+    const fix = setting === undefined ? undefined : networkErrorFix(code, url, setting, detail);
+    super(`${where}: ${describeNetworkError(code, url, detail)}${fix ? `; ${fix}` : ""}`, endpoint);
   }
 }
 
@@ -144,7 +231,11 @@ export class ApiTimeoutError extends SitehostApiError {
     readonly afterMs: number,
     where = endpoint,
   ) {
-    super(`${where}: no complete answer within ${afterMs} ms (api.timeout)`, endpoint);
+    const reach = /^[A-Z]+ https?:\/\//.test(where) ? ` is ${hostOf(urlOf(where))} reachable from here?` : "";
+    super(
+      `${where}: no complete answer within ${afterMs} ms (api.timeout):${reach} if the platform is slow to answer, raise api.timeout`,
+      endpoint,
+    );
   }
 }
 

@@ -23,7 +23,14 @@ export type TransportResult =
       body: string;
       bytes?: PageBytes;
     }
-  | { kind: "network"; code: string }
+  | {
+      kind: "network";
+      code: string;
+      /** The connection closed before the server sent a byte (plain HTTP to a TLS port, usually). */
+      noAnswer?: boolean;
+      /** No retry mends it (refused, an unknown host, a scheme mismatch): set by the API client's wire. */
+      permanent?: boolean;
+    }
   | { kind: "timeout"; afterMs: number }
   | { kind: "too_large"; limitBytes: number }
   | { kind: "aborted"; reason: unknown };
@@ -130,10 +137,12 @@ export class Exchange implements Dispatcher.DispatchHandler {
   onResponseError(_c: Dispatcher.DispatchController | null, err: Error): void {
     if (this.done) return;
     const code = (err as { code?: string }).code ?? err.name ?? "error";
+    // undici's SocketError tells what the connection read: nothing at all, on a new connection.
+    const noAnswer = (err as { socket?: { bytesRead?: number } }).socket?.bytesRead === 0;
     this.settle(
       TIMEOUT_CODES.has(code)
         ? { kind: "timeout", afterMs: this.limits.timeoutMs }
-        : { kind: "network", code },
+        : { kind: "network", code, ...(noAnswer ? { noAnswer } : {}) },
     );
   }
 

@@ -23,6 +23,8 @@ export interface FailureContext {
   where: string;
   /** What to check after a 404 (the base URL), when the request's URL suggests something. */
   notFoundHint?: string;
+  /** The setting the request's URL came from (`api.url (SITEHOST_API_URL)`), named by network errors' fixes. */
+  urlSetting?: string;
 }
 
 const FORBIDDEN_HINT =
@@ -44,7 +46,9 @@ export function exchangeError(
     case "too_large":
       return new ApiResponseTooLargeError(endpoint, ctx.maxResponseBytes, ctx.where);
     case "network":
-      return new ApiNetworkError(endpoint, last.kind === "network" ? last.code : last.kind, ctx.where);
+      return last.kind === "network"
+        ? new ApiNetworkError(endpoint, last.code, ctx.where, ctx.urlSetting, { noAnswer: last.noAnswer })
+        : new ApiNetworkError(endpoint, last.kind, ctx.where);
     case "rate_limited":
       return new ApiRateLimitedError(endpoint, result.retryAfterMs ?? 0, ctx.where);
     case "auth":

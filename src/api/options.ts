@@ -32,6 +32,11 @@ export interface ApiClientOptions {
   backoffCapMs?: number;
   /** Revoke the token at close (default true); doctor, which sends reads only, leaves it to expire. */
   revokeOnClose?: boolean;
+  /**
+   * Network errors no retry mends (connection refused, an unknown host, an https:// URL to a plain
+   * HTTP port or the reverse) fail at once instead of after maxRetries retries (doctor).
+   */
+  failFast?: boolean;
 }
 
 export function apiClientOptionsFromConfig(

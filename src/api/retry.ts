@@ -24,10 +24,12 @@ type Verdict =
   | { action: "reauth" }
   | { action: "fail"; reason: FailureReason };
 
-export function classify(result: TransportResult): Verdict {
+export function classify(result: TransportResult, failFast = false): Verdict {
   switch (result.kind) {
     case "network":
-      return { action: "retry", reason: "network" };
+      return failFast && result.permanent
+        ? { action: "fail", reason: "network" }
+        : { action: "retry", reason: "network" };
     case "timeout":
       return { action: "retry", reason: "timeout" };
     case "too_large":
@@ -56,6 +58,8 @@ export interface RetryPolicy {
   clock: Clock;
   /** Aborted when the client closes: ends every wait between retries. */
   stop?: AbortSignal;
+  /** Network errors no retry mends (marked `permanent`) fail at once (doctor). */
+  failFast?: boolean;
 }
 
 export interface Exchange {
@@ -81,7 +85,7 @@ export async function exchange(policy: RetryPolicy, x: Exchange): Promise<Exchan
   let reauthenticated = false;
   for (;;) {
     const result = await x.attempt();
-    const verdict = classify(result);
+    const verdict = classify(result, policy.failFast);
     switch (verdict.action) {
       case "accept":
         return { ok: true, response: result as ResponseResult };

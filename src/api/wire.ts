@@ -5,10 +5,11 @@
  * token and the endpoint table are the client's.
  */
 import type { Logger } from "pino";
+import { hostRootOf } from "../config/authUrl.js";
 import type { Clock } from "../util/time.js";
 import type { RequestBudget } from "./budget.js";
 import type { ClockSkew } from "./clockSkew.js";
-import type { SitehostApiError } from "./errors.js";
+import { isPermanentNetworkError, type SitehostApiError } from "./errors.js";
 import { apiBaseHint, exchangeError } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
 import type { Redact } from "./redact.js";
@@ -24,6 +25,23 @@ const MAX_RATE_LIMITED = 20;
 function codeOf(result: TransportResult): string {
   if (result.kind === "response") return String(result.status);
   return result.kind === "network" ? "network_error" : result.kind;
+}
+
+/**
+ * The setting a route's URL came from, as fixes name it: the token endpoints' is api.url's too when
+ * api.authUrl is its host root (the default).
+ */
+function urlSetting(base: string, opts: Pick<ApiClientOptions, "apiUrl" | "authUrl">): string {
+  if (base === "api") return "api.url (SITEHOST_API_URL)";
+  let derived = false;
+  try {
+    derived = hostRootOf(opts.apiUrl) === opts.authUrl.replace(/\/+$/, "");
+  } catch {
+    // an unparsable api.url: the setting of the token URL is api.authUrl's
+  }
+  return derived
+    ? "api.url (SITEHOST_API_URL; the token endpoint is on its host)"
+    : "api.authUrl (SITEHOST_AUTH_URL)";
 }
 
 export type FailedExchange = Extract<ExchangeResult, { ok: false }>;
@@ -58,6 +76,7 @@ export class Wire {
       backoff: { baseMs: opts.backoffBaseMs ?? 500, capMs: opts.backoffCapMs ?? 30_000 },
       clock,
       stop: closing,
+      failFast: opts.failFast,
     };
   }
 
@@ -82,7 +101,11 @@ export class Wire {
     this.metrics.inFlight.inc();
     try {
       const method = ROUTES[route].method;
-      const result = await this.transport.send({ method, url, headers, body, signal, bytes });
+      const sent = await this.transport.send({ method, url, headers, body, signal, bytes });
+      const result =
+        sent.kind === "network" && isPermanentNetworkError(sent.code, url, sent)
+          ? { ...sent, permanent: true }
+          : sent;
       if (result.kind !== "aborted") this.metrics.requests.inc({ endpoint, code: codeOf(result) });
       if (result.kind === "response") {
         this.skew.observe(result.headers, sentAt, result.headersAt - started, result.headersAt);
@@ -122,6 +145,7 @@ export class Wire {
       redact: this.redact,
       where,
       notFoundHint: ROUTES[route].base === "api" ? apiBaseHint(this.opts.apiUrl) : undefined,
+      urlSetting: urlSetting(ROUTES[route].base, this.opts),
     });
   }
 

@@ -23,3 +23,39 @@ export function parseListenAddress(address: string): ListenAddress {
   const host = v6 ?? (m[2] === "" ? undefined : m[2]);
   return { host, port };
 }
+
+/** How to choose another listen address, every way it can be given. */
+const CHOOSE = "choose another with --web.listen-address (web.listenAddress, SITEHOST_LISTEN_ADDRESS)";
+
+/**
+ * Why the HTTP server could not listen on `address`, naming the address and the settings that choose
+ * another; errors other than the known ones keep their message, with the address.
+ */
+export function listenFailure(err: NodeJS.ErrnoException, address: string): Error {
+  let parsed: ListenAddress | undefined;
+  try {
+    parsed = parseListenAddress(address);
+  } catch {
+    // the server parsed it before it listened; keep the text as given
+  }
+  const shown =
+    parsed?.host === undefined && parsed ? `port ${parsed.port} (${address}, every interface)` : address;
+  switch (err.code) {
+    case "EADDRINUSE":
+      return new Error(`${shown} is already in use by another process: ${CHOOSE}`, { cause: err });
+    case "EACCES":
+      return new Error(
+        `${shown}: permission denied (ports below 1024 need privileges, or a security policy forbids it): ${CHOOSE}`,
+        { cause: err },
+      );
+    case "EADDRNOTAVAIL":
+      return new Error(
+        `${shown}: ${parsed?.host ?? "the host"} is not an address of this machine: ${CHOOSE}`,
+        {
+          cause: err,
+        },
+      );
+    default:
+      return new Error(`cannot listen on ${shown}: ${err.message}`, { cause: err });
+  }
+}

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
+import { authHostWarning } from "./authUrl.js";
 import { checkCheckpointDir } from "./checkpointDir.js";
 import { closest, ConfigError } from "./errors.js";
 import { logExportDisabledBy, otlpEnvProblems } from "./otelEnv.js";
@@ -171,6 +172,8 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, raw));
   const config = parsed.data;
+  const authWarning = authHostWarning(config.api);
+  if (authWarning) opts.warn?.(authWarning);
 
   if (config.api.clientSecretFile) {
     config.api.clientSecret = await readSecretFile(config.api.clientSecretFile, CLIENT_SECRET, env);

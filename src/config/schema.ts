@@ -5,6 +5,7 @@
  */
 import cron from "node-cron";
 import { z } from "zod";
+import { hostRootOf } from "./authUrl.js";
 import { performanceOptions, statisticsOptions } from "./collectorOptions.js";
 import { cronNeverFiresProblem, cronRangeProblem, NICKNAMES } from "./cron.js";
 import { parseDuration } from "./duration.js";
@@ -188,8 +189,8 @@ export const ConfigSchema = z.strictObject({
     .strictObject({
       /** The `/v1` base. */
       url: httpUrl.default("https://api.sitehost.example/v1"),
-      /** Host root of the token endpoints. */
-      authUrl: httpUrl.default("https://api.sitehost.example"),
+      /** Host root of the token endpoints; not given: the scheme, host and port of `url` (src/config/authUrl.ts). */
+      authUrl: httpUrl.optional(),
       clientId: z.string().min(1).optional(),
       clientSecret: z.string().min(1).optional(),
       clientSecretFile: z.string().min(1).optional(),
@@ -205,6 +206,8 @@ export const ConfigSchema = z.strictObject({
       /** Longest Retry-After honoured; a longer one is cut to this. */
       maxRetryAfter: positiveDuration.default("5m"),
     })
+    // Resolved here, once: everything after loading sees a string.
+    .transform((api) => ({ ...api, authUrl: api.authUrl ?? hostRootOf(api.url) }))
     .prefault({}),
   sites: z
     .strictObject({

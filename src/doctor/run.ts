@@ -33,6 +33,8 @@ export async function runDoctor({ config, env, configFile }: DoctorOptions): Pro
   const api = createApiClient({
     ...apiClientOptionsFromConfig(config.api, registry, pino({ level: "silent" })),
     revokeOnClose: false,
+    // A refused connection, an unknown host or a scheme mismatch is reported at once, not after retries.
+    failFast: true,
   });
   const findings: Finding[] = [];
   try {

@@ -5,7 +5,7 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
-import { parseListenAddress } from "../config/listenAddress.js";
+import { listenFailure, parseListenAddress } from "../config/listenAddress.js";
 import { redactQueryToken } from "../config/redact.js";
 import type { Exposition } from "../metrics/exposition.js";
 import { negotiateFormat } from "../metrics/openMetrics.js";
@@ -256,9 +256,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     });
   }
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const failed = (err: NodeJS.ErrnoException) => reject(listenFailure(err, opts.listenAddress));
+    server.once("error", failed);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", failed);
       resolve();
     });
   });

@@ -189,6 +189,41 @@ describe("doctor", () => {
     expect(fix).toContain("start the OpenTelemetry Collector");
   });
 
+  it("the README's variables alone (no SITEHOST_AUTH_URL): the token endpoint is found on the API's host", async () => {
+    const example = join(import.meta.dirname, "../../config/example.yaml");
+    const r = await doctor({ SITEHOST_AUTH_URL: "" }, ["--config", example]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(lineOf(r.stdout, "Token endpoint and credentials").line).toContain(
+      `[ok  ] Token endpoint and credentials: credentials accepted by POST ${sim.authUrl}/auth/token`,
+    );
+  });
+
+  it("an API URL nothing listens on: FAIL within seconds (no retries) naming the URL and the fix, exit 1", async () => {
+    const port = await freePort();
+    const started = performance.now();
+    const r = await doctor({ SITEHOST_API_URL: `http://127.0.0.1:${port}/v1`, SITEHOST_AUTH_URL: "" });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.code).toBe(1);
+    expect(lineOf(r.stdout, "Token endpoint and credentials").line).toContain(
+      `[FAIL] Token endpoint and credentials: POST http://127.0.0.1:${port}/auth/token: connection refused: nothing listens at 127.0.0.1:${port} (ECONNREFUSED); check the host and port in api.url (SITEHOST_API_URL; the token endpoint is on its host), and that the server there is up`,
+    );
+  });
+
+  it("an https:// API URL to the plain HTTP simulator: FAIL at once, check the scheme of api.url", async () => {
+    const apiUrl = sim.apiUrl.replace("http://", "https://");
+    const started = performance.now();
+    const r = await doctor({ SITEHOST_API_URL: apiUrl, SITEHOST_AUTH_URL: "" });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(r.code).toBe(1);
+    const { line } = lineOf(r.stdout, "Token endpoint and credentials");
+    expect(line).toContain(
+      `[FAIL] Token endpoint and credentials: POST ${apiUrl.replace(/\/v1$/, "")}/auth/token:`,
+    );
+    expect(line).toContain("does not speak TLS");
+    expect(line).toContain("check the scheme (https:// or http://) of api.url (SITEHOST_API_URL;");
+  });
+
   it("a bad configuration is exit 2 with the problem named, before any request", async () => {
     sim.control.resetStats();
     const r = await doctor({ SITEHOST_CLIENT_ID: "<CLIENT_ID>" });

@@ -2,9 +2,12 @@
  * A failed export in words: what the endpoint answered and its likely cause, naming the setting to
  * check. Shared by the exporter's warnings, the status page, `/-/ready` and `doctor`.
  */
-import { describeNetworkError } from "../../api/errors.js";
+import { describeNetworkError, networkErrorFix } from "../../api/errors.js";
 import { displayUrl } from "../../api/redact.js";
 import { repeatedLogsPath } from "./settings.js";
+
+/** The settings an OTLP logs URL comes from. */
+const OTLP_SETTING = "OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_LOGS_ENDPOINT)";
 
 const WRONG_PROTOCOL =
   "a wrong OTEL_EXPORTER_OTLP_PROTOCOL (a gRPC port, 4317, given http/protobuf, or an HTTP port, 4318, given grpc)";
@@ -56,7 +59,9 @@ export function describeExportFailure(
   let check: string;
   if (/^[A-Z][A-Z0-9_]+$/.test(reason)) {
     what = describeNetworkError(reason, url);
-    check = "is the collector running and is OTEL_EXPORTER_OTLP_ENDPOINT right?";
+    // Refused: the collector's state as likely as the URL; otherwise a fix naming the URL's setting.
+    const fix = reason === "ECONNREFUSED" ? undefined : networkErrorFix(reason, url, OTLP_SETTING);
+    check = fix ?? "is the collector running and is OTEL_EXPORTER_OTLP_ENDPOINT right?";
   } else if (/^no answer within/.test(reason)) {
     check = "raise OTEL_EXPORTER_OTLP_TIMEOUT, or check the collector's load";
   } else {

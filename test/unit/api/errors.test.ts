@@ -93,14 +93,14 @@ describe("API errors name what to fix", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiNetworkError);
     expect((err as Error).message).toBe(
-      `GET http://127.0.0.1:${port}/v1/sites/1: connection refused: nothing listens at 127.0.0.1:${port} (ECONNREFUSED)`,
+      `GET http://127.0.0.1:${port}/v1/sites/1: connection refused: nothing listens at 127.0.0.1:${port} (ECONNREFUSED); check the host and port in api.url (SITEHOST_API_URL), and that the server there is up`,
     );
     expect((err as Error).message).not.toContain("hunter2");
   });
 
   it("network codes in words naming the host", () => {
     expect(describeNetworkError("ENOTFOUND", "https://api.sitehost.example/v1/sites")).toBe(
-      "the host api.sitehost.example could not be resolved (DNS): check the host name (ENOTFOUND)",
+      "the host api.sitehost.example could not be resolved (DNS: no such host) (ENOTFOUND)",
     );
     expect(describeNetworkError("CERT_HAS_EXPIRED", "https://api.sitehost.example/v1")).toBe(
       "the TLS certificate of api.sitehost.example (port 443) has expired (CERT_HAS_EXPIRED)",

@@ -77,7 +77,7 @@ describe("api.timeout is a total deadline", () => {
     const err = await tc.client.site({ id: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiTimeoutError);
     expect((err as Error).message).toBe(
-      `GET ${server.apiUrl}/sites/1: no complete answer within 800 ms (api.timeout)`,
+      `GET ${server.apiUrl}/sites/1: no complete answer within 800 ms (api.timeout): is ${new URL(server.apiUrl).host} reachable from here? if the platform is slow to answer, raise api.timeout`,
     );
   });
 });

@@ -368,7 +368,7 @@ describe("once", () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
     expect(r.stderr.trim().split("\n")).toEqual([
-      "sitehost-exporter: the platform API is unreachable: POST http://127.0.0.1:9/auth/token: connection refused: nothing listens at 127.0.0.1:9 (ECONNREFUSED) (details: --log.level debug)",
+      "sitehost-exporter: the platform API is unreachable: POST http://127.0.0.1:9/auth/token: connection refused: nothing listens at 127.0.0.1:9 (ECONNREFUSED); check the host and port in api.url (SITEHOST_API_URL; the token endpoint is on its host), and that the server there is up (details: --log.level debug)",
     ]);
   });
 

@@ -191,6 +191,12 @@ describe("docs/configuration.md", () => {
       );
     const code = (cell: string | undefined) => /^`([^`]*)`$/.exec(cell ?? "")?.[1];
     const compared = new Set<string>();
+    // Defaults derived from another key: documented as derived from it, not as a value.
+    const derived: Record<string, string> = { "api.authUrl": "the host root of `api.url`" };
+    for (const [path, from] of Object.entries(derived)) {
+      expect(rows.find((cells) => code(cells[0]) === path)?.[2], path).toBe(from);
+      compared.add(path);
+    }
     for (const cells of rows) {
       const path = code(cells[0]);
       const documented = code(cells[2]);

@@ -179,7 +179,9 @@ describe("routes", () => {
         status: () => landing,
         logger: silentLogger,
       }),
-    ).rejects.toThrow(/EADDRINUSE/);
+    ).rejects.toThrow(
+      `127.0.0.1:${port} is already in use by another process: choose another with --web.listen-address`,
+    );
   });
 });
 
