@@ -177,6 +177,7 @@ export async function activate(
     {
       sites: () => discovery.sites.length,
       measured: () => measured.perSecond(),
+      measuredStarting: () => measured.starting(),
       sources: (): PlannedSource[] => [
         ...collectorSources(runner.costs().filter((c) => c.enabled)),
         ...(logs ? [{ source: "logs", requestsPerSecond: logsPlan(logs, config.logs) } as const] : []),

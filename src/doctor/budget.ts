@@ -11,6 +11,7 @@ import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
 import { trafficPollingSettings } from "../scheduling/collection.js";
+import { coverageOf, coverageSentence, coverageWays, type Coverage } from "../scheduling/coverage.js";
 import { collectorSources, makePlan } from "../scheduling/plan.js";
 import type { Finding } from "./types.js";
 
@@ -20,7 +21,7 @@ const RATE_LIMIT_HEADER = /^(x-)?rate-?limit|^retry-after$/i;
 export function plannedFor(
   config: Config,
   sites: number,
-): { total: number; perSite: number; bySource: Record<string, number> } {
+): { total: number; perSite: number; bySource: Record<string, number>; coverage: Coverage } {
   const fake = Array.from(
     { length: sites },
     (_, i) => ({ id: i + 1, name: `site-${i + 1}`, state: "live", tags: [] }) as Site,
@@ -60,10 +61,11 @@ export function plannedFor(
     });
   }
   const plan = makePlan(sources, config.api.maxRequestsPerSecond);
-  const fixed = sources.find((s) => s.source === "inventory")?.requestsPerSecond ?? 0;
+  const coverage = coverageOf(sources, sites, config.api.maxRequestsPerSecond);
   return {
     total: plan.total,
-    perSite: sites > 0 ? (plan.total - fixed) / sites : 0,
+    perSite: coverage.perSite,
+    coverage,
     bySource: Object.fromEntries(
       sources.map((s) => [s.source, Math.round(s.requestsPerSecond * 1000) / 1000]),
     ),
@@ -97,19 +99,16 @@ export function budgetFindings(
   if (siteCount === undefined) return findings;
   const budget = config.api.maxRequestsPerSecond;
   const plan = plannedFor(config, siteCount);
-  const covers = plan.perSite > 0 ? Math.floor(budget / plan.perSite) : Infinity;
+  const c = plan.coverage;
+  const covers = c.covers;
   const fits = plan.total <= budget;
   findings.push({
     id: "budget",
     section: "budget",
     title: "Planned requests against api.maxRequestsPerSecond",
-    verdict: fits ? "pass" : "fail",
-    summary: `${siteCount} sites (before filters) plan ${plan.total.toFixed(2)} requests/s against a budget of ${budget}/s; the budget covers about ${Number.isFinite(covers) ? covers : "any number of"} sites`,
-    ...(fits
-      ? {}
-      : {
-          fix: `raise api.maxRequestsPerSecond to at least ${Math.ceil(plan.total * 1.1)} if the platform allows, slow the heaviest schedules, lengthen logs.maxPollInterval, or split the sites over ${Math.ceil(plan.total / budget)} replicas with sites.shard`,
-        }),
+    verdict: !fits ? "fail" : c.tight ? "warn" : "pass",
+    summary: `${siteCount} sites (before filters) plan ${plan.total.toFixed(2)} requests/s against a budget of ${budget}/s; ${coverageSentence(c, siteCount, "listed")}`,
+    ...(c.tight ? { fix: coverageWays(c, config.sites.shard.count) } : {}),
     details: { plannedRequestsPerSecond: plan.bySource, perSite: plan.perSite, sitesCovered: covers },
   });
   return findings;

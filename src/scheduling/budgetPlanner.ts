@@ -16,6 +16,8 @@ export interface PlanInputs {
   sites?(): number;
   /** Requests per second each source took from the budget lately (MeasuredRates). */
   measured?(): ReadonlyMap<BudgetSource, number>;
+  /** The sources whose measurement still holds only the first runs (MeasuredRates.starting). */
+  measuredStarting?(): ReadonlySet<BudgetSource>;
   /**
    * Start-up work still pending: the first run of a collector, the first read of each log stream, in
    * requests, and how soon it should be done. It is weighted for that, not at the steady rate (an
@@ -124,9 +126,14 @@ export class BudgetPlanner {
     const plan = this.plan;
     const measured = this.inputs.measured?.();
     if (!plan || !measured) return plan;
+    const starting = this.inputs.measuredStarting?.();
     return {
       ...plan,
-      sources: plan.sources.map((s) => ({ ...s, measuredRequestsPerSecond: measured.get(s.source) })),
+      sources: plan.sources.map((s) => ({
+        ...s,
+        measuredRequestsPerSecond: measured.get(s.source),
+        ...(starting?.has(s.source) ? { measuredStarting: true } : {}),
+      })),
     };
   }
 

@@ -92,6 +92,23 @@ export class MeasuredRates {
     return rates;
   }
 
+  /**
+   * The sources whose measurement does not span its whole window yet (half an hour, or one period of
+   * a slower schedule): since the start it holds the first runs, each of every site, so it reads high
+   * and is not comparable to the plan.
+   */
+  starting(): Set<BudgetSource> {
+    const out = new Set<BudgetSource>();
+    const last = this.snapshots[this.snapshots.length - 1];
+    if (!last) return out;
+    for (const source of last.granted.keys()) {
+      const window = this.windowMs(source);
+      const first = this.windowStart(last.at - window);
+      if (!first || last.at - first.at < window) out.add(source);
+    }
+    return out;
+  }
+
   private windowMs(source: BudgetSource): number {
     const period = this.inputs.periodMs?.(source) ?? 0;
     return Math.min(MAX_MEASURE_WINDOW_MS, Math.max(MEASURE_WINDOW_MS, period));

@@ -44,6 +44,11 @@ export interface PlannedSource {
   requestsPerSecond: number;
   /** What the source took from the budget lately (MeasuredRates), when known. */
   measuredRequestsPerSecond?: number;
+  /**
+   * The measurement does not span its whole window yet (MeasuredRates.starting): it holds the first
+   * runs since the start and reads high, not comparable to the plan.
+   */
+  measuredStarting?: boolean;
 }
 
 export interface RequestPlan {
@@ -103,7 +108,11 @@ export function adviceFor(plan: RequestPlan, ctx: AdviceContext): string {
       ? `lengthen logs.maxPollInterval (now ${ctx.maxPollInterval}; logs plan ${logs.toFixed(1)}/s)`
       : undefined,
   ].filter(Boolean);
-  const measured = plan.sources.reduce((sum, s) => sum + (s.measuredRequestsPerSecond ?? 0), 0);
+  // A measurement of the first runs only reads high: not a cost to compare.
+  const measured = plan.sources.reduce(
+    (sum, s) => sum + (s.measuredStarting ? 0 : (s.measuredRequestsPerSecond ?? 0)),
+    0,
+  );
   const cost =
     plan.sites > 0
       ? ` (${perSiteHour(plan.total, plan.sites).toFixed(1)} per site-hour for ${plan.sites} sites` +

@@ -2,13 +2,14 @@
  * The exporter's status, what is wrong first: the landing page renders it, `/-/status` serves it as
  * JSON. Built from what the parts say of themselves (the API client's token, discovery and each
  * collector's last run, the OTLP endpoint's health, the lock, the request plan, the webhook receiver);
- * each problem says why, since when, and links its runbook entry.
+ * each problem says why, since when, and links its runbook entry; parts failing with one error are one
+ * problem with a count (statusProblems.ts).
  */
-import type { Health, Part, Problem, StatusInputs, StatusReport } from "./statusTypes.js";
-import { runbookUrl } from "../util/runbook.js";
+import type { Health, StatusInputs, StatusReport } from "./statusTypes.js";
+import { budgetPart } from "./statusBudget.js";
+import { problemsOf, RANK } from "./statusProblems.js";
 import {
   apiPart,
-  budgetPart,
   clockPart,
   collectorParts,
   discoveryPart,
@@ -21,40 +22,8 @@ import { logStreamsPart } from "./statusStalls.js";
 
 export type { ActiveStatus, Health, Part, Problem, StatusInputs, StatusReport } from "./statusTypes.js";
 
-const RANK: Record<Health, number> = { critical: 4, warning: 3, pending: 2, ok: 1, off: 0 };
-
 function worst(parts: readonly Health[]): Health {
   return parts.reduce<Health>((a, b) => (RANK[b] > RANK[a] ? b : a), "off");
-}
-
-/** Each part that is not well, as a problem: worst first, with its runbook entry. */
-function problemsOf(r: Omit<StatusReport, "problems" | "health">): Problem[] {
-  const out: Problem[] = [];
-  const add = (subject: string, p: Part, alert?: string) => {
-    if (p.health !== "warning" && p.health !== "critical") return;
-    out.push({
-      subject,
-      health: p.health,
-      reason: p.lastError ? `${p.summary}: ${p.lastError}` : p.summary,
-      ...(p.since ? { since: p.since } : {}),
-      ...(alert ? { runbook: runbookUrl(alert) } : {}),
-    });
-  };
-  add("API access", r.api, "SitehostExporterApiAuthFailing");
-  add("Clock", r.clock, "SitehostExporterClockSkewed");
-  add("Site discovery", r.discovery, "SitehostExporterDown");
-  for (const c of r.collectors) add(`Collector ${c.name}`, c, "SitehostExporterCollectorStale");
-  add(
-    `Log shipping to ${r.logs.endpoint ?? "OTLP"}`,
-    r.logs,
-    r.logs.refusing ? "SitehostExporterLogExportsRefused" : "SitehostExporterLogExportFailing",
-  );
-  add("Log streams stalled", r.logStreams, "SitehostExporterLogStreamsStalled");
-  add("Checkpoint directory", r.checkpointDir, "SitehostExporterCheckpointWritesFailing");
-  add("Checkpoint lock", r.lock);
-  add("Request budget", r.budget, "SitehostExporterApiBudgetExceeded");
-  add("Webhooks", r.webhooks);
-  return out.sort((a, b) => RANK[b.health] - RANK[a.health]);
 }
 
 export function buildStatus(i: StatusInputs): StatusReport {

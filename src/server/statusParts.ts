@@ -1,7 +1,6 @@
-/** Each part of the status report, from what that part says of itself. */
+/** Each part of the status report, from what that part says of itself (the budget: statusBudget.ts). */
 import { CLOCK_SKEW_WARN_SECONDS } from "../api/clockSkew.js";
 import { displayUrl } from "../api/redact.js";
-import { perSiteHour } from "../scheduling/plan.js";
 import type { Part, StatusInputs, StatusReport } from "./statusTypes.js";
 
 const iso = (ms: number | Date | undefined) =>
@@ -189,38 +188,6 @@ export function volumePart(i: StatusInputs): Part {
     lastError: v.message,
     since: iso(v.sinceMs),
   };
-}
-
-export function budgetPart(i: StatusInputs): StatusReport["budget"] {
-  const plan = i.active?.plan;
-  if (!plan) return { health: "pending", summary: "no plan yet" };
-  const round = (n: number) => Math.round(n * 1000) / 1000;
-  const sources = plan.sources.map((s) => ({
-    source: s.source,
-    requestsPerSecond: round(s.requestsPerSecond),
-    perSiteHour: round(perSiteHour(s.requestsPerSecond, plan.sites)),
-    ...(s.measuredRequestsPerSecond !== undefined
-      ? { measuredPerSiteHour: round(perSiteHour(s.measuredRequestsPerSecond, plan.sites)) }
-      : {}),
-  }));
-  const base = {
-    plannedRequestsPerSecond: Math.round(plan.total * 1000) / 1000,
-    budgetRequestsPerSecond: plan.budget,
-    sources,
-  };
-  return plan.fits
-    ? {
-        ...base,
-        health: "ok",
-        summary: `planned ${plan.total.toFixed(2)} requests/s of ${plan.budget}/s (api.maxRequestsPerSecond)`,
-      }
-    : {
-        ...base,
-        health: "warning",
-        summary:
-          i.active?.budgetAdvice ??
-          `planned ${plan.total.toFixed(2)} requests/s over the budget of ${plan.budget}/s`,
-      };
 }
 
 export function webhooksPart(i: StatusInputs): StatusReport["webhooks"] {

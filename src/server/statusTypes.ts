@@ -43,10 +43,15 @@ export interface StatusInputs {
 }
 
 export interface Problem {
-  /** What is wrong (API access, discovery, a collector, log shipping, …). */
+  /** What is wrong (API access, discovery, a collector, log shipping, …); the worst first when merged. */
   subject: string;
   health: Extract<Health, "warning" | "critical">;
   reason: string;
+  /** The parts that say this same error (1 unless merged); `subjects` names them all when more. */
+  count: number;
+  subjects?: string[];
+  /** The error the parts share, when merged (each part's row shows it too in JSON). */
+  error?: string;
   /** ISO time since when (or when it was last seen). */
   since?: string;
   runbook?: string;
@@ -106,7 +111,16 @@ export interface StatusReport {
       requestsPerSecond: number;
       perSiteHour: number;
       measuredPerSiteHour?: number;
+      /**
+       * The measurement does not span a whole schedule period (or the first 30 minutes) yet: it holds
+       * the first runs, which read every site at once, and is not compared with the plan.
+       */
+      measuredStarting?: boolean;
     }>;
+    /** The sites api.maxRequestsPerSecond covers at this account's mix (none while no site is known). */
+    sitesCovered?: number;
+    /** The same in words, with the ways out when the sites come near it (over 80 %). */
+    coverage?: string;
   };
   webhooks: Part & { path?: string; queued?: number };
   telemetryPath: string;

@@ -90,8 +90,11 @@ describe("the status page", () => {
     );
     const s = await status(d);
     expect(s.health).toBe("critical");
-    expect(s.problems.map((p) => p.subject).slice(0, 2)).toEqual(["API access", "Site discovery"]);
+    // API access and discovery fail with the one error: one problem, with their count.
+    expect(s.problems[0]?.subjects?.slice(0, 2)).toEqual(["API access", "Site discovery"]);
     expect(s.problems[0]).toMatchObject({
+      subject: "API access",
+      count: expect.any(Number),
       health: "critical",
       reason: expect.stringContaining("the platform rejected the client credentials (HTTP 401)"),
       since: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -101,7 +104,10 @@ describe("the status page", () => {
     expect(html).toContain(
       '<div class="problem h-critical"><span class="state h-critical">FAILING</span> <strong>API access</strong>',
     );
-    expect(html).toContain("the platform rejected the client credentials (HTTP 401)");
+    // Said once under What is wrong (and in the readiness line): the discovery's row points to it.
+    const overview = html.slice(html.indexOf("<h2>Overview</h2>"));
+    expect(overview).not.toContain("the platform rejected the client credentials (HTTP 401)");
+    expect(overview).toContain("the error under What is wrong (API access &times;");
     expect(html).toContain(
       'href="https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#sitehostexporterapiauthfailing"',
     );

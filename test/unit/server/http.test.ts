@@ -140,9 +140,9 @@ describe("routes", () => {
     const html = r.body.toString("utf8");
     expect(html).toContain("Version 9.9.9 &middot; 42 sites");
     expect(html).toContain('<a href="/metrics">Metrics</a>');
-    // traffic: started 2026-01-31T12:00:00Z, its last run partial.
+    // traffic: started 2026-01-31T12:00:00Z (the page is of 12:05), its last run partial.
     expect(html).toContain(
-      '<tr><td>traffic</td><td><span class="state h-warning">WARNING</span></td><td><code>0 * * * * *</code></td><td>2026-01-31T12:00:00.000Z <small>partial</small></td>',
+      '<tr><td>traffic</td><td><span class="state h-warning">WARNING</span></td><td><code>0 * * * * *</code></td><td>2026-01-31 12:00:00 UTC (5 min ago) <small>partial</small></td>',
     );
     expect(html).toContain(
       '<tr><td>backups&lt;script&gt;alert(1)&lt;/script&gt;</td><td><span class="state h-off">off</span></td><td><code>7 * * * * &amp; &quot;q&quot;</code></td><td>not yet</td>',

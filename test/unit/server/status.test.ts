@@ -44,6 +44,7 @@ describe("the status report", () => {
     expect(s.problems).toEqual([
       {
         subject: "Collector backups",
+        count: 1,
         health: "warning",
         reason:
           "last run failed; its series keep their last values: http_403: GET https://api.example/v1/sites/7/backups: HTTP 403",
@@ -187,6 +188,7 @@ describe("the status report", () => {
       summary: expect.stringContaining("refused"),
     });
     expect(s.problems[0]).toEqual({
+      count: 1,
       subject: "Log shipping to http://collector:4318/v1/logs/v1/logs",
       health: "critical",
       reason: expect.stringMatching(

@@ -16,6 +16,7 @@ describe("the clock on the status page", () => {
     expect(s.problems).toEqual([
       {
         subject: "Clock",
+        count: 1,
         health: "warning",
         reason: expect.stringMatching(
           /^the exporter's clock is 3600\.3 s behind the platform's \(more than 30 s\).*NTP, chrony/,

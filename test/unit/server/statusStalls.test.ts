@@ -63,6 +63,7 @@ describe("stalled log streams on the status page", () => {
     expect(s.problems).toEqual([
       {
         subject: "Log streams stalled",
+        count: 1,
         health: "warning",
         reason: expect.stringMatching(
           /^1 log stream cannot advance: 1 by a log page over api\.maxResponseSize \(too_large\); the longest: site-7 php/,

@@ -1,0 +1,47 @@
+/**
+ * The status report's request-budget part: the plan against api.maxRequestsPerSecond, each source's
+ * cost per site-hour planned and measured (a measurement of the first runs only said so, not compared),
+ * and how many sites the budget covers at this account's mix, with the ways out when it is near.
+ */
+import { coverageOf, coverageText } from "../scheduling/coverage.js";
+import { perSiteHour } from "../scheduling/plan.js";
+import type { StatusInputs, StatusReport } from "./statusTypes.js";
+
+const round = (n: number) => Math.round(n * 1000) / 1000;
+
+export function budgetPart(i: StatusInputs): StatusReport["budget"] {
+  const plan = i.active?.plan;
+  if (!plan) return { health: "pending", summary: "no plan yet" };
+  const sources = plan.sources.map((s) => ({
+    source: s.source,
+    requestsPerSecond: round(s.requestsPerSecond),
+    perSiteHour: round(perSiteHour(s.requestsPerSecond, plan.sites)),
+    ...(s.measuredRequestsPerSecond !== undefined
+      ? { measuredPerSiteHour: round(perSiteHour(s.measuredRequestsPerSecond, plan.sites)) }
+      : {}),
+    ...(s.measuredStarting ? { measuredStarting: true } : {}),
+  }));
+  const c = coverageOf(plan.sources, plan.sites, plan.budget);
+  const discovered = i.active?.sitesDiscovered ?? plan.sites;
+  const known = plan.sites > 0;
+  const coverage = known ? coverageText(c, discovered, i.shard.count) : undefined;
+  const base = {
+    plannedRequestsPerSecond: round(plan.total),
+    budgetRequestsPerSecond: plan.budget,
+    sources,
+    ...(known && Number.isFinite(c.covers) ? { sitesCovered: c.covers } : {}),
+    ...(coverage ? { coverage } : {}),
+  };
+  if (!plan.fits)
+    return {
+      ...base,
+      health: "warning",
+      summary:
+        i.active?.budgetAdvice ??
+        `planned ${plan.total.toFixed(2)} requests/s over the budget of ${plan.budget}/s`,
+    };
+  const planned = `planned ${plan.total.toFixed(2)} requests/s of ${plan.budget}/s (api.maxRequestsPerSecond)`;
+  return known && c.tight
+    ? { ...base, health: "warning", summary: `${planned}; ${coverage ?? ""}` }
+    : { ...base, health: "ok", summary: planned };
+}
