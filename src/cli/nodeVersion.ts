@@ -12,11 +12,20 @@ export const MIN_NODE_MAJOR = 24;
 export function nodeVersionProblem(version: string): string | undefined {
   const major = Number(/^v?(\d+)\./.exec(version)?.[1]);
   if (!Number.isFinite(major) || major >= MIN_NODE_MAJOR) return undefined;
-  return `sitehost-exporter needs Node.js ${MIN_NODE_MAJOR} or newer; this is Node.js ${version} (${process.execPath}). Install Node.js ${MIN_NODE_MAJOR}, or run the container image.`;
+  return `sitehost-exporter needs Node.js ${MIN_NODE_MAJOR} or newer; this is Node.js ${version} (${process.execPath}). In the project's directory \`npm start\`, \`npm run demo\` and \`npx sitehost-exporter ...\` already run it on the pinned Node.js ${MIN_NODE_MAJOR} (the \`node\` dev dependency); elsewhere install Node.js ${MIN_NODE_MAJOR}, or run the container image.`;
 }
 
 const problem = nodeVersionProblem(process.version);
 if (problem !== undefined) {
-  process.stderr.write(`${problem}\n`);
+  // `doctor --output json` answers in JSON whatever stops it (as src/cli/doctorJson.ts, unimported here).
+  const args = process.argv.slice(2);
+  const json =
+    args.includes("doctor") &&
+    args.some((a, i) => a === "--output=json" || (a === "--output" && args[i + 1] === "json"));
+  const error = { kind: "failure", message: problem, problems: [] };
+  if (json) {
+    const report = { node: process.version, findings: [], apiRequests: 0, exitCode: 1, error };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else process.stderr.write(`${problem}\n`);
   process.exit(1);
 }

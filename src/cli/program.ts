@@ -12,6 +12,7 @@ import { createLogger, LOG_LEVELS, type LogFormat } from "../logging.js";
 import { VERSION } from "../version.js";
 import { demoCommand, simulateCommand } from "../simulator/command.js";
 import { otlpSummary, otlpSummaryComment } from "../doctor/otlpSummary.js";
+import { configFileOf, doctorJsonRequested, writeDoctorError } from "./doctorJson.js";
 import type { ShutdownSignals } from "./signals.js";
 import { exporterHeapFlagsApplied } from "./v8Flags.js";
 
@@ -68,6 +69,7 @@ async function load(
   requireCredentials: boolean,
   checkRuntime?: "create" | "probe",
   warn?: (warning: string) => void,
+  onConfigError: (err: ConfigError) => never = configError,
 ) {
   try {
     return await loadConfig({
@@ -79,7 +81,7 @@ async function load(
       warn,
     });
   } catch (err) {
-    if (err instanceof ConfigError) configError(err);
+    if (err instanceof ConfigError) onConfigError(err);
     throw err;
   }
 }
@@ -217,9 +219,14 @@ addCommonOptions(
     )
     .addOption(new Option("--output <format>", "report format").choices(["text", "json"]).default("text"))
     .action(async (opts: CommonOptions & { output: "text" | "json" }) => {
-      const config = await load(opts, true);
+      // With --output json every outcome is JSON on stdout, with the text form's exit code.
+      const invalid = (err: ConfigError): never =>
+        opts.output === "json"
+          ? exitWith(writeDoctorError("configuration", "invalid configuration", err.problems, opts.config))
+          : configError(err);
+      const config = await load(opts, true, undefined, undefined, invalid);
       const otlp = otlpEnvProblems(process.env);
-      if (otlp.length > 0) configError(new ConfigError(otlp));
+      if (otlp.length > 0) invalid(new ConfigError(otlp));
       const { runDoctor } = await import("../doctor/run.js");
       const { renderJson, renderText } = await import("../doctor/report.js");
       const report = await runDoctor({ config, env: process.env, configFile: opts.config });
@@ -262,10 +269,16 @@ export async function runProgram(shutdown?: ShutdownSignals): Promise<void> {
     }
   }
   await program.parseAsync(process.argv).catch((err: unknown) => {
-    if (err instanceof CommanderError) {
-      // commander has printed the message (and help) already; help and --version exit 0.
-      exitWith(err.exitCode === 0 ? 0 : 2);
+    const usage = err instanceof CommanderError;
+    // commander has printed the message (and help) already; help and --version exit 0.
+    if (usage && err.exitCode === 0) exitWith(0);
+    if (doctorJsonRequested(process.argv)) {
+      // `doctor --output json`: a refused command line (exit 2) or a failure (exit 1) as its JSON report.
+      exitWith(
+        writeDoctorError(usage ? "usage" : "failure", (err as Error).message, [], configFileOf(process.argv)),
+      );
     }
+    if (usage) exitWith(2);
     fail((err as Error).message);
   });
 }

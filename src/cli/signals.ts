@@ -4,7 +4,9 @@
  * before the daemon starts there is nothing to stop; while it starts, it is stopped as soon as
  * it is up.
  *
- * A second signal ends the process at once, by the signal itself. The default disposition is
+ * A second signal ends the process at once, by the signal itself; a copy of the first one that comes
+ * within DUPLICATE_SIGNAL_MS is the same one, not a second: npm (`npx`, `npm start`) forwards the
+ * terminal's Ctrl-C to its child, which the terminal sent it to already. The default disposition is
  * restored once the daemon has stopped (before it says so) and before any exit, so that even when
  * an exit handler blocks the main thread (a log transport flushing, a file-system call that never
  * returns) a further signal still ends it: a signal the JavaScript handler takes while the main
@@ -17,6 +19,9 @@ import { writeSync } from "node:fs";
 export const SHUTDOWN_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 type ShutdownSignal = (typeof SHUTDOWN_SIGNALS)[number];
 
+/** How soon after the first signal the same signal again is a copy of it (npm's forwarding takes milliseconds). */
+export const DUPLICATE_SIGNAL_MS = 300;
+
 export interface ShutdownLog {
   info(signal: string, message: string): void;
   warn(signal: string, message: string): void;
@@ -26,6 +31,7 @@ export interface ShutdownLog {
 export class ShutdownSignals {
   private state: "idle" | "starting" | "running" | "stopping" = "idle";
   private received: ShutdownSignal | undefined;
+  private receivedAt = 0;
   private stop: (() => Promise<void>) | undefined;
   private log: ShutdownLog | undefined;
   private readonly handler = (signal: ShutdownSignal) => this.onSignal(signal);
@@ -65,8 +71,12 @@ export class ShutdownSignals {
   }
 
   private onSignal(signal: ShutdownSignal): void {
-    if (this.received !== undefined) return this.exitNow(signal);
+    if (this.received !== undefined) {
+      if (signal === this.received && performance.now() - this.receivedAt < DUPLICATE_SIGNAL_MS) return;
+      return this.exitNow(signal);
+    }
     this.received = signal;
+    this.receivedAt = performance.now();
     if (this.state === "idle") this.exit(0);
     if (this.state === "running") this.beginStop(signal);
   }

@@ -10,6 +10,7 @@ import { REDACTED, redactUrl } from "./redact.js";
 import { ConfigSchema, type Config } from "./schema.js";
 import { CLIENT_SECRET, pickSecretLayer, readSecretFile, WEBHOOK_TOKEN } from "./secrets.js";
 import { allowedKeys } from "./schemaKeys.js";
+import { yamlSyntaxProblems } from "./yamlErrors.js";
 import { parseShard, shardFromEnv } from "./shard.js";
 
 /** Command-line flags that map onto config keys. */
@@ -81,15 +82,8 @@ async function readYaml(file: string): Promise<Json> {
       `${file}: cannot read the config file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
     ]);
   }
-  const doc = parseDocument(text, { prettyErrors: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => {
-        const pos = e.linePos?.[0];
-        return `${file}${pos ? `:${pos.line}:${pos.col}` : ""}: YAML syntax error: ${e.message.split("\n")[0]}`;
-      }),
-    );
-  }
+  const doc = parseDocument(text, { prettyErrors: false });
+  if (doc.errors.length > 0) throw new ConfigError(yamlSyntaxProblems(file, text, doc));
   const value: unknown = doc.toJS();
   if (value === null || value === undefined) return {};
   if (typeof value !== "object" || Array.isArray(value)) {

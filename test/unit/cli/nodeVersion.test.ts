@@ -22,6 +22,10 @@ describe("the Node.js version guard", () => {
         `^sitehost-exporter needs Node\\.js ${MIN_NODE_MAJOR} or newer; this is Node\\.js v20\\.20\\.2 `,
       ),
     );
+    // It names what already works with the machine's old Node.js: the npm commands use the pinned one.
+    for (const works of ["`npm start`", "`npm run demo`", "`npx sitehost-exporter ...`"]) {
+      expect(nodeVersionProblem("v20.20.2")).toContain(works);
+    }
     expect(nodeVersionProblem("v18.0.0")).toBeDefined();
     expect(nodeVersionProblem(`v${MIN_NODE_MAJOR}.0.0`)).toBeUndefined();
     expect(nodeVersionProblem(`v${MIN_NODE_MAJOR + 2}.1.0`)).toBeUndefined();
@@ -48,6 +52,17 @@ describe("the Node.js version guard", () => {
           expect.stringMatching(new RegExp(`^sitehost-exporter needs Node\\.js ${MIN_NODE_MAJOR} or newer`)),
         ]);
       }
+      // doctor --output json: the same line as its JSON report on stdout, exit 1.
+      const r = spawnSync(systemNode, [main, "doctor", "--output", "json"], {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH },
+      });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toBe("");
+      const report = JSON.parse(r.stdout) as { exitCode: number; error: { kind: string; message: string } };
+      expect(report.exitCode).toBe(1);
+      expect(report.error.kind).toBe("failure");
+      expect(report.error.message).toMatch(/^sitehost-exporter needs Node\.js/);
     },
   );
 });

@@ -186,6 +186,18 @@ describe("SIGTERM at any moment of start-up", () => {
 });
 
 describe("a second signal", () => {
+  it("the same one again within moments is the first one's copy (npm forwards Ctrl-C): still a graceful exit 0", async () => {
+    const d = daemon();
+    await until(hasLine(d, "sitehost-exporter started"), "start", d);
+    // The terminal's SIGINT, then npm's copy of it a moment later (once the first one is handled).
+    d.child.kill("SIGINT");
+    await new Promise((res) => setTimeout(res, 10));
+    d.child.kill("SIGINT");
+    expect(await exitWithin(d, 20_000)).toEqual({ code: 0, signal: null });
+    expect(d.output()).toContain('"msg":"stopped"');
+    expect(d.output()).not.toContain("second signal");
+  });
+
   it("ends the process even when an exit handler blocks the main thread", async () => {
     // Stands in for a log transport that never finishes flushing at exit. The pause after the
     // "stopped" line holds the process right there, so the second signal always arrives between
