@@ -1,44 +1,14 @@
 /**
  * The built CLI (`dist/src/cli/main.js`) run as a child process, as a user runs it.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { builtCli } from "../../helpers/builtCli.js";
 
-const root = resolve(import.meta.dirname, "../../..");
-const main = join(root, "dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "sitehost-cli-"));
+const { dir, run: cli, file } = builtCli("cli");
 const SECRET = "Zq9-very-distinctive-secret-4411";
-
-beforeAll(() => {
-  // Emit dist/ (type errors elsewhere in the tree do not stop the emit).
-  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
-    cwd: root,
-    stdio: "ignore",
-  });
-  expect(existsSync(main)).toBe(true);
-}, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** Only the variables given: nothing from the developer's shell leaks in. */
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [main, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-}
 
 describe("check-config", () => {
   it("valid config: prints the effective YAML with the secret redacted, exit 0", () => {

@@ -3,16 +3,12 @@
  * with the text form's exit code: a YAML syntax error, a file that cannot be read, invalid values,
  * missing credentials, an unknown flag. None of these asks anything of the platform.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import type { DoctorErrorReport } from "../../../src/cli/doctorJson.js";
+import { builtCli } from "../../helpers/builtCli.js";
 
-const root = resolve(import.meta.dirname, "../../..");
-const main = join(root, "dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "sitehost-doctor-json-"));
+const { dir, run, file } = builtCli("doctor-json");
 /** Nothing listens here: were a request sent, it would fail, not hang. */
 const ENV = {
   SITEHOST_API_URL: "http://127.0.0.1:9/v1",
@@ -20,31 +16,7 @@ const ENV = {
   SITEHOST_CLIENT_SECRET: "s3cret-s3cret",
 };
 
-beforeAll(() => {
-  // Emit dist/ (type errors elsewhere in the tree do not stop the emit).
-  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
-    cwd: root,
-    stdio: "ignore",
-  });
-  expect(existsSync(main)).toBe(true);
-}, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function doctor(args: string[], env: Record<string, string> = ENV) {
-  const r = spawnSync(process.execPath, [main, "doctor", ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function file(name: string, text: string): string {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-}
+const doctor = (args: string[], env: Record<string, string> = ENV) => run(["doctor", ...args], env);
 
 /** Runs `doctor --output json`, checks stdout is one JSON report with its exit code, returns it. */
 function jsonReport(args: string[], code: number, env?: Record<string, string>): DoctorErrorReport {

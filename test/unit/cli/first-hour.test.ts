@@ -2,37 +2,14 @@
  * The built CLI as a user first runs it: the token endpoint's host, the warning when it is set apart
  * from the API's, and a listen address in use named with the settings that choose another.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type AddressInfo, type Server } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { builtCli, root } from "../../helpers/builtCli.js";
 
-const root = resolve(import.meta.dirname, "../../..");
-const main = join(root, "dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "sitehost-first-hour-"));
+const { dir, run: cli } = builtCli("first-hour");
 const CREDENTIALS = { SITEHOST_CLIENT_ID: "id", SITEHOST_CLIENT_SECRET: "first-hour-secret-5521" };
-
-beforeAll(() => {
-  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
-    cwd: root,
-    stdio: "ignore",
-  });
-  expect(existsSync(main)).toBe(true);
-}, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function cli(args: string[], env: Record<string, string>) {
-  const r = spawnSync(process.execPath, [main, ...args], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    encoding: "utf8",
-    timeout: 20_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe("api.authUrl", () => {
   it("SITEHOST_API_URL alone: check-config shows the token endpoint on the API's host, no warning", () => {
