@@ -182,6 +182,7 @@ export async function runDaemon({
       }),
     logger,
     webhook: core.webhooks,
+    probeTargets: config.probes.enabled ? () => activation.probeTargets() : undefined,
   });
   await parts.start([
     { name: "API client", stop: () => core.api.close() },

@@ -231,7 +231,7 @@ export function credentialProblems(config: Config): string[] {
 export const MIN_WEBHOOK_TOKEN_LENGTH = 16;
 
 /** Paths the exporter serves itself; the webhook path must be another one. */
-const RESERVED_PATHS = ["/", "/-/healthy", "/-/ready", "/-/status"];
+const RESERVED_PATHS = ["/", "/-/healthy", "/-/ready", "/-/status", "/sd/probes"];
 
 /** With webhooks enabled: a token long enough, and a path of its own. The token is never echoed. */
 export function webhookProblems(config: Config): string[] {

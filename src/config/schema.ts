@@ -10,6 +10,7 @@ import { performanceOptions, statisticsOptions } from "./collectorOptions.js";
 import { cronNeverFiresProblem, cronRangeProblem, NICKNAMES } from "./cron.js";
 import { parseDuration } from "./duration.js";
 import { parseListenAddress } from "./listenAddress.js";
+import { ProbesSchema } from "./probes.js";
 import { redactUrl } from "./redact.js";
 import { parseByteSize } from "./size.js";
 import { SITE_KINDS } from "./siteKinds.js";
@@ -296,6 +297,7 @@ export const ConfigSchema = z.strictObject({
     })
     .prefault({}),
   slos: SlosSchema.prefault({}),
+  probes: ProbesSchema.prefault({}),
   webhooks: z
     .strictObject({
       /** Receive the platform's webhook events on the exporter's own listener. */

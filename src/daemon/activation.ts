@@ -112,6 +112,11 @@ export class Activation implements Component {
     return this.active?.status();
   }
 
+  /** What /sd/probes lists; nothing while standing by (the active exporter lists the sites). */
+  probeTargets(): ReturnType<ActiveExporter["probeTargets"]> {
+    return this.active?.probeTargets() ?? [];
+  }
+
   async stop(): Promise<void> {
     this.standby.abort();
     await this.activating.catch(() => undefined);

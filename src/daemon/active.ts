@@ -21,6 +21,8 @@ import type { ExportHealth } from "../logs/otlp/exportHealth.js";
 import { MemorySaver } from "../logs/memorySaver.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
+import { DomainBook } from "../probes/domainBook.js";
+import { probeTargetGroups, type TargetGroup } from "../probes/targets.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
 import {
@@ -61,7 +63,18 @@ export interface ActiveExporter {
   readiness(): Readiness;
   /** What the status page says of the active parts. */
   status(): ActiveStatus;
+  /** What /sd/probes lists: the selected sites' domains as they are now. */
+  probeTargets(): TargetGroup[];
   stop(): Promise<void>;
+}
+
+/** After a site's run: the domains kept for /sd/probes, and the log pipeline's traffic hint. */
+function siteCollected(domains: DomainBook, logs: LogPipeline | undefined): SiteCollectedListener {
+  const hint = logs && trafficHint(logs);
+  return (collector, site, samples) => {
+    domains.record(collector, site, samples);
+    hint?.(collector, site, samples);
+  };
 }
 
 /** A site that served requests in the last minute has new web-server log lines: read them soon. */
@@ -146,12 +159,14 @@ export async function activate(
             ),
         })
       : undefined;
+  const domains = new DomainBook();
   const trafficState = holdsLock ? trafficStateFile(config.logs.checkpointDir) : UNKEPT_TRAFFIC_STATE;
   const { discovery, runner, collectors } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
-    { api, store, registry, logger, trafficState, onSiteCollected: logs && trafficHint(logs) },
+    { api, store, registry, logger, trafficState, onSiteCollected: siteCollected(domains, logs) },
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
+  discovery.onSites((sites) => domains.retain(sites));
   const readiness = new ReadinessPolicy({
     discoveredAt: () => discovery.discoveredAt,
     withoutFirstRun: () => runner.withoutFirstRun(),
@@ -266,6 +281,7 @@ export async function activate(
         ...(logs ? { logStalls: logs.stalls() } : {}),
       };
     },
+    probeTargets: () => probeTargetGroups(discovery.sites, (id) => domains.domains(id), config.probes),
     stop: () => parts.stop(),
   };
 }

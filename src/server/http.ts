@@ -1,4 +1,4 @@
-/** The HTTP(S) server: /metrics, /-/healthy, /-/ready, the landing page and the webhook receiver. */
+/** The HTTP(S) server: /metrics, /-/healthy, /-/ready, /-/status, /sd/probes, the landing page, the webhook receiver. */
 import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
@@ -9,6 +9,7 @@ import { listenFailure, parseListenAddress } from "../config/listenAddress.js";
 import { redactQueryToken } from "../config/redact.js";
 import type { Exposition } from "../metrics/exposition.js";
 import { negotiateFormat } from "../metrics/openMetrics.js";
+import { SD_PROBES_PATH, type TargetGroup } from "../probes/targets.js";
 import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
 import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
 import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
@@ -58,6 +59,8 @@ export interface HttpServerOptions {
   authLimits?: Partial<BasicAuthLimits>;
   /** Replaces the bcrypt worker pool (tests). */
   verifyPassword?: PasswordVerifier;
+  /** Prometheus HTTP SD targets for blackbox_exporter, at SD_PROBES_PATH (absent: not served). */
+  probeTargets?: () => readonly TargetGroup[];
   /** The webhook receiver: POST on its path, authenticated by its own token, not by basic auth. */
   webhook?: { path: string; handle: WebhookHandler };
 }
@@ -178,8 +181,10 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       finish(req, res, html);
       return;
     }
-    if (path === "/-/status") {
-      const json = `${JSON.stringify(opts.status(), null, 2)}\n`;
+    const body =
+      path === "/-/status" ? opts.status() : path === SD_PROBES_PATH ? opts.probeTargets?.() : undefined;
+    if (body !== undefined) {
+      const json = `${JSON.stringify(body, null, 2)}\n`;
       res.writeHead(200, { "content-type": "application/json", "cache-control": "no-store" });
       finish(req, res, json);
       return;

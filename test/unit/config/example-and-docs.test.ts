@@ -55,6 +55,7 @@ describe("config/example.yaml", () => {
       "collectors",
       "logs",
       "metrics",
+      "probes",
       "sites",
       "web",
       "webhooks",
