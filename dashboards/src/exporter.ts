@@ -222,7 +222,7 @@ export function exporterDashboard(): Dashboard {
     timeSeries({
       title: "API requests per site-hour",
       description:
-        "What each source of requests cost per selected site and hour over the last 30 minutes (measured), beside the plan per site-hour (dashed): at steady state they agree within a fifth. The budget divided by the total is how many site-hours an hour it allows.",
+        "What each source of requests cost per selected site and hour over the last 30 minutes, or one period of a slower schedule up to 6 hours (measured), beside the plan per site-hour (dashed): at steady state they agree within a fifth. Until the exporter has run for a source's whole window, the measured line is the plan (sitehost_exporter_api_requests_per_site_hour_measured 0). The budget divided by the total is how many site-hours an hour it allows.",
       unit: "short",
       targets: [
         q(`sum by (source) (sitehost_exporter_api_requests_per_site_hour${S})`, { legend: "{{source}}" }),

@@ -174,10 +174,13 @@ export async function activate(
     readyTimeout: config.web.readyTimeout,
     logger,
   });
-  const measured = new MeasuredRates(registry, {
+  const measured: MeasuredRates = new MeasuredRates(registry, {
     granted: () => api.budget.grantedBySource(),
     sites: () => discovery.sites.length,
     periodMs: (source) => schedulePeriodMs(config.collectors, source),
+    // Published for a source until its window has been measured (the planner is made just below).
+    planned: () =>
+      new Map(planner.current()?.sources.map((s: PlannedSource) => [s.source, s.requestsPerSecond])),
   });
   const planner = new BudgetPlanner(
     {
