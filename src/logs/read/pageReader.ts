@@ -229,8 +229,12 @@ export class PageReader {
       timeless: true,
     };
     const { times, descending } = this.scan(entries);
-    // Only a read out of order can have late entries (in time order there are none to find).
-    const lateChecked = this.order === "newest-first" && this.outOfOrder && descending;
+    // Only a read out of order can have late entries (in time order there are none to find). A
+    // stream that delivered before is one too when an entry below the floor comes before any known
+    // delivered: in time order the delivered entry at the high-water mark comes first. That entry
+    // may end a page before anything out of order was met (then it is the first out of order).
+    const delivered = highWaterMs > dedupeFloorMs;
+    const lateChecked = this.order === "newest-first" && descending && (this.outOfOrder || delivered);
     /** Usable entries, and those at the page's end older than the lower bound. */
     let usable = 0;
     let tail = 0;
@@ -276,6 +280,7 @@ export class PageReader {
         continue;
       }
       verdict.kept.push({ entry, timeMs: t, fingerprint: fp, occurrence: n - 1 });
+      if (t < dedupeFloorMs) this.outOfOrder = true;
       if (t > nowMs + futureToleranceMs) verdict.future += 1;
       if (t < highWaterMs) {
         verdict.late += 1;

@@ -116,6 +116,30 @@ describe("entries indexed late", () => {
     expect(shippedOnce(rig.sink, rig.api)).toEqual({ missing: [], twice: [] });
   });
 
+  it("an entry ten minutes late that falls last on a page, before anything out of order: shipped", async () => {
+    let now = (T0 + 700) * 1000;
+    const clock = { now: () => now, sleep: async () => undefined };
+    const rig = makeTailer(dir, { clock });
+    rig.api.pageSize = 20;
+    const read = async (to: number) => {
+      now = (T0 + to) * 1000;
+      await rig.tailer.read(signal());
+    };
+    for (let s = 700; s < 730; s += 5) {
+      write(rig.api, s, 5, 2, 0, 0);
+      await read(s + 5);
+    }
+    // Indexed first, then 19 on time after it: newest first, it ends the next read's first page.
+    rig.api.append(entry(730 - 600, "/ten-minutes-late"));
+    for (let k = 0; k < 19; k++) rig.api.append(entry(730, `/after-${k}`));
+    await read(731);
+    for (let s = 731; s < 760; s += 5) {
+      write(rig.api, s, 5, 2, 0, 0);
+      await read(s + 5);
+    }
+    expect(shippedOnce(rig.sink, rig.api)).toEqual({ missing: [], twice: [] });
+  });
+
   it("a restart soon after start, with entries up to 180 s late: each once", async () => {
     let now = (T0 + 1000) * 1000;
     const clock = { now: () => now, sleep: async () => undefined };

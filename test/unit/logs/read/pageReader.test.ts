@@ -139,10 +139,29 @@ describe("entries listed by when they were indexed, not by their time", () => {
   });
 
   it("in time order, the entries below the floor at a page's end are not built, and end the read", () => {
+    const newestDelivered = fingerprint(at(HIGH).entry);
+    const reader = new PageReader(bounds, (fp) => (fp === newestDelivered ? 1 : 0), fingerprint);
+    const { entries, built } = page([at(HIGH + 1_000), at(HIGH), at(HIGH - 70_000), at(HIGH - 80_000)]);
+    const v = reader.accept(entries);
+    expect(built).toEqual([0, 1]);
+    expect(v.kept.map((k) => k.timeMs)).toEqual([HIGH + 1_000]);
+    expect(reader.complete).toBe(true);
+  });
+
+  it("an entry below the floor before the newest delivered one, last on its page, is late: shipped, and the read goes on", () => {
     const reader = new PageReader(bounds, () => 0, fingerprint);
-    const { entries, built } = page([at(HIGH + 1_000), at(HIGH - 70_000), at(HIGH - 80_000)]);
-    reader.accept(entries);
-    expect(built).toEqual([0]);
+    const { entries } = page([at(HIGH + 2_000), at(HIGH + 1_000), at(HIGH - 600_000)]);
+    const v = reader.accept(entries);
+    expect(v.kept.map((k) => k.timeMs)).toEqual([HIGH + 2_000, HIGH + 1_000, HIGH - 600_000]);
+    expect(v.late).toBe(1);
+    expect(reader.complete).toBe(false);
+  });
+
+  it("a stream that never delivered takes entries below its start point for history, not late ones", () => {
+    const fresh = { ...bounds, lowerMs: HIGH, dedupeFloorMs: HIGH, highWaterMs: HIGH };
+    const reader = new PageReader(fresh, () => 0, fingerprint);
+    const { entries } = page([at(HIGH + 2_000), at(HIGH + 1_000), at(HIGH - 600_000)]);
+    expect(reader.accept(entries).kept.map((k) => k.timeMs)).toEqual([HIGH + 2_000, HIGH + 1_000]);
     expect(reader.complete).toBe(true);
   });
 
