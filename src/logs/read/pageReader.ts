@@ -233,8 +233,8 @@ export class PageReader {
     // stream that delivered before is one too when an entry below the floor comes before any known
     // delivered: in time order the delivered entry at the high-water mark comes first. That entry
     // may end a page before anything out of order was met (then it is the first out of order).
-    const delivered = highWaterMs > dedupeFloorMs;
-    const lateChecked = this.order === "newest-first" && descending && (this.outOfOrder || delivered);
+    const deliveredBefore = highWaterMs > dedupeFloorMs;
+    const lateChecked = this.order === "newest-first" && descending && (this.outOfOrder || deliveredBefore);
     /** Usable entries, and those at the page's end older than the lower bound. */
     let usable = 0;
     let tail = 0;

@@ -2,28 +2,17 @@
  * Signals sent to the built daemon (`dist/src/cli/main.js run`) as a process supervisor or an
  * operator would send them.
  */
-import { spawn, spawnSync, execFileSync, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { connect } from "node:net";
-import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
 import { captureOutput, freePort } from "../../helpers/prometheus.js";
 import { waitFor } from "../../helpers/wait.js";
+import { builtCli, main } from "../../helpers/builtCli.js";
 
-const root = resolve(import.meta.dirname, "../../..");
-const main = join(root, "dist/src/cli/main.js");
-const dir = mkdtempSync(join(tmpdir(), "sitehost-signals-"));
-
-beforeAll(() => {
-  spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
-    cwd: root,
-    stdio: "ignore",
-  });
-  expect(existsSync(main)).toBe(true);
-}, 120_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { dir } = builtCli("signals");
 
 interface Daemon {
   child: ChildProcess;

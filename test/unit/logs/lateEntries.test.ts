@@ -73,30 +73,35 @@ function shippedOnce(sink: MemorySink, written: FakeLogApi): { missing: string[]
   return { missing, twice };
 }
 
+/**
+ * A tailer on a scripted clock starting `from` seconds after T0, pages of 20; `read(to)` moves the
+ * clock to `to` seconds and reads once.
+ */
+function scripted(from: number) {
+  let now = (T0 + from) * 1000;
+  const clock = { now: () => now, sleep: async () => undefined };
+  const rig = makeTailer(dir, { clock });
+  rig.api.pageSize = 20;
+  const read = async (to: number) => {
+    now = (T0 + to) * 1000;
+    await rig.tailer.read(signal());
+  };
+  return { rig, read };
+}
+
 describe("entries indexed late", () => {
   it("10 a second, 5 % stamped up to 30 s back, read every 5 s: each once", async () => {
-    let now = (T0 + 60) * 1000;
-    const clock = { now: () => now, sleep: async () => undefined };
-    const rig = makeTailer(dir, { clock });
-    rig.api.pageSize = 20;
+    const { rig, read } = scripted(60);
     for (let s = 60; s < 360; s += 5) {
       write(rig.api, s, 5, 10, 0.05, 30);
-      now = (T0 + s + 5) * 1000;
-      await rig.tailer.read(signal());
+      await read(s + 5);
     }
     expect(shippedOnce(rig.sink, rig.api)).toEqual({ missing: [], twice: [] });
     expect(rig.events.lateCount).toBeGreaterThan(0);
   });
 
   it("an entry stamped ten minutes back after the collector was down for 40 s: each once", async () => {
-    let now = (T0 + 700) * 1000;
-    const clock = { now: () => now, sleep: async () => undefined };
-    const rig = makeTailer(dir, { clock });
-    rig.api.pageSize = 20;
-    const read = async (to: number) => {
-      now = (T0 + to) * 1000;
-      await rig.tailer.read(signal());
-    };
+    const { rig, read } = scripted(700);
     for (let s = 700; s < 760; s += 5) {
       write(rig.api, s, 5, 10, 0, 0);
       await read(s + 5);
@@ -117,14 +122,7 @@ describe("entries indexed late", () => {
   });
 
   it("an entry ten minutes late that falls last on a page, before anything out of order: shipped", async () => {
-    let now = (T0 + 700) * 1000;
-    const clock = { now: () => now, sleep: async () => undefined };
-    const rig = makeTailer(dir, { clock });
-    rig.api.pageSize = 20;
-    const read = async (to: number) => {
-      now = (T0 + to) * 1000;
-      await rig.tailer.read(signal());
-    };
+    const { rig, read } = scripted(700);
     for (let s = 700; s < 730; s += 5) {
       write(rig.api, s, 5, 2, 0, 0);
       await read(s + 5);
@@ -158,15 +156,11 @@ describe("entries indexed late", () => {
   });
 
   it.each(["page", "scroll"] as const)("entries in any order within a %s: each once", async (shuffle) => {
-    let now = (T0 + 2000) * 1000;
-    const clock = { now: () => now, sleep: async () => undefined };
-    const rig = makeTailer(dir, { clock });
-    rig.api.pageSize = 20;
+    const { rig, read } = scripted(2000);
     rig.api.shuffle = shuffle;
     for (let s = 2000; s < 2100; s += 5) {
       write(rig.api, s, 5, 10, 0, 0);
-      now = (T0 + s + 5) * 1000;
-      await rig.tailer.read(signal());
+      await read(s + 5);
     }
     expect(shippedOnce(rig.sink, rig.api)).toEqual({ missing: [], twice: [] });
   });
