@@ -16,8 +16,10 @@
  * reads on.)
  *
  * An entry older even than the dedupe floor is taken for one delivered long ago, unless the read is
- * out of order and it comes before the first entry of the read known delivered, on a page in
- * descending order but for a few entries: then it was indexed after everything read before, late.
+ * out of order and it comes before the first entry of the read known delivered (one that came late
+ * itself does not count: the entries indexed in the same second may be listed in any order), on a
+ * page in descending order but for a few entries: then it was indexed after everything read before,
+ * late.
  * A page in no order at all (shuffled) means any page may hold new entries: that read goes on to
  * the scroll's end (within the read's page and byte bounds). It is checked against the
  * fingerprints (the checkpoint keeps a late entry's fingerprint longer, see deltaFor) and shipped
@@ -271,7 +273,9 @@ export class PageReader {
       const fp = this.fingerprint(entry);
       const n = this.occurrences.next(fp, t);
       if (n <= this.deliveredAs(fp, entry, t)) {
-        this.metDelivered = true;
+        // Past the new entries, unless this one came late itself: it was indexed recently, and a
+        // platform may list the entries of one indexing second in any order (by stamp, oldest first).
+        if (t >= dedupeFloorMs) this.metDelivered = true;
         verdict.deduplicated += 1;
         continue;
       }

@@ -138,6 +138,32 @@ describe("entries listed by when they were indexed, not by their time", () => {
     expect(v.maxLatenessMs).toBe(600_000);
   });
 
+  it("a late entry shipped before, met again, does not end the late ones: one indexing second may be listed oldest stamp first", () => {
+    // The entries the platform indexed in one second, oldest stamp first: one shipped by the last read
+    // (it came 5 minutes late), one indexed after that read began, then the second's own entries.
+    const shippedLate = at(HIGH - 300_000, "late, shipped by the last read");
+    const newest = at(HIGH, "the newest delivered");
+    const known = new Set([fingerprint(shippedLate.entry), fingerprint(newest.entry)]);
+    const reader = new PageReader(bounds, (fp) => (known.has(fp) ? 1 : 0), fingerprint);
+    const { entries } = page([
+      at(HIGH + 2_000),
+      shippedLate,
+      at(HIGH - 200_000, "late, indexed after the last read began"),
+      at(HIGH + 1_000),
+      newest,
+      at(HIGH - 400_000, "listed after the newest delivered: delivered long ago"),
+      // The seconds indexed before, in descending order but for a few entries.
+      ...Array.from({ length: 12 }, (_, i) => at(HIGH - 70_000 - i * 1_000)),
+    ]);
+    const v = reader.accept(entries);
+    expect(v.kept.map((k) => (k.entry as { message?: string }).message)).toEqual([
+      `at ${HIGH + 2_000}`,
+      "late, indexed after the last read began",
+      `at ${HIGH + 1_000}`,
+    ]);
+    expect(v.deduplicated).toBe(2);
+  });
+
   it("in time order, the entries below the floor at a page's end are not built, and end the read", () => {
     const newestDelivered = fingerprint(at(HIGH).entry);
     const reader = new PageReader(bounds, (fp) => (fp === newestDelivered ? 1 : 0), fingerprint);
