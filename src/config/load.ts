@@ -175,8 +175,8 @@ export async function loadConfig(opts: LoadOptions = {}): Promise<Config> {
   if (config.webhooks.tokenFile) {
     config.webhooks.token = await readSecretFile(config.webhooks.tokenFile, WEBHOOK_TOKEN, env);
   }
-  const webhooks = webhookProblems(config);
-  if (webhooks.length > 0) throw new ConfigError(webhooks);
+  const paths = [...telemetryPathProblems(config), ...webhookProblems(config)];
+  if (paths.length > 0) throw new ConfigError(paths);
   // OTEL_SDK_DISABLED=true or OTEL_LOGS_EXPORTER=none: logs are read and counted, not exported.
   if (logExportDisabledBy(env)) config.logs.ship = false;
   if (opts.requireCredentials) {
@@ -232,6 +232,16 @@ export const MIN_WEBHOOK_TOKEN_LENGTH = 16;
 
 /** Paths the exporter serves itself; the webhook path must be another one. */
 const RESERVED_PATHS = ["/", "/-/healthy", "/-/ready", "/-/status", "/sd/probes"];
+
+/** The metrics endpoint on a path of its own: on another one it would hide that page. */
+export function telemetryPathProblems(config: Config): string[] {
+  const path = config.web.telemetryPath;
+  return RESERVED_PATHS.includes(path)
+    ? [
+        `web.telemetryPath (--web.telemetry-path): ${JSON.stringify(path)} is served by the exporter already; choose another path, such as /metrics`,
+      ]
+    : [];
+}
 
 /** With webhooks enabled: a token long enough, and a path of its own. The token is never echoed. */
 export function webhookProblems(config: Config): string[] {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Domain, Site } from "../../../src/api/schemas.js";
 import { collectDomains } from "../../../src/collectors/domains.js";
-import { webhookProblems } from "../../../src/config/load.js";
+import { telemetryPathProblems, webhookProblems } from "../../../src/config/load.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { DomainBook, type ProbeDomain } from "../../../src/probes/domainBook.js";
 import { probeTargetGroups, type TargetGroup } from "../../../src/probes/targets.js";
@@ -193,6 +193,17 @@ describe("probes config", () => {
     expect(webhookProblems(config)).toEqual([
       'webhooks.path: "/sd/probes" is served by the exporter already; choose another path',
     ]);
+  });
+  it("the metrics endpoint cannot take /sd/probes or another page the exporter serves", () => {
+    for (const path of ["/sd/probes", "/-/status", "/"]) {
+      const config = ConfigSchema.parse({ web: { telemetryPath: path } });
+      expect(telemetryPathProblems(config)).toEqual([
+        `web.telemetryPath (--web.telemetry-path): "${path}" is served by the exporter already; choose another path, such as /metrics`,
+      ]);
+    }
+    expect(telemetryPathProblems(ConfigSchema.parse({ web: { telemetryPath: "/probe-metrics" } }))).toEqual(
+      [],
+    );
   });
 });
 
