@@ -69,11 +69,18 @@ LABEL org.opencontainers.image.title="sitehost-exporter" \
       org.opencontainers.image.documentation="https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/deployment.md" \
       org.opencontainers.image.source="https://github.com/sitehost-exporter/sitehost-exporter"
 
-# The daemon applies memory-lean V8 flags itself (src/cli/v8Flags.ts, docs/benchmarks.md); set
-# NODE_OPTIONS to choose others, or SITEHOST_NODE_FLAGS=off for V8's defaults.
+# The memory-lean V8 flags for shipping logs (src/cli/v8Flags.ts, docs/benchmarks.md) are given on
+# the entry point's command line, with the allocator settings below, so the daemon does not restart
+# itself to apply them: Node.js starts once, and a SIGTERM in the first part of a second meets the
+# daemon's handlers sooner. SITEHOST_NODE_FLAGS_PRESET tells the daemon these flags are its own: a
+# config with logs.enabled: false, SITEHOST_NODE_FLAGS (off for V8's defaults) or heap flags in
+# NODE_OPTIONS still get their own flags (by that restart).
 ENV NODE_ENV=production \
     SITEHOST_CHECKPOINT_DIR=/var/lib/sitehost-exporter \
-    SITEHOST_LISTEN_ADDRESS=:10987
+    SITEHOST_LISTEN_ADDRESS=:10987 \
+    SITEHOST_NODE_FLAGS_PRESET=logs \
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=262144
 
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
@@ -103,5 +110,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
 # above). Add `--config /etc/sitehost-exporter/config.yaml` when you mount a config file;
 # environment variables alone are enough otherwise.
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/src/cli/main.js"]
+ENTRYPOINT ["node", "--disable-sigusr1", "--max-semi-space-size=8", "--no-parallel-scavenge", "--initial-old-space-size=64", "--heap-growing-percent=40", "dist/src/cli/main.js"]
 CMD ["run"]

@@ -221,6 +221,15 @@ run_case() {
   [ "$(podman exec "$cid" node -p 'process.getuid()+":"+process.getgid()')" = "65532:65532" ] || fail "not running as 65532 ($name)"
   grep -q '^CapEff:[[:space:]]*0*$' <<<"$(podman exec "$cid" cat /proc/1/status)" || fail "the process has capabilities ($name)"
   if podman exec "$cid" node -e 'require("fs").writeFileSync("/app/x", "")' 2>/dev/null; then fail "the root filesystem is writable ($name)"; fi
+  # Node.js started once, with the entry point's flags: no re-execution (it would set SITEHOST_NODE_FLAGS_APPLIED).
+  local started_as
+  started_as="$(podman exec "$cid" node -e '
+    const fs = require("fs");
+    const env = fs.readFileSync("/proc/1/environ", "utf8").split("\0");
+    const argv = fs.readFileSync("/proc/1/cmdline", "utf8").split("\0");
+    console.log(env.some((v) => v.startsWith("SITEHOST_NODE_FLAGS_APPLIED=")) ? "re-executed" : "once",
+      argv.includes("--heap-growing-percent=40") ? "with-flags" : "without-flags");')"
+  [ "$started_as" = "once with-flags" ] || fail "the daemon started as '$started_as', want 'once with-flags' ($name)"
   podman healthcheck run "$cid" >/dev/null 2>&1 || fail "HEALTHCHECK failed on a healthy container ($name)"
   # Logs are being read and the export to the dead endpoint is failing (or hanging) when SIGTERM comes.
   for _ in $(seq 1 60); do
@@ -238,7 +247,7 @@ run_case() {
   else
     sleep 4 # the first export is now waiting on the silent endpoint
   fi
-  echo "    ready as uid 65532 without capabilities on a read-only root; /metrics, HEALTHCHECK and checkpoints fine"
+  echo "    ready as uid 65532 without capabilities on a read-only root, started once with the image's V8 flags; /metrics, HEALTHCHECK and checkpoints fine"
   started="$(date +%s%N)"
   podman stop --time "$STOP_TIMEOUT" "$cid" >/dev/null 2>>"$WORK/engine.log"
   stopped="$(date +%s%N)"

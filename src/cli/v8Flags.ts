@@ -21,7 +21,8 @@
  * Skipped when the user chose any of these flags (NODE_OPTIONS or the command line);
  * SITEHOST_NODE_FLAGS=off keeps V8's defaults, SITEHOST_NODE_FLAGS="<flags>" uses those instead.
  *
- * Nothing is done for short commands, on the second pass, and where execve is unavailable.
+ * Nothing is done for short commands, on the second pass, when the image's entry point gave the
+ * chosen flags already (PRESET), and where execve is unavailable.
  */
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
@@ -53,6 +54,13 @@ export const LEAN_MALLOC_ENV: Record<Workload, Readonly<Record<string, string>>>
 };
 
 const APPLIED = "SITEHOST_NODE_FLAGS_APPLIED";
+/**
+ * Set by the container image, whose entry point gives `node` the flags of this workload (and
+ * `--disable-sigusr1`) on its command line: those are the exporter's, not the user's, and when they
+ * are the ones chosen the process runs on without re-executing (Node.js starts once, so a signal in
+ * the first part of a second finds the handlers in sooner).
+ */
+export const PRESET = "SITEHOST_NODE_FLAGS_PRESET";
 /** Commands that run until stopped: no inspector on SIGUSR1. */
 const LONG_RUNNING = new Set(["run", "demo", "simulate"]);
 /** Of those, the ones that hold the metric store and the log pipeline: heap settings. */
@@ -91,6 +99,16 @@ function readUtf8(file: string): string {
   return readFileSync(file, "utf8");
 }
 
+/** The flags the image's entry point gave `node` (see PRESET), as found on its command line. */
+function presetGiven(execArgv: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  const workload = env[PRESET]?.trim();
+  if (workload !== "logs" && workload !== "metrics") return [];
+  return [NO_SIGUSR1_INSPECTOR, ...V8_FLAGS[workload]].filter((flag) => execArgv.includes(flag));
+}
+
+const sameFlags = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((flag) => b.includes(flag));
+
 /** The arguments to re-execute with, or undefined when nothing is to be done. */
 export function leanReexecArgs(
   argv: readonly string[],
@@ -101,8 +119,11 @@ export function leanReexecArgs(
   if (env[APPLIED]) return undefined;
   const command = commandOf(argv);
   if (!LONG_RUNNING.has(command)) return undefined;
+  // The image's own flags are not the user's: what the user chose is the rest.
+  const preset = presetGiven(execArgv, env);
+  const userArgv = execArgv.filter((flag) => !preset.includes(flag));
   // V8 reads --optimize_for_size and --optimize-for-size alike: compare in the dashed form.
-  const chosen = ` ${env.NODE_OPTIONS ?? ""} ${execArgv.join(" ")} `.replace(/_/g, "-");
+  const chosen = ` ${env.NODE_OPTIONS ?? ""} ${userArgv.join(" ")} `.replace(/_/g, "-");
   const flags: string[] = [];
   if (!chosen.includes(` ${NO_SIGUSR1_INSPECTOR} `)) flags.push(NO_SIGUSR1_INSPECTOR);
   const own = env.SITEHOST_NODE_FLAGS?.trim();
@@ -111,14 +132,16 @@ export function leanReexecArgs(
     const userChose = heapFlags.some((flag) => chosen.includes(` ${flag.split("=")[0] as string}`));
     if (!userChose) flags.unshift(...heapFlags);
   }
-  if (flags.length === 0) return undefined;
+  // Already running with exactly these (none, or the image's).
+  if (sameFlags(flags, preset)) return undefined;
   // The user's own execArgv after ours, so their settings win.
-  return [...flags, ...execArgv, ...argv.slice(1)];
+  return [...flags, ...userArgv, ...argv.slice(1)];
 }
 
 /**
  * Whether this process runs with the heap flags the exporter chose for shipping logs (re-executed
- * with them: not SITEHOST_NODE_FLAGS, not the user's own heap flags). Only then does the log
+ * with them, or given them by the image's entry point: not SITEHOST_NODE_FLAGS, not the user's own
+ * heap flags). Only then does the log
  * pipeline switch V8's memory saver mode by its load (logs/memorySaver.ts); a user's own
  * `--memory-saver-mode` or `--no-memory-saver-mode` is theirs too.
  */
@@ -126,7 +149,8 @@ export function exporterHeapFlagsApplied(
   execArgv: readonly string[] = process.execArgv,
   env: NodeJS.ProcessEnv = process.env,
 ): boolean {
-  if (!env[APPLIED] || env.SITEHOST_NODE_FLAGS?.trim()) return false;
+  const ours = Boolean(env[APPLIED]) || env[PRESET]?.trim() === "logs";
+  if (!ours || env.SITEHOST_NODE_FLAGS?.trim()) return false;
   const given = ` ${env.NODE_OPTIONS ?? ""} ${execArgv.join(" ")} `.replace(/_/g, "-");
   if (given.includes("memory-saver-mode")) return false;
   return V8_FLAGS.logs.every((flag) => execArgv.includes(flag));

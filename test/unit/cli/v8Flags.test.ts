@@ -1,11 +1,16 @@
 /** When the CLI re-executes itself with Node.js flags, which ones, and when it leaves the process alone. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   exporterHeapFlagsApplied,
+  LEAN_MALLOC_ENV,
   leanReexecArgs,
   NO_SIGUSR1_INSPECTOR,
+  PRESET,
   V8_FLAGS,
   workloadOf,
+  type Workload,
 } from "../../../src/cli/v8Flags.js";
 
 const node = "/usr/bin/node";
@@ -142,5 +147,73 @@ describe("the memory saver mode is switched by the log load only under the expor
     ],
   ])("%s: %s", (_what, execArgv, env, want) => {
     expect(exporterHeapFlagsApplied(execArgv, env)).toBe(want);
+  });
+});
+
+describe("the container image's entry point gives the flags itself", () => {
+  const image = [NO_SIGUSR1_INSPECTOR, ...V8_FLAGS.logs];
+  const preset = { [PRESET]: "logs" };
+  const run = [node, main, "run", "--config", "c.yaml"];
+  const metricsOnly = (): Workload => "metrics";
+
+  it.each([
+    ["logs shipped: runs on as started, no re-execution", image, {}, logs, undefined],
+    [
+      "a flag of the user's added to the entry point: still none",
+      [...image, "--enable-source-maps"],
+      {},
+      logs,
+      undefined,
+    ],
+    [
+      "logs.enabled: false: the metrics flags instead of the image's",
+      image,
+      {},
+      metricsOnly,
+      [...V8_FLAGS.metrics, NO_SIGUSR1_INSPECTOR, main, "run", "--config", "c.yaml"],
+    ],
+    [
+      "SITEHOST_NODE_FLAGS: those instead of the image's",
+      image,
+      { SITEHOST_NODE_FLAGS: "--max-old-space-size=512" },
+      logs,
+      ["--max-old-space-size=512", NO_SIGUSR1_INSPECTOR, main, "run", "--config", "c.yaml"],
+    ],
+    [
+      "SITEHOST_NODE_FLAGS=off: V8's defaults, the inspector still off SIGUSR1",
+      image,
+      { SITEHOST_NODE_FLAGS: "off" },
+      logs,
+      [NO_SIGUSR1_INSPECTOR, main, "run", "--config", "c.yaml"],
+    ],
+    [
+      "a heap flag in NODE_OPTIONS: the image's dropped, so the user's wins",
+      image,
+      { NODE_OPTIONS: "--max-semi-space-size=16" },
+      logs,
+      [NO_SIGUSR1_INSPECTOR, main, "run", "--config", "c.yaml"],
+    ],
+  ] as const)("%s", (_what, execArgv, env, workload, want) => {
+    expect(leanReexecArgs(run, execArgv, { ...preset, ...env }, workload)).toEqual(want);
+  });
+
+  it("switches the memory saver mode under the image's flags as under its own re-execution", () => {
+    expect(exporterHeapFlagsApplied(image, preset)).toBe(true);
+    expect(
+      exporterHeapFlagsApplied(image, { ...preset, SITEHOST_NODE_FLAGS: "--max-old-space-size=512" }),
+    ).toBe(false);
+    // Without the image's word for it, the same flags are the user's own.
+    expect(exporterHeapFlagsApplied(image, {})).toBe(false);
+  });
+
+  it("is what the Dockerfile starts: these flags, PRESET and the allocator settings in its ENV", () => {
+    const dockerfile = readFileSync(resolve(import.meta.dirname, "../../../Dockerfile"), "utf8");
+    const entry = /^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(JSON.parse(entry ?? "null")).toEqual(["node", ...image, "dist/src/cli/main.js"]);
+    const runtime = dockerfile.slice(dockerfile.lastIndexOf("\nFROM "));
+    const env = Object.fromEntries(
+      [...runtime.matchAll(/^\s*(?:ENV )?([A-Z_]+)=(\S+?)(?: \\)?$/gm)].map((m) => [m[1], m[2]]),
+    );
+    expect(env).toMatchObject({ [PRESET]: "logs", ...LEAN_MALLOC_ENV.logs });
   });
 });
