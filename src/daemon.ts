@@ -171,6 +171,7 @@ export async function runDaemon({
         ready: ready(),
         auth: core.api.authStatus(),
         clock: core.api.clockOffset(),
+        deprecations: core.api.deprecations(),
         active: activation.status(),
         logs: { enabled: config.logs.enabled, shipping: config.logs.ship, streams: config.logs.streams },
         export: core.exportHealth?.status(),

@@ -9,6 +9,7 @@ import { ThrottledWarnings } from "../util/throttledLog.js";
 import { systemClock } from "../util/time.js";
 import { AUTH_SOURCE, RequestBudget } from "./budget.js";
 import { ClockSkew, type ClockOffset } from "./clockSkew.js";
+import { DeprecationNotices, type DeprecationNotice } from "./deprecation.js";
 import { parseJsonBody, type DecodeContext } from "./decode.js";
 import { recordReporter } from "./recordReports.js";
 import { ENDPOINTS, SITES_PER_PAGE, type Endpoint, type EndpointName, type InputOf } from "./endpoints.js";
@@ -45,6 +46,8 @@ class ApiCore {
   readonly budget: RequestBudget;
   /** The platform's clock against this one, from every answer's Date header. */
   readonly skew = new ClockSkew();
+  /** Endpoints the platform said are going away (Deprecation, Sunset headers). */
+  readonly notices: DeprecationNotices;
   private readonly wire: Wire;
   private readonly tokens: TokenManager;
   private readonly metrics: ApiSelfMetrics;
@@ -66,6 +69,10 @@ class ApiCore {
       () => this.budget.pausedUntil,
       () => this.skew.offsetMs(),
     );
+    this.notices = new DeprecationNotices((n) => {
+      this.metrics.deprecatedAnswers.inc({ endpoint: n.endpoint });
+      if (n.sunsetAtMs !== undefined) this.metrics.sunset.set({ endpoint: n.endpoint }, n.sunsetAtMs / 1000);
+    });
     this.wire = new Wire(
       opts,
       this.budget,
@@ -75,6 +82,7 @@ class ApiCore {
       clock,
       this.closing.signal,
       this.skew,
+      this.notices,
     );
     this.secret = new ClientSecret(opts.clientSecret, opts.clientSecretFile, this.redactor, this.logger);
     this.tokens = new TokenManager(
@@ -311,6 +319,8 @@ export interface ApiClient extends SitehostApi {
   authStatus(): { ok: boolean; lastError?: string; at?: number };
   /** The platform's clock against this one (see clockSkew.ts); undefined before the first answer with a Date. */
   clockOffset(): ClockOffset | undefined;
+  /** Endpoints whose answers said they are deprecated or sunset (see deprecation.ts). */
+  deprecations(): DeprecationNotice[];
 }
 
 /** The API client: one method per endpoint of the endpoint table, plus allSites and close. */
@@ -331,6 +341,7 @@ export function createApiClient(opts: ApiClientOptions): ApiClient {
     tokenReport: () => core.tokenReport(),
     authStatus: () => core.authStatus(),
     clockOffset: () => core.skew.offset,
+    deprecations: () => core.notices.list(),
     close: () => core.close(),
   };
 }

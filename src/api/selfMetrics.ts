@@ -54,6 +54,16 @@ export function apiSelfMetrics(
       help: "429 answers whose Retry-After was longer than api.maxRetryAfter and was cut to it, by route template.",
       labelNames: ["endpoint"],
     }),
+    deprecatedAnswers: counter(registry, {
+      name: "sitehost_exporter_api_deprecated_responses_total",
+      help: "Platform API answers carrying a Deprecation or Sunset header, by route template: the platform says the endpoint is going away (the status page and doctor say when).",
+      labelNames: ["endpoint"],
+    }),
+    sunset: gauge(registry, {
+      name: "sitehost_exporter_api_endpoint_sunset_timestamp_seconds",
+      help: "When the platform says a route template stops answering (its Sunset header), Unix seconds; only route templates whose answers gave one.",
+      labelNames: ["endpoint"],
+    }),
     inFlight: gauge(registry, {
       name: "sitehost_exporter_api_in_flight_requests",
       help: "Platform API requests currently in flight (capped by api.maxConcurrency).",

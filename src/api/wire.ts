@@ -9,6 +9,7 @@ import { hostRootOf } from "../config/authUrl.js";
 import type { Clock } from "../util/time.js";
 import type { RequestBudget } from "./budget.js";
 import type { ClockSkew } from "./clockSkew.js";
+import type { DeprecationNotices } from "./deprecation.js";
 import { isPermanentNetworkError, type SitehostApiError } from "./errors.js";
 import { apiBaseHint, exchangeError } from "./failure.js";
 import type { ApiClientOptions } from "./options.js";
@@ -63,6 +64,8 @@ export class Wire {
     private readonly closing: AbortSignal,
     /** Told of every answer: the platform's clock against this one. */
     private readonly skew: ClockSkew,
+    /** Told of every answer: the platform's word that an endpoint is going away. */
+    private readonly notices?: DeprecationNotices,
   ) {
     this.transport = new Transport({
       timeoutMs: opts.timeoutMs,
@@ -109,6 +112,7 @@ export class Wire {
       if (result.kind !== "aborted") this.metrics.requests.inc({ endpoint, code: codeOf(result) });
       if (result.kind === "response") {
         this.skew.observe(result.headers, sentAt, result.headersAt - started, result.headersAt);
+        this.notices?.observe(endpoint, result.headers, this.clock.now());
       }
       return result;
     } finally {

@@ -4,6 +4,7 @@
  */
 import type { ApiClient } from "../api/client.js";
 import { CLOCK_SKEW_WARN_SECONDS } from "../api/clockSkew.js";
+import { describeNotice, type DeprecationNotice } from "../api/deprecation.js";
 import type { TokenReport } from "../api/probe.js";
 import type { Finding } from "./types.js";
 
@@ -61,6 +62,28 @@ export async function checkToken(api: ApiClient): Promise<{ findings: Finding[];
     });
   }
   return { findings, report };
+}
+
+/** Whether any answer of the checks said its endpoint is deprecated or sunset (Deprecation, Sunset headers). */
+export function deprecationFinding(notices: readonly DeprecationNotice[]): Finding {
+  const title = "Endpoints the platform says are going away";
+  if (notices.length === 0)
+    return {
+      id: "deprecations",
+      section: "platform",
+      title,
+      verdict: "pass",
+      summary: "no answer carried a Deprecation or Sunset header",
+    };
+  return {
+    id: "deprecations",
+    section: "platform",
+    title,
+    verdict: "warn",
+    summary: `deprecated or sunset: ${notices.map(describeNotice).join(", ")}`,
+    fix: "nothing breaks before the sunset date; upgrade the exporter when a release reads the replacement (sitehost_exporter_api_endpoint_sunset_timestamp_seconds has the dates)",
+    details: { endpoints: notices.map((n) => n.endpoint) },
+  };
 }
 
 /** The scopes granted, against what the endpoint checks found: a 403 is a scope or role missing. */

@@ -13,7 +13,7 @@ import { budgetFindings } from "./budget.js";
 import { checkEndpoints } from "./endpoints.js";
 import { checkExporter } from "./exporter.js";
 import { checkOtlp } from "./otlp.js";
-import { checkToken, scopesFinding } from "./platform.js";
+import { checkToken, deprecationFinding, scopesFinding } from "./platform.js";
 import { failed, type DoctorReport, type Finding } from "./types.js";
 
 export interface DoctorOptions {
@@ -46,6 +46,7 @@ export async function runDoctor({ config, env, configFile }: DoctorOptions): Pro
       if (scopes) findings.push(scopes);
       findings.push(...endpoints.findings);
       findings.push(...budgetFindings(config, endpoints.answers, endpoints.siteCount));
+      findings.push(deprecationFinding(api.deprecations()));
     }
   } finally {
     await api.close();

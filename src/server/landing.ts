@@ -120,6 +120,7 @@ export function renderLanding(r: StatusReport): string {
   const overview = [
     row("API access", r.api, page, ` <small>(${esc(r.api.url)})</small>`),
     row("Clock", r.clock, page),
+    row("API endpoints", r.apiEndpoints, page),
     row("Site discovery", r.discovery, page),
     row("Log shipping", r.logs, page, r.logs.endpoint ? ` <small>(${esc(r.logs.endpoint)})</small>` : ""),
     row("Log streams", r.logStreams, page),

@@ -9,6 +9,7 @@ import type { Health, StatusInputs, StatusReport } from "./statusTypes.js";
 import { budgetPart } from "./statusBudget.js";
 import { problemsOf, RANK } from "./statusProblems.js";
 import {
+  apiEndpointsPart,
   apiPart,
   clockPart,
   collectorParts,
@@ -33,6 +34,7 @@ export function buildStatus(i: StatusInputs): StatusReport {
     ready: i.ready,
     api: apiPart(i),
     clock: clockPart(i),
+    apiEndpoints: apiEndpointsPart(i),
     discovery: discoveryPart(i),
     collectors: collectorParts(i),
     logs: logsPart(i),
@@ -48,6 +50,7 @@ export function buildStatus(i: StatusInputs): StatusReport {
     [
       parts.api,
       parts.clock,
+      parts.apiEndpoints,
       parts.discovery,
       ...parts.collectors,
       parts.logs,

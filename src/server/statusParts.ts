@@ -1,5 +1,6 @@
 /** Each part of the status report, from what that part says of itself (the budget: statusBudget.ts). */
 import { CLOCK_SKEW_WARN_SECONDS } from "../api/clockSkew.js";
+import { describeNotice } from "../api/deprecation.js";
 import { displayUrl } from "../api/redact.js";
 import type { Part, StatusInputs, StatusReport } from "./statusTypes.js";
 
@@ -33,6 +34,26 @@ export function clockPart(i: StatusInputs): StatusReport["clock"] {
     ...base,
     health: "warning",
     summary: `${words} (more than ${CLOCK_SKEW_WARN_SECONDS} s): the log tailers use the platform's time, but the exporter's own timestamps are off; synchronise the node's clock (NTP, chrony: a container has its node's clock)`,
+  };
+}
+
+/** Endpoints the platform says are going away: a warning, naming them and when. */
+export function apiEndpointsPart(i: StatusInputs): StatusReport["apiEndpoints"] {
+  const notices = i.deprecations ?? [];
+  if (notices.length === 0)
+    return { health: "ok", summary: "no answer said an endpoint is deprecated", deprecated: [] };
+  const deprecated = notices.map((n) => ({
+    endpoint: n.endpoint,
+    ...(n.sunsetAtMs !== undefined ? { sunset: iso(n.sunsetAtMs) } : {}),
+    ...(n.deprecatedAtMs !== undefined ? { deprecatedFrom: iso(n.deprecatedAtMs) } : {}),
+    ...(n.link !== undefined ? { link: n.link } : {}),
+  }));
+  const first = notices.map(describeNotice).join(", ");
+  return {
+    health: "warning",
+    summary: `the platform says ${notices.length === 1 ? "this endpoint is" : `these ${notices.length} endpoints are`} going away: ${first}. Upgrade the exporter when a release reads its replacement; until the sunset date nothing changes`,
+    since: iso(Math.min(...notices.map((n) => n.lastSeenMs))),
+    deprecated,
   };
 }
 

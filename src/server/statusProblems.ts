@@ -61,6 +61,7 @@ export function problemsOf(r: Omit<StatusReport, "problems" | "health">): Proble
   const raised = [
     raise("API access", r.api, "SitehostExporterApiAuthFailing"),
     raise("Clock", r.clock, "SitehostExporterClockSkewed"),
+    raise("API endpoints going away", r.apiEndpoints),
     raise("Site discovery", r.discovery, "SitehostExporterDown"),
     ...r.collectors.map((c) => raise(`Collector ${c.name}`, c, "SitehostExporterCollectorStale")),
     raise(

@@ -1,5 +1,6 @@
 /** The status report's shapes: what /-/status serves and the landing page renders, and what it is built from. */
 import type { ClockOffset } from "../api/clockSkew.js";
+import type { DeprecationNotice } from "../api/deprecation.js";
 import type { ExportStatus } from "../logs/otlp/exportHealth.js";
 import type { RequestPlan } from "../scheduling/plan.js";
 import type { Readiness } from "../scheduling/readiness.js";
@@ -29,6 +30,8 @@ export interface StatusInputs {
   auth: { ok: boolean; lastError?: string; at?: number };
   /** The platform's clock against this one, from the API's answers (undefined before the first). */
   clock?: ClockOffset;
+  /** Endpoints whose answers said they are deprecated or sunset. */
+  deprecations?: readonly DeprecationNotice[];
   /** Undefined while standing by. */
   active?: ActiveStatus;
   logs: { enabled: boolean; shipping: boolean; streams: readonly string[] };
@@ -78,6 +81,10 @@ export interface StatusReport {
     skewSeconds?: number;
     /** The answers the estimate is the median of. */
     samples?: number;
+  };
+  /** Endpoints the platform said are going away (Deprecation, Sunset headers), soonest sunset first. */
+  apiEndpoints: Part & {
+    deprecated: Array<{ endpoint: string; sunset?: string; deprecatedFrom?: string; link?: string }>;
   };
   discovery: Part & { sites: number };
   collectors: Array<
