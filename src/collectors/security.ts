@@ -27,17 +27,28 @@ function rank(severity: string): number {
   return SEVERITY_RANK[severity] ?? 2.5;
 }
 
-/** `update_available` has no stated type: a boolean, or wording such as none / available. */
-export function hasUpdate(
+/** What an extension's update field says. */
+export type UpdateState = "available" | "none" | "other";
+
+const NO_UPDATE = new Set(["", "none", "false", "no", "0"]);
+
+/**
+ * `update_available` has no stated type: a boolean, or the words of the plugin list's `update` (none,
+ * available, or 'version higher than expected'). Only "available" (or true) is an update: any other
+ * word ('version higher than expected' means a build newer than the platform knows) is `other`,
+ * counted apart, never as an update. Absent: an `update_version` means one.
+ */
+export function updateState(
   value: boolean | string | null | undefined,
   updateVersion?: string | null,
-): boolean {
-  if (typeof value === "boolean") return value;
+): UpdateState {
+  if (typeof value === "boolean") return value ? "available" : "none";
   if (typeof value === "string") {
     const v = value.trim().toLowerCase();
-    return !(v === "" || v === "none" || v === "false" || v === "no" || v === "0");
+    if (v === "available" || v === "true") return "available";
+    return NO_UPDATE.has(v) ? "none" : "other";
   }
-  return Boolean(updateVersion);
+  return updateVersion ? "available" : "none";
 }
 
 export function collectSecurity(
@@ -49,6 +60,7 @@ export function collectSecurity(
   const vulnerable = new Map<string, number>();
   const info = new Map<string, Sample>();
   let updates = 0;
+  let unclear = 0;
   const seen = new Set<string>();
   for (const { group, item } of groups) {
     // One extension may be listed under several groups: count it once.
@@ -57,7 +69,9 @@ export function collectSecurity(
     seen.add(key);
     const status = item.status?.trim() || group || "unknown";
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    if (hasUpdate(item.update_available, item.update_version)) updates += 1;
+    const update = updateState(item.update_available, item.update_version);
+    if (update === "available") updates += 1;
+    else if (update === "other") unclear += 1;
     const alerts = item.security_alerts ?? [];
     if (alerts.length > 0) {
       const worst = alerts.map((a) => severityOf(a.severity)).reduce((a, b) => (rank(b) > rank(a) ? b : a));
@@ -81,6 +95,7 @@ export function collectSecurity(
     out.push(sampleFor(site, "sitehost_site_extensions", { type, status }, n));
   // Absent while none has an update, as vulnerable_extensions is while none is vulnerable.
   if (updates > 0) out.push(sampleFor(site, "sitehost_site_extension_updates_available", { type }, updates));
+  if (unclear > 0) out.push(sampleFor(site, "sitehost_site_extension_updates_unclear", { type }, unclear));
   for (const [severity, n] of vulnerable)
     out.push(sampleFor(site, "sitehost_site_vulnerable_extensions", { type, severity }, n));
   out.push(...info.values());

@@ -226,6 +226,14 @@ export const METRIC_FAMILIES = [
     ["pluginAlerts", "themeAlerts"],
   ),
   f(
+    "sitehost_site_extension_updates_unclear",
+    "security",
+    "gauge",
+    ["type"],
+    "Plugins and themes whose update field says neither none nor available (such as 'version higher than expected'), by type: not counted as updates; absent while there are none.",
+    ["pluginAlerts", "themeAlerts"],
+  ),
+  f(
     "sitehost_site_vulnerable_extensions",
     "security",
     "gauge",

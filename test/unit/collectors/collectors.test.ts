@@ -361,6 +361,20 @@ describe("security", () => {
     expect(one(current, "sitehost_site_extensions", { type: "theme", status: "active" })).toBe(1);
     expect(values(current, "sitehost_site_extension_updates_available")).toEqual([]);
   });
+  it("counts only 'available' (or true) as an update: 'version higher than expected' and other words apart", () => {
+    const words = collectSecurity(makeSite(3), "plugin", [
+      { group: "active", item: item("ahead", { update_available: "version higher than expected" }) },
+      { group: "active", item: item("custom", { update_available: "pending review" }) },
+      { group: "active", item: item("listed", { update_available: " Available " }) },
+      { group: "active", item: item("current", { update_available: "None" }) },
+      { group: "active", item: item("unsaid", { update_available: null, update_version: "3.0" }) },
+      { group: "active", item: item("silent", { update_available: null, update_version: null }) },
+    ]);
+    // listed ("Available") and unsaid (no word, an update_version) are updates; ahead and custom are not.
+    expect(one(words, "sitehost_site_extension_updates_available", { type: "plugin" })).toBe(2);
+    expect(one(words, "sitehost_site_extension_updates_unclear", { type: "plugin" })).toBe(2);
+    expect(values(s, "sitehost_site_extension_updates_unclear")).toEqual([]);
+  });
   it("counts vulnerable extensions by their highest severity; null severity → unknown", () => {
     // forms: max(low, high) = high → 1; legacy: null → unknown → 1
     expect(one(s, "sitehost_site_vulnerable_extensions", { type: "plugin", severity: "high" })).toBe(1);
