@@ -1,7 +1,8 @@
 /**
  * A loopback proxy in front of the simulator that plants one fault the simulator has no knob for: an
- * endpoint refused (403, a scope the API application lacks), or one endpoint's answer rewritten (a
- * renamed field: schema drift). Everything else passes through unchanged.
+ * endpoint refused (403, a scope the API application lacks), one endpoint's answer rewritten (a
+ * renamed field: schema drift), or headers added to its answers (Deprecation, Sunset). Everything else
+ * passes through unchanged.
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,6 +21,8 @@ export interface Faults {
   forbid?: RegExp;
   /** Rewrite the JSON answer of matching paths. */
   rewrite?: { path: RegExp; body: (json: unknown) => unknown };
+  /** Headers added to the answers of matching paths. */
+  addHeaders?: { path: RegExp; headers: Record<string, string> };
 }
 
 export async function startFaultProxy(upstream: string, faults: Faults): Promise<FaultProxy> {
@@ -48,7 +51,11 @@ export async function startFaultProxy(upstream: string, faults: Faults): Promise
         if (faults.rewrite?.path.test(path) && up.statusCode === 200) {
           text = JSON.stringify(faults.rewrite.body(JSON.parse(text)));
         }
-        res.writeHead(up.statusCode, { "content-type": "application/json", date: new Date().toUTCString() });
+        res.writeHead(up.statusCode, {
+          "content-type": "application/json",
+          date: new Date().toUTCString(),
+          ...(faults.addHeaders?.path.test(path) ? faults.addHeaders.headers : {}),
+        });
         res.end(text);
       })().catch((err: unknown) => {
         res.writeHead(502);

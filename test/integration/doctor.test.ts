@@ -157,6 +157,24 @@ describe("doctor", () => {
     });
   });
 
+  it("an endpoint whose answers carry Deprecation and Sunset headers: a warning naming it, its sunset and the link, exit 0", async () => {
+    const headers = {
+      deprecation: "@1798761600",
+      sunset: "Sat, 01 Jan 2028 00:00:00 GMT",
+      link: '<https://docs.example/api/changes>; rel="sunset"',
+    };
+    await withProxy({ addHeaders: { path: /^\/v1\/sites\/\d+\/domains$/, headers } }, async (env) => {
+      const r = await doctor(env);
+      expect(r.code, r.stdout).toBe(0);
+      const notice = lineOf(r.stdout, "Endpoints the platform says are going away");
+      expect(notice.line).toContain("[WARN]");
+      expect(notice.line).toContain(
+        "/sites/{id}/domains (sunset 2028-01-01; deprecated from 2027-01-01; see https://docs.example/api/changes)",
+      );
+      expect(notice.fix).toContain("nothing breaks before the sunset date");
+    });
+  });
+
   it("a field renamed in one endpoint's answers (schema drift): FAIL naming the field and its likely new name, exit 1", async () => {
     const rename = (json: unknown) => {
       const body = json as { data: Array<Record<string, unknown>> };
