@@ -17,11 +17,13 @@ export function siteCareSections(d: DashboardBuilder): void {
     }),
     stat({
       title: "Updates available",
-      description: "Plugins and themes with an update available, by type; 0 when none.",
+      description:
+        "Plugins and themes with an update available, by type; 0 when none. Beside them, any whose update field says neither none nor available (such as 'version higher than expected'), not counted as updates.",
       unit: "none",
       w: 4,
       targets: [
         q(`sitehost_site_extension_updates_available${S} or on () vector(0)`, { legend: "{{type}}" }),
+        q(`sitehost_site_extension_updates_unclear${S}`, { legend: "{{type}}: unclear" }),
       ],
       thresholds: upThresholds(1, 10),
       show: "both",
