@@ -3,7 +3,6 @@ import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
-import type { TLSSocket } from "node:tls";
 import type { Logger } from "pino";
 import { listenFailure, parseListenAddress } from "../config/listenAddress.js";
 import { redactQueryToken } from "../config/redact.js";
@@ -16,7 +15,9 @@ import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
 import { renderLanding } from "./landing.js";
 import { createServer as createHttpServer } from "../util/nodeHttp.js";
 import type { StatusReport } from "./status.js";
-import { clientCertProblem, loadWebConfig, type WebConfig } from "./webConfig.js";
+import { RequestRateLimit } from "./rateLimit.js";
+import { loadWebConfig, type WebConfig } from "./webConfig.js";
+import { refuseClientsOutsidePolicy } from "./clientCertPolicy.js";
 import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";
 
 /**
@@ -111,6 +112,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   const auth = users
     ? new BasicAuth(users, opts.verifyPassword ?? (pool as BcryptPool).verify, limits)
     : undefined;
+  const limit = web.rateLimit && new RequestRateLimit(web.rateLimit.intervalMs, web.rateLimit.burst);
   const everyResponse = mergeHeaders(SECURITY_HEADERS, web.headers);
   const landingResponse = mergeHeaders(
     { ...SECURITY_HEADERS, "Content-Security-Policy": LANDING_CSP },
@@ -125,6 +127,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     // The platform can send no Authorization header of ours: the webhook has its own token.
     if (opts.webhook && path === opts.webhook.path) {
       await opts.webhook.handle(req as unknown as WebhookRequest, res as unknown as WebhookResponse);
+      return;
+    }
+    // The web config's rate_limit, before any password check (the platform's webhooks are not its to limit).
+    if (limit && !limit.take()) {
+      res.writeHead(429, { "retry-after": String(limit.retryAfterSeconds()), "content-type": "text/plain" });
+      res.end("Too Many Requests: over the web config's rate_limit\n");
       return;
     }
     // exporter-toolkit protects every other path, health endpoints included.
@@ -245,21 +253,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       session.once("close", () => sessions.delete(session));
     });
   }
-  const tls = web.tls;
-  if (tls && tls.clientAuth !== "NoClientCert" && tls.clientAuth !== "RequestClientCert") {
-    server.on("secureConnection", (socket: TLSSocket) => {
-      const cert = socket.getPeerCertificate();
-      const problem = clientCertProblem(
-        tls.clientAuth,
-        cert !== null && Object.keys(cert).length > 0,
-        socket.authorized,
-      );
-      if (problem) {
-        log.warn({ remote: socket.remoteAddress, reason: problem }, "TLS connection refused");
-        socket.destroy();
-      }
-    });
-  }
+  if (web.tls) refuseClientsOutsidePolicy(server, web.tls, log);
   await new Promise<void>((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => reject(listenFailure(err, opts.listenAddress));
     server.once("error", failed);

@@ -1,54 +1,22 @@
 /**
- * The Prometheus exporter-toolkit web configuration file (--web.config.file):
- * TLS, client certificates, basic auth with bcrypt hashes, HTTP/2 and response headers.
+ * The Prometheus exporter-toolkit web configuration file (--web.config.file): TLS and client
+ * certificates (webConfigTls.ts), basic auth with bcrypt hashes, HTTP/2, response headers and the
+ * request rate limit.
  */
-import { createPrivateKey, X509Certificate, type KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { createSecureContext } from "node:tls";
 import { parse } from "yaml";
 import { z } from "zod";
-import { closest, ConfigError } from "../config/errors.js";
+import { parseDuration } from "../config/duration.js";
+import { ConfigError } from "../config/errors.js";
 import { formatIssues } from "../config/load.js";
 import { headerProblems } from "./headers.js";
-import { CIPHER_SUITES, CURVES, opensslCiphers, opensslCurves } from "./tlsNames.js";
+import { loadTls, TlsServerConfigSchema, type TlsSettings } from "./webConfigTls.js";
 
-const CLIENT_AUTH = [
-  "NoClientCert",
-  "RequestClientCert",
-  "RequireAnyClientCert",
-  "VerifyClientCertIfGiven",
-  "RequireAndVerifyClientCert",
-] as const;
-
-/** A list of Go names from `known`; an unknown one is named, with the closest known name. */
-const goNames = (known: Readonly<Record<string, string>>, what: string) =>
-  z.array(z.string()).superRefine((names, ctx) => {
-    for (const [i, name] of names.entries()) {
-      if (Object.hasOwn(known, name)) continue;
-      const hint = closest(name, Object.keys(known));
-      ctx.addIssue({
-        code: "custom",
-        path: [i],
-        message: `unknown ${what} ${JSON.stringify(name)}; ${hint ? `did you mean ${hint}?` : `known: ${Object.keys(known).join(", ")}`}`,
-      });
-    }
-  });
+export { clientCertProblem, sanValues } from "./clientCertPolicy.js";
 
 export const WebConfigSchema = z.strictObject({
-  tls_server_config: z
-    .strictObject({
-      cert_file: z.string().min(1),
-      key_file: z.string().min(1),
-      client_auth_type: z.enum(CLIENT_AUTH).default("NoClientCert"),
-      client_ca_file: z.string().optional(),
-      min_version: z.enum(["TLS10", "TLS11", "TLS12", "TLS13"]).default("TLS12"),
-      max_version: z.enum(["TLS10", "TLS11", "TLS12", "TLS13"]).optional(),
-      cipher_suites: goNames(CIPHER_SUITES, "cipher suite").optional(),
-      prefer_server_cipher_suites: z.boolean().default(true),
-      curve_preferences: goNames(CURVES, "curve").optional(),
-    })
-    .optional(),
+  tls_server_config: TlsServerConfigSchema.optional(),
   http_server_config: z
     .strictObject({
       http2: z.boolean().default(true),
@@ -58,138 +26,30 @@ export const WebConfigSchema = z.strictObject({
   basic_auth_users: z
     .record(z.string(), z.string().regex(/^\$2[abxy]?\$\d\d\$/, "must be a bcrypt hash"))
     .optional(),
+  /** A token bucket over every request: one more every `interval` (0: off), `burst` at most at once. */
+  rate_limit: z
+    .strictObject({
+      // YAML reads a bare 0 as a number; any other number lacks its unit.
+      interval: z
+        .union([z.string(), z.literal(0).transform(() => "0")])
+        .refine((v) => parseDuration(v) !== undefined, "must be a duration such as 100ms, 1s or 0 (off)"),
+      burst: z.number().int().min(0),
+    })
+    .optional(),
 });
-
-type TlsVersion = "TLSv1" | "TLSv1.1" | "TLSv1.2" | "TLSv1.3";
-
-export interface WebConfig {
-  tls?: {
-    cert: Buffer;
-    key: Buffer;
-    ca?: Buffer;
-    requestCert: boolean;
-    rejectUnauthorized: boolean;
-    clientAuth: (typeof CLIENT_AUTH)[number];
-    minVersion: TlsVersion;
-    maxVersion?: TlsVersion;
-    /** OpenSSL cipher string; undefined: Node.js's defaults. */
-    ciphers?: string;
-    /** OpenSSL curve list; undefined: Node.js's defaults. */
-    ecdhCurve?: string;
-    honorCipherOrder: boolean;
-  };
-  /** Serve HTTP/2 (with HTTP/1.1 beside it) when TLS is on. */
-  http2: boolean;
-  headers: Record<string, string>;
-  users?: Map<string, string>;
-}
-
-const TLS_VERSION = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
-const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 function errCode(err: unknown): string {
   return (err as NodeJS.ErrnoException).code ?? "error";
 }
 
-/** Relative paths in the file are relative to the file's own directory, as in exporter-toolkit. */
-async function readNamed(baseDir: string, file: string, key: string): Promise<Buffer> {
-  const full = resolve(baseDir, file);
-  try {
-    return await readFile(full);
-  } catch (err) {
-    throw new ConfigError([`${key}: cannot read ${full} (${errCode(err)})`]);
-  }
-}
-
-/** The PEM certificates in `pem`; a ConfigError naming `key` when there are none or one is broken. */
-function certificates(pem: Buffer, key: string, full: string): X509Certificate[] {
-  const blocks = pem.toString("latin1").match(PEM_CERT) ?? [];
-  if (blocks.length === 0) throw new ConfigError([`${key}: ${full} holds no PEM certificate`]);
-  return blocks.map((block) => {
-    try {
-      return new X509Certificate(block);
-    } catch {
-      throw new ConfigError([`${key}: ${full} holds a PEM certificate that cannot be read`]);
-    }
-  });
-}
-
-function privateKey(pem: Buffer, key: string, full: string): KeyObject {
-  if (!/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem.toString("latin1")))
-    throw new ConfigError([`${key}: ${full} holds no PEM private key`]);
-  try {
-    return createPrivateKey(pem);
-  } catch {
-    throw new ConfigError([
-      `${key}: ${full} holds a private key that cannot be read (an encrypted key needs its passphrase, which is not supported)`,
-    ]);
-  }
-}
-
-async function loadTls(
-  t: NonNullable<z.infer<typeof WebConfigSchema>["tls_server_config"]>,
-  baseDir: string,
-): Promise<NonNullable<WebConfig["tls"]>> {
-  const auth = t.client_auth_type;
-  if ((auth === "VerifyClientCertIfGiven" || auth === "RequireAndVerifyClientCert") && !t.client_ca_file) {
-    throw new ConfigError([`tls_server_config.client_ca_file: required for client_auth_type ${auth}`]);
-  }
-  if (t.client_ca_file && auth === "NoClientCert") {
-    throw new ConfigError([
-      "tls_server_config.client_ca_file: set, but client_auth_type is NoClientCert; choose a client_auth_type that asks for certificates",
-    ]);
-  }
-  const cert = await readNamed(baseDir, t.cert_file, "tls_server_config.cert_file");
-  const key = await readNamed(baseDir, t.key_file, "tls_server_config.key_file");
-  const ca = t.client_ca_file
-    ? await readNamed(baseDir, t.client_ca_file, "tls_server_config.client_ca_file")
-    : undefined;
-  const [leaf] = certificates(cert, "tls_server_config.cert_file", resolve(baseDir, t.cert_file));
-  const keyObject = privateKey(key, "tls_server_config.key_file", resolve(baseDir, t.key_file));
-  if (!(leaf as X509Certificate).checkPrivateKey(keyObject)) {
-    throw new ConfigError([
-      `tls_server_config.key_file: the key in ${resolve(baseDir, t.key_file)} does not belong to the certificate in ${resolve(baseDir, t.cert_file)}`,
-    ]);
-  }
-  if (ca && t.client_ca_file)
-    certificates(ca, "tls_server_config.client_ca_file", resolve(baseDir, t.client_ca_file));
-  const tls: NonNullable<WebConfig["tls"]> = {
-    cert,
-    key,
-    ca,
-    requestCert: auth !== "NoClientCert",
-    // Only RequireAndVerifyClientCert can be left to the TLS handshake; RequireAnyClientCert
-    // (any certificate, unverified) and VerifyClientCertIfGiven (verified only when present)
-    // are enforced by the server on each new connection (see clientCertProblem).
-    rejectUnauthorized: auth === "RequireAndVerifyClientCert",
-    clientAuth: auth,
-    minVersion: TLS_VERSION[t.min_version],
-    maxVersion: t.max_version ? TLS_VERSION[t.max_version] : undefined,
-    ciphers: t.cipher_suites?.length ? opensslCiphers(t.cipher_suites) : undefined,
-    ecdhCurve: t.curve_preferences?.length ? opensslCurves(t.curve_preferences) : undefined,
-    honorCipherOrder: t.prefer_server_cipher_suites,
-  };
-  if (tls.maxVersion && tls.maxVersion < tls.minVersion)
-    throw new ConfigError([
-      `tls_server_config.max_version: ${t.max_version} is below min_version ${t.min_version}`,
-    ]);
-  try {
-    // What the server will build: catches suites or curves this Node.js / OpenSSL cannot use.
-    createSecureContext({
-      cert,
-      key,
-      ca,
-      ciphers: tls.ciphers,
-      ecdhCurve: tls.ecdhCurve,
-      minVersion: tls.minVersion,
-      maxVersion: tls.maxVersion,
-    });
-  } catch (err) {
-    throw new ConfigError([
-      `tls_server_config: this Node.js cannot use these TLS settings (${(err as Error).message.replace(/^error:[0-9A-F]+:/i, "")})`,
-    ]);
-  }
-  return tls;
+export interface WebConfig {
+  tls?: TlsSettings;
+  /** Serve HTTP/2 (with HTTP/1.1 beside it) when TLS is on. */
+  http2: boolean;
+  headers: Record<string, string>;
+  users?: Map<string, string>;
+  /** rate_limit: one request more every `intervalMs`, at most `burst` at once; absent: no limit. */
+  rateLimit?: { intervalMs: number; burst: number };
 }
 
 export async function loadWebConfig(file: string): Promise<WebConfig> {
@@ -224,25 +84,12 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
     }
   }
   if (c.basic_auth_users) out.users = new Map(Object.entries(c.basic_auth_users));
+  const intervalMs = c.rate_limit ? (parseDuration(c.rate_limit.interval) ?? 0) : 0;
+  if (c.rate_limit && intervalMs > 0 && c.rate_limit.burst === 0)
+    throw new ConfigError([
+      `${file}: rate_limit.burst: 0 with an interval refuses every request; set 1 or more (or interval: 0 to turn the limit off)`,
+    ]);
+  // As in exporter-toolkit, an interval of 0 turns the limit off.
+  if (c.rate_limit && intervalMs > 0) out.rateLimit = { intervalMs, burst: c.rate_limit.burst };
   return out;
-}
-
-/**
- * Why a TLS connection must be refused under the configured client_auth_type, or undefined.
- * `hasCert`: the client presented a certificate; `authorized`: it verified against client_ca_file.
- */
-export function clientCertProblem(
-  clientAuth: (typeof CLIENT_AUTH)[number],
-  hasCert: boolean,
-  authorized: boolean,
-): string | undefined {
-  if ((clientAuth === "RequireAnyClientCert" || clientAuth === "RequireAndVerifyClientCert") && !hasCert)
-    return "client certificate required";
-  if (
-    (clientAuth === "VerifyClientCertIfGiven" || clientAuth === "RequireAndVerifyClientCert") &&
-    hasCert &&
-    !authorized
-  )
-    return "client certificate not trusted";
-  return undefined;
 }

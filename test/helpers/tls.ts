@@ -1,8 +1,10 @@
 /**
- * Test helper: a self-signed server certificate (EC P-256, two days) made with the real openssl, as
- * `server.key` and `server.pem` in `dir`, valid for the given subjectAltName.
+ * Test helpers: certificates made with the real openssl (EC P-256, two days): a self-signed server
+ * certificate (`server.key`, `server.pem`), a client CA and client certificates it signed.
  */
 import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 export function selfSignedServerCert(dir: string, subjectAltName = "IP:127.0.0.1"): void {
   execFileSync(
@@ -27,5 +29,40 @@ export function selfSignedServerCert(dir: string, subjectAltName = "IP:127.0.0.1
       `subjectAltName=${subjectAltName}`,
     ],
     { cwd: dir, stdio: "pipe" },
+  );
+}
+
+const EC_KEY = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+
+/** A client CA (`ca.key`, `ca.pem`) in `dir`, self-signed, two days. */
+export function clientCa(dir: string, subject = "/CN=test client CA"): void {
+  const args = [
+    "req",
+    "-x509",
+    ...EC_KEY,
+    "-keyout",
+    "ca.key",
+    "-out",
+    "ca.pem",
+    "-days",
+    "2",
+    "-subj",
+    subject,
+  ];
+  execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+}
+
+/**
+ * A client certificate `<name>.key`, `<name>.pem` in `dir`, signed by its `ca.pem` (see clientCa),
+ * with this common name and these subjectAltNames (none: no extension).
+ */
+export function signedClientCert(dir: string, name: string, commonName = name, san?: string): void {
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  openssl("req", ...EC_KEY, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${commonName}`);
+  if (san) writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\n`);
+  const ext = san ? ["-extfile", `${name}.ext`] : [];
+  openssl(
+    ...["x509", "-req", "-in", `${name}.csr`, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial"],
+    ...["-out", `${name}.pem`, "-days", "2", ...ext],
   );
 }

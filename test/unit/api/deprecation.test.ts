@@ -3,8 +3,7 @@
  * form the RFCs and their drafts allow, the Link that explains, and through the real client: the
  * notice per route template, its metrics, and the status page's warning.
  */
-import { afterEach, describe, expect, it } from "vitest";
-import type { ApiClient } from "../../../src/api/client.js";
+import { describe, expect, it, onTestFinished } from "vitest";
 import {
   deprecationOf,
   DeprecationNotices,
@@ -14,7 +13,7 @@ import {
 } from "../../../src/api/deprecation.js";
 import { deprecationFinding } from "../../../src/doctor/platform.js";
 import { buildStatus } from "../../../src/server/status.js";
-import { makeClient, startServer, type TestServer } from "./helpers.js";
+import { makeClient, startServer } from "./helpers.js";
 
 /** 2027-01-01T00:00:00Z */
 const NEW_YEAR = Date.UTC(2027, 0, 1);
@@ -82,17 +81,8 @@ describe("doctor", () => {
 });
 
 describe("the API client", () => {
-  let server: TestServer | undefined;
-  let client: ApiClient | undefined;
-  afterEach(async () => {
-    await client?.close();
-    await server?.close();
-    client = undefined;
-    server = undefined;
-  });
-
   it("remembers an endpoint whose answers say it goes away, counts them, and the status page warns", async () => {
-    server = await startServer(() => ({
+    const server = await startServer(() => ({
       status: 200,
       body: { account: { id: 1 } },
       headers: {
@@ -102,7 +92,10 @@ describe("the API client", () => {
       },
     }));
     const { client: c, registry } = makeClient(server);
-    client = c;
+    onTestFinished(async () => {
+      await c.close();
+      await server.close();
+    });
     // The answer's shape does not matter: every answer's headers are read.
     for (let i = 0; i < 2; i++) await c.account().catch(() => undefined);
     const [notice, ...more] = c.deprecations();

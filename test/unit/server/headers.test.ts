@@ -5,32 +5,19 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
 import { loadWebConfig } from "../../../src/server/webConfig.js";
-import { makeExposition, send, silentLogger, statusOf } from "./helpers.js";
+import { send, serverRig } from "./helpers.js";
 import { configProblems, yamlFiles } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-headers-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const webFile = yamlFiles(dir);
 
-let server: RunningHttpServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const rig = serverRig();
+afterEach(() => rig.close());
 
 async function start(webConfigFile?: string): Promise<string> {
-  const { exposition } = makeExposition();
-  server = await startHttpServer({
-    listenAddress: "127.0.0.1:0",
-    telemetryPath: "/metrics",
-    webConfigFile,
-    exposition,
-    readiness: () => ({ ready: false, reason: "starting" }),
-    status: () => statusOf(),
-    logger: silentLogger,
-  });
+  const server = await rig.start(webConfigFile, { readiness: () => ({ ready: false, reason: "starting" }) });
   return server.url;
 }
 

@@ -1,10 +1,15 @@
+import { readFileSync, rmSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { request as httpsRequest, type RequestOptions } from "node:https";
+import { join } from "node:path";
 import { pino } from "pino";
+import { afterAll, afterEach } from "vitest";
 import { Gauge, Registry } from "prom-client";
 import { Exposition } from "../../../src/metrics/exposition.js";
 import type { MetricFamily } from "../../../src/metrics/sample.js";
 import { MetricStore } from "../../../src/metrics/store.js";
+import { startHttpServer, type HttpServerOptions, type RunningHttpServer } from "../../../src/server/http.js";
+import { yamlFiles } from "../../helpers/config.js";
 import { buildStatus, type StatusInputs, type StatusReport } from "../../../src/server/status.js";
 
 export const silentLogger = pino({ level: "silent" });
@@ -88,4 +93,65 @@ export function statusOf(over: Partial<StatusInputs> = {}): StatusReport {
     now: Date.UTC(2026, 0, 31, 12, 5, 0),
     ...over,
   });
+}
+
+/**
+ * The HTTP server on a free loopback port, with a web config file or none and any other option, for
+ * one test at a time (`close` from an afterEach).
+ */
+export function serverRig() {
+  let server: RunningHttpServer | undefined;
+  return {
+    async start(webConfigFile?: string, over: Partial<HttpServerOptions> = {}): Promise<RunningHttpServer> {
+      const { exposition } = makeExposition();
+      server = await startHttpServer({
+        listenAddress: "127.0.0.1:0",
+        telemetryPath: "/metrics",
+        webConfigFile,
+        exposition,
+        readiness: () => ({ ready: true }),
+        status: () => statusOf(),
+        logger: silentLogger,
+        ...over,
+      });
+      return server;
+    },
+    async close(): Promise<void> {
+      await server?.close();
+      server = undefined;
+    },
+    /** The running server, left to the caller to close. */
+    take(): RunningHttpServer | undefined {
+      const taken = server;
+      server = undefined;
+      return taken;
+    },
+  };
+}
+
+/** A request to /-/healthy with these TLS options: its status, or "refused" when the connection was. */
+export const healthOutcome = (url: string, tls: RequestOptions): Promise<number | "refused"> =>
+  send(`${url}/-/healthy`, { tls }).then(
+    (r) => r.status,
+    () => "refused" as const,
+  );
+
+/**
+ * The web config tests' bed in `dir`: web config files written there, the server started with one
+ * (closed after each test), and the directory removed after the file's tests.
+ */
+export function webConfigTestbed(dir: string) {
+  const rig = serverRig();
+  afterEach(() => rig.close());
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return {
+    webFile: yamlFiles(dir),
+    start: async (webConfigFile: string) => (await rig.start(webConfigFile)).url,
+    /** TLS options of a client trusting the server's certificate and presenting `<name>.pem`. */
+    client: (name: string): RequestOptions => ({
+      ca: readFileSync(join(dir, "server.pem")),
+      cert: readFileSync(join(dir, `${name}.pem`)),
+      key: readFileSync(join(dir, `${name}.key`)),
+    }),
+  };
 }

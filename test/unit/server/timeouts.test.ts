@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as connectTls } from "node:tls";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type RunningHttpServer, type ServerTimeouts } from "../../../src/server/http.js";
+import type { RunningHttpServer, ServerTimeouts } from "../../../src/server/http.js";
 import { selfSignedServerCert } from "../../helpers/tls.js";
-import { makeExposition, silentLogger, statusOf } from "./helpers.js";
+import { serverRig } from "./helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-timeouts-"));
 const p = (name: string) => join(dir, name);
@@ -25,29 +25,15 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-let server: RunningHttpServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+const rig = serverRig();
+afterEach(() => rig.close());
 
 const SHORT: ServerTimeouts = { tlsHandshakeMs: 300, headersMs: 300, requestMs: 600, idleMs: 300 };
 /** Far above SHORT, far below the defaults (tens of seconds): a close in between is the deadline's doing. */
 const LIMIT_MS = 8_000;
 
 async function start(webConfigFile?: string): Promise<number> {
-  const { exposition } = makeExposition();
-  server = await startHttpServer({
-    listenAddress: "127.0.0.1:0",
-    telemetryPath: "/metrics",
-    webConfigFile,
-    exposition,
-    readiness: () => ({ ready: true }),
-    status: () => statusOf(),
-    logger: silentLogger,
-    timeouts: SHORT,
-  });
-  return server.port;
+  return (await rig.start(webConfigFile, { timeouts: SHORT })).port;
 }
 
 /** Resolves when the socket is closed by the other side; rejects after LIMIT_MS. */
@@ -141,8 +127,7 @@ describe("connection deadlines", () => {
     const stream = session.request({ ":path": "/metrics" });
     stream.on("error", () => undefined);
     await new Promise((resolve) => stream.once("response", resolve));
-    const running = server as RunningHttpServer;
-    server = undefined;
+    const running = rig.take() as RunningHttpServer;
     const closed = await Promise.race([
       running.close().then(() => true),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(false), LIMIT_MS).unref()),

@@ -1,16 +1,15 @@
 import { execFileSync } from "node:child_process";
 import { connect as connectHttp2 } from "node:http2";
 import { connect as connectTls, type ConnectionOptions } from "node:tls";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import bcrypt from "bcryptjs";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startHttpServer, type RunningHttpServer } from "../../../src/server/http.js";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadWebConfig, WebConfigSchema } from "../../../src/server/webConfig.js";
 import { parse } from "yaml";
-import { selfSignedServerCert } from "../../helpers/tls.js";
-import { makeExposition, send, silentLogger, statusOf } from "./helpers.js";
+import { clientCa, selfSignedServerCert, signedClientCert } from "../../helpers/tls.js";
+import { healthOutcome, send, webConfigTestbed } from "./helpers.js";
 import { configProblems } from "../../helpers/config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sitehost-webcfg-"));
@@ -22,35 +21,8 @@ beforeAll(() => {
   // Server certificate, self-signed, valid for 127.0.0.1 and localhost.
   selfSignedServerCert(dir, "IP:127.0.0.1,DNS:localhost");
   // A client CA and a client certificate it signed.
-  openssl(
-    "req",
-    "-x509",
-    ...EC,
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.pem",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=test client CA",
-  );
-  openssl("req", ...EC, "-keyout", "client.key", "-out", "client.csr", "-subj", "/CN=scraper");
-  openssl(
-    "x509",
-    "-req",
-    "-in",
-    "client.csr",
-    "-CA",
-    "ca.pem",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "client.pem",
-    "-days",
-    "2",
-  );
+  clientCa(dir);
+  signedClientCert(dir, "client", "scraper");
   // A client certificate nobody trusts (self-signed).
   openssl(
     "req",
@@ -69,34 +41,7 @@ beforeAll(() => {
   openssl("x509", "-in", "server.pem", "-outform", "DER", "-out", "server.der");
   writeFileSync(p("notes.txt"), "this is not a certificate\n");
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-let server: RunningHttpServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-let n = 0;
-function webFile(text: string): string {
-  const file = p(`web-${n++}.yml`);
-  writeFileSync(file, text);
-  return file;
-}
-
-async function start(webConfigFile: string): Promise<string> {
-  const { exposition } = makeExposition();
-  server = await startHttpServer({
-    listenAddress: "127.0.0.1:0",
-    telemetryPath: "/metrics",
-    webConfigFile,
-    exposition,
-    readiness: () => ({ ready: true }),
-    status: () => statusOf(),
-    logger: silentLogger,
-  });
-  return server.url;
-}
+const { webFile, start, client } = webConfigTestbed(dir);
 
 const basic = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`,
@@ -143,20 +88,11 @@ describe("TLS", () => {
   it("RequireAndVerifyClientCert without client_ca_file is rejected", async () => {
     const file = webFile(tlsConfig() + "  client_auth_type: RequireAndVerifyClientCert\n");
     expect(await configProblems(loadWebConfig(file))).toEqual([
-      `${file}: tls_server_config.client_ca_file: required for client_auth_type RequireAndVerifyClientCert`,
+      `${file}: tls_server_config.client_ca_file: required for client_auth_type RequireAndVerifyClientCert (or client_ca, inline PEM)`,
     ]);
   });
 
-  const client = (name: "client" | "rogue") => ({
-    ca: readFileSync(p("server.pem")),
-    cert: readFileSync(p(`${name}.pem`)),
-    key: readFileSync(p(`${name}.key`)),
-  });
-  const outcome = (url: string, tls: Record<string, unknown>) =>
-    send(`${url}/-/healthy`, { tls }).then(
-      (r) => r.status,
-      () => "refused",
-    );
+  const outcome = healthOutcome;
 
   it("RequireAndVerifyClientCert: only a certificate signed by client_ca_file gets in", async () => {
     const url = await start(
