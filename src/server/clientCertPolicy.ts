@@ -60,11 +60,14 @@ export function clientCertProblem(
  */
 export function refuseClientsOutsidePolicy(
   server: { on(event: "secureConnection", listener: (socket: TLSSocket) => void): unknown },
-  tls: TlsSettings,
+  /** The settings in use (client_allowed_sans may change on a reload; client_auth_type may not). */
+  current: () => TlsSettings,
   log: Pick<Logger, "warn">,
 ): void {
-  if (tls.clientAuth === "NoClientCert" || tls.clientAuth === "RequestClientCert") return;
+  const { clientAuth } = current();
+  if (clientAuth === "NoClientCert" || clientAuth === "RequestClientCert") return;
   server.on("secureConnection", (socket: TLSSocket) => {
+    const tls = current();
     const cert = socket.getPeerCertificate();
     const hasCert = cert !== null && Object.keys(cert).length > 0;
     const allowed = tls.allowedSans;

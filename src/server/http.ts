@@ -3,21 +3,23 @@ import type { IncomingHttpHeaders, Server as HttpServer } from "node:http";
 import { createSecureServer, type Http2Session } from "node:http2";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import type { Server as TlsServer } from "node:tls";
 import type { Logger } from "pino";
 import { listenFailure, parseListenAddress } from "../config/listenAddress.js";
 import { redactQueryToken } from "../config/redact.js";
 import type { Exposition } from "../metrics/exposition.js";
 import { negotiateFormat } from "../metrics/openMetrics.js";
 import { SD_PROBES_PATH, type TargetGroup } from "../probes/targets.js";
-import { BasicAuth, DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
-import { BcryptPool, type PasswordVerifier } from "./bcryptPool.js";
-import { LANDING_CSP, mergeHeaders, SECURITY_HEADERS } from "./headers.js";
+import { DEFAULT_AUTH_LIMITS, type BasicAuthLimits } from "./basicAuth.js";
+import type { PasswordVerifier } from "./bcryptPool.js";
 import { renderLanding } from "./landing.js";
 import { createServer as createHttpServer } from "../util/nodeHttp.js";
 import type { StatusReport } from "./status.js";
-import { RequestRateLimit } from "./rateLimit.js";
 import { loadWebConfig, type WebConfig } from "./webConfig.js";
 import { refuseClientsOutsidePolicy } from "./clientCertPolicy.js";
+import { watchWebConfig } from "./webConfigReload.js";
+import type { TlsSettings } from "./webConfigTls.js";
+import { secureContextOf, WebSettingsFactory } from "./webSettings.js";
 import type { WebhookHandler, WebhookRequest, WebhookResponse } from "../webhooks/handler.js";
 
 /**
@@ -64,6 +66,8 @@ export interface HttpServerOptions {
   probeTargets?: () => readonly TargetGroup[];
   /** The webhook receiver: POST on its path, authenticated by its own token, not by basic auth. */
   webhook?: { path: string; handle: WebhookHandler };
+  /** How often the web config file is re-read (default WEB_CONFIG_RELOAD_MS; tests shorten it). */
+  webConfigReloadMs?: number;
 }
 
 export interface RunningHttpServer {
@@ -104,25 +108,16 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     ? await loadWebConfig(opts.webConfigFile)
     : { headers: {}, http2: false };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  const limits = { ...DEFAULT_AUTH_LIMITS, ...opts.authLimits };
   const log = opts.logger.child({ component: "http" });
-  // An empty basic_auth_users mapping means no authentication, as in exporter-toolkit.
-  const users = web.users && web.users.size > 0 ? web.users : undefined;
-  const pool = users && !opts.verifyPassword ? new BcryptPool(limits.maxConcurrent) : undefined;
-  const auth = users
-    ? new BasicAuth(users, opts.verifyPassword ?? (pool as BcryptPool).verify, limits)
-    : undefined;
-  const limit = web.rateLimit && new RequestRateLimit(web.rateLimit.intervalMs, web.rateLimit.burst);
-  const everyResponse = mergeHeaders(SECURITY_HEADERS, web.headers);
-  const landingResponse = mergeHeaders(
-    { ...SECURITY_HEADERS, "Content-Security-Policy": LANDING_CSP },
-    web.headers,
-  );
+  const factory = new WebSettingsFactory({ ...DEFAULT_AUTH_LIMITS, ...opts.authLimits }, opts.verifyPassword);
+  // Replaced whenever the web config file is reloaded (webConfigReload.ts).
+  let current = factory.build(web);
   const { host, port } = parseListenAddress(opts.listenAddress);
 
   async function handle(req: Req, res: Res): Promise<void> {
     // The path as sent, without the query (new URL() would read `//x` as a host).
     const path = (req.url ?? "/").split("?")[0] as string;
+    const { auth, limit, everyResponse, landingResponse } = current;
     for (const [k, v] of path === "/" ? landingResponse : everyResponse) res.setHeader(k, v);
     // The platform can send no Authorization header of ours: the webhook has its own token.
     if (opts.webhook && path === opts.webhook.path) {
@@ -216,16 +211,9 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeouts.headersMs / 4))),
   };
   const tlsOptions = web.tls && {
-    cert: web.tls.cert,
-    key: web.tls.key,
-    ca: web.tls.ca,
+    ...secureContextOf(web.tls),
     requestCert: web.tls.requestCert,
     rejectUnauthorized: web.tls.rejectUnauthorized,
-    minVersion: web.tls.minVersion,
-    maxVersion: web.tls.maxVersion,
-    ciphers: web.tls.ciphers,
-    ecdhCurve: web.tls.ecdhCurve,
-    honorCipherOrder: web.tls.honorCipherOrder,
     handshakeTimeout: timeouts.tlsHandshakeMs,
   };
   const http2 = Boolean(tlsOptions && web.http2);
@@ -253,7 +241,24 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       session.once("close", () => sessions.delete(session));
     });
   }
-  if (web.tls) refuseClientsOutsidePolicy(server, web.tls, log);
+  let tlsNow = web.tls;
+  if (tlsNow) refuseClientsOutsidePolicy(server, () => tlsNow as TlsSettings, log);
+  const watch =
+    opts.webConfigFile &&
+    watchWebConfig(
+      opts.webConfigFile,
+      web,
+      (next) => {
+        current = factory.build(next);
+        // New connections get the new certificate, key and client CA; TLS on or off waits for a restart.
+        if (tlsNow && next.tls) {
+          (server as unknown as TlsServer).setSecureContext(secureContextOf(next.tls));
+          tlsNow = next.tls;
+        }
+      },
+      log,
+      opts.webConfigReloadMs,
+    );
   await new Promise<void>((resolve, reject) => {
     const failed = (err: NodeJS.ErrnoException) => reject(listenFailure(err, opts.listenAddress));
     server.once("error", failed);
@@ -271,7 +276,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
       url,
       tls: Boolean(web.tls),
       http2,
-      basicAuth: Boolean(auth),
+      basicAuth: Boolean(current.auth),
       webhookPath: opts.webhook?.path,
     },
     "listening",
@@ -291,7 +296,8 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
           for (const socket of sockets) socket.destroy();
         }, CLOSE_GRACE_MS).unref();
       });
-      await pool?.close();
+      if (watch) watch.stop();
+      await factory.close();
     },
   };
 }

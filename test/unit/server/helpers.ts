@@ -146,7 +146,8 @@ export function webConfigTestbed(dir: string) {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return {
     webFile: yamlFiles(dir),
-    start: async (webConfigFile: string) => (await rig.start(webConfigFile)).url,
+    start: async (webConfigFile: string, over: Partial<HttpServerOptions> = {}) =>
+      (await rig.start(webConfigFile, over)).url,
     /** TLS options of a client trusting the server's certificate and presenting `<name>.pem`. */
     client: (name: string): RequestOptions => ({
       ca: readFileSync(join(dir, "server.pem")),
