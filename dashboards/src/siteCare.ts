@@ -23,7 +23,10 @@ export function siteCareSections(d: DashboardBuilder): void {
       w: 4,
       targets: [
         q(`sitehost_site_extension_updates_available${S} or on () vector(0)`, { legend: "{{type}}" }),
-        q(`sitehost_site_extension_updates_unclear${S}`, { legend: "{{type}}: unclear" }),
+        q(
+          `sitehost_site_extension_updates_unclear${S} or on () label_replace(vector(0), "type", "any type", "", "")`,
+          { legend: "unclear ({{type}})" },
+        ),
       ],
       thresholds: upThresholds(1, 10),
       show: "both",
