@@ -6,6 +6,7 @@
  * `rel="deprecation"` or `rel="sunset"` is where the platform explains.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { httpDateMs } from "../util/httpDate.js";
 import { displayUrl } from "./redact.js";
 
 export interface DeprecationNotice {
@@ -27,12 +28,6 @@ const header = (headers: IncomingHttpHeaders, name: string): string | undefined 
   return text === undefined || text.trim() === "" ? undefined : text.trim();
 };
 
-/** An HTTP-date, or undefined. */
-function httpDate(text: string): number | undefined {
-  const ms = Date.parse(text);
-  return Number.isFinite(ms) ? ms : undefined;
-}
-
 /**
  * The Deprecation header: `@<seconds>` (RFC 9745), or an HTTP-date or `true` (drafts). `null`: the
  * header says the endpoint is deprecated without a usable date; undefined: no such header.
@@ -43,13 +38,13 @@ export function deprecationOf(headers: IncomingHttpHeaders): number | null | und
   const structured = /^@(-?\d+(?:\.\d+)?)$/.exec(text);
   if (structured) return Number(structured[1]) * 1000;
   if (text.toLowerCase() === "false") return undefined;
-  return httpDate(text) ?? null;
+  return httpDateMs(text) ?? null;
 }
 
 /** The Sunset header's HTTP-date, ms; undefined when absent or unreadable. */
 export function sunsetOf(headers: IncomingHttpHeaders): number | undefined {
   const text = header(headers, "sunset");
-  return text === undefined ? undefined : httpDate(text);
+  return text === undefined ? undefined : httpDateMs(text);
 }
 
 /** The target of a `Link` whose rel is deprecation or sunset (without credentials, as URLs are shown). */

@@ -9,6 +9,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { parseDuration } from "../config/duration.js";
 import { ConfigError } from "../config/errors.js";
+import { errnoCode } from "../ha/volume.js";
 import { formatIssues } from "../config/load.js";
 import { headerProblems } from "./headers.js";
 import { loadTls, TlsServerConfigSchema, type TlsSettings } from "./webConfigTls.js";
@@ -38,10 +39,6 @@ export const WebConfigSchema = z.strictObject({
     .optional(),
 });
 
-function errCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? "error";
-}
-
 export interface WebConfig {
   tls?: TlsSettings;
   /** Serve HTTP/2 (with HTTP/1.1 beside it) when TLS is on. */
@@ -57,7 +54,7 @@ export async function loadWebConfig(file: string): Promise<WebConfig> {
   try {
     text = await readFile(file, "utf8");
   } catch (err) {
-    throw new ConfigError([`${file}: cannot read the web config file (${errCode(err)})`]);
+    throw new ConfigError([`${file}: cannot read the web config file (${errnoCode(err)})`]);
   }
   let raw: unknown;
   try {

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import { createSecureContext } from "node:tls";
 import { z } from "zod";
 import { closest, ConfigError } from "../config/errors.js";
+import { errnoCode } from "../ha/volume.js";
 import { CIPHER_SUITES, CURVES, opensslCiphers, opensslCurves } from "./tlsNames.js";
 
 export const CLIENT_AUTH = [
@@ -75,10 +76,6 @@ export interface TlsSettings {
 const TLS_VERSION = { TLS10: "TLSv1", TLS11: "TLSv1.1", TLS12: "TLSv1.2", TLS13: "TLSv1.3" } as const;
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-function errCode(err: unknown): string {
-  return (err as NodeJS.ErrnoException).code ?? "error";
-}
-
 /** PEM material and where it came from, as messages name it. */
 interface Material {
   pem: Buffer;
@@ -112,7 +109,7 @@ async function material(
   try {
     return { pem: await readFile(full), where: full, key: `tls_server_config.${fileKey}` };
   } catch (err) {
-    throw new ConfigError([`tls_server_config.${fileKey}: cannot read ${full} (${errCode(err)})`]);
+    throw new ConfigError([`tls_server_config.${fileKey}: cannot read ${full} (${errnoCode(err)})`]);
   }
 }
 
