@@ -9,7 +9,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import { captureOutput, freePort, stopChild, waitForReady } from "./prometheus.js";
+import { freePort } from "./ports.js";
+import { captureOutput, stopChild, waitForReady } from "./prometheus.js";
 
 export const ALERTMANAGER_BIN = process.env.ALERTMANAGER_BIN ?? "/usr/bin/prometheus-alertmanager";
 

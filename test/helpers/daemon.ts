@@ -7,7 +7,8 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
-import { captureOutput, freePort } from "./prometheus.js";
+import { freePort } from "./ports.js";
+import { captureOutput } from "./prometheus.js";
 import { waitFor } from "./wait.js";
 
 export const MAIN = resolve(import.meta.dirname, "../../dist/src/cli/main.js");

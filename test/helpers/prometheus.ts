@@ -4,10 +4,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { freePort } from "./ports.js";
 import { waitFor } from "./wait.js";
 
 export const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
@@ -43,19 +43,6 @@ export interface RunningPrometheus {
   /** Server log output so far (stderr), for failure messages. */
   logs(): string;
   close(): Promise<void>;
-}
-
-/** A port that was free a moment ago on 127.0.0.1 (the binaries cannot report a port-0 listener back). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Keeps the last `max` characters of a child's output. */

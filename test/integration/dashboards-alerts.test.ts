@@ -17,10 +17,10 @@ import { parse, stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
 import { evenIntervals, ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
+import { freePort } from "../helpers/ports.js";
 import { waitFor } from "../helpers/wait.js";
 import {
   captureOutput,
-  freePort,
   startPrometheus,
   stopChild,
   waitForReady,

@@ -13,7 +13,7 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/index
 import { MAIN } from "../helpers/daemon.js";
 import { startFaultProxy, type Faults } from "../helpers/faultProxy.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
-import { freePort } from "../helpers/prometheus.js";
+import { refusedPort } from "../helpers/ports.js";
 
 let sim: RunningSimulator;
 let receiver: OtlpReceiver;
@@ -194,7 +194,7 @@ describe("doctor", () => {
   });
 
   it("an OTLP endpoint nothing listens on: FAIL naming the URL, exit 1", async () => {
-    const port = await freePort();
+    const port = await refusedPort();
     const r = await doctor({
       OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: "",
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
@@ -218,7 +218,7 @@ describe("doctor", () => {
   });
 
   it("an API URL nothing listens on: FAIL within seconds (no retries) naming the URL and the fix, exit 1", async () => {
-    const port = await freePort();
+    const port = await refusedPort();
     const started = performance.now();
     const r = await doctor({ SITEHOST_API_URL: `http://127.0.0.1:${port}/v1`, SITEHOST_AUTH_URL: "" });
     expect(performance.now() - started).toBeLessThan(5_000);

@@ -9,7 +9,7 @@ import type { StatusReport } from "../../src/server/status.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../helpers/otlp-receiver.js";
-import { freePort } from "../helpers/prometheus.js";
+import { refusedPort } from "../helpers/ports.js";
 import { waitFor } from "../helpers/wait.js";
 
 let sim: RunningSimulator;
@@ -117,7 +117,7 @@ describe("the status page", () => {
   });
 
   it("the OTLP collector down for longer than logs.exportFailureWarnAfter: log shipping first, naming the endpoint and the error", async () => {
-    const port = await freePort();
+    const port = await refusedPort();
     const endpoint = `http://127.0.0.1:${port}/v1/logs`;
     const d = await daemon({ exportFailureWarnAfter: "1s" }, { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: endpoint });
     await waitFor("a lasting export failure", async () => (await status(d)).logs.health === "critical", {
@@ -145,7 +145,7 @@ describe("the status page", () => {
       SITEHOST_WEBHOOK_TOKEN: "webhook-token-5d1e0c77aa39f2",
       OTEL_EXPORTER_OTLP_HEADERS: "authorization=Bearer otlp-bearer-8c2f41e6",
     };
-    const port = await freePort();
+    const port = await refusedPort();
     const e = await startDaemonProcess({
       sim,
       config: {

@@ -15,7 +15,8 @@ import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator } from "../../src/simulator/index.js";
 import { trafficTruth } from "../../src/simulator/responses.js";
 import { metricValue, scrape, startDaemonProcess, type DaemonProcess } from "../helpers/daemon.js";
-import { freePort, startPrometheus } from "../helpers/prometheus.js";
+import { freePort } from "../helpers/ports.js";
+import { startPrometheus } from "../helpers/prometheus.js";
 import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];

@@ -12,7 +12,7 @@ import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
 import { startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
-import { freePort } from "../helpers/prometheus.js";
+import { freePort } from "../helpers/ports.js";
 import { waitFor } from "../helpers/wait.js";
 
 const cleanups: Array<() => Promise<unknown>> = [];

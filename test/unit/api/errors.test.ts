@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { ApiHttpError, ApiNetworkError, describeNetworkError } from "../../../src/api/errors.js";
 import { displayUrl } from "../../../src/api/redact.js";
+import { refusedPort } from "../../helpers/ports.js";
 import { makeClient, ok, site, startServer, type TestClient, type TestServer } from "./helpers.js";
 
 let server: TestServer | undefined;
@@ -18,15 +19,6 @@ afterEach(async () => {
   tc = undefined;
   server = undefined;
 });
-
-/** A port nothing listens on (a server opened and closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe("API errors name what to fix", () => {
   it("an API URL without /v1: the 404 says to check api.url and shows the URL it should be", async () => {
@@ -86,7 +78,7 @@ describe("API errors name what to fix", () => {
   });
 
   it("nothing listening: the URL and the host:port, never the URL's credentials", async () => {
-    const port = await closedPort();
+    const port = await refusedPort();
     server = await startServer(() => ok(site(1)));
     const apiUrl = `http://user:hunter2-pass@127.0.0.1:${port}/v1`;
     tc = makeClient(server, { apiUrl, maxRetries: 0 });

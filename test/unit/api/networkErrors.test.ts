@@ -5,13 +5,14 @@
  * what no retry mends.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer as createHttpServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { createServer as createTcpServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ApiNetworkError, describeNetworkError, networkErrorFix } from "../../../src/api/errors.js";
+import { refusedPort } from "../../helpers/ports.js";
 import { selfSignedServerCert } from "../../helpers/tls.js";
 import {
   makeClient,
@@ -66,13 +67,6 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function closedPort(): Promise<number> {
-  const s = await listen(createHttpServer());
-  const port = portOf(s);
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 /** The error of one API call by a client at `apiUrl` / `authUrl` (the test server's by default). */
 async function failure(
   urls: { apiUrl?: string; authUrl?: string },
@@ -87,7 +81,7 @@ async function failure(
 
 describe("network errors name the fix and the URL", () => {
   it("a closed port: refused, check the host and port, and that the server is up", async () => {
-    const root = `http://127.0.0.1:${await closedPort()}`;
+    const root = `http://127.0.0.1:${await refusedPort()}`;
     const err = await failure({ apiUrl: `${root}/v1`, authUrl: root });
     expect(err.message).toBe(
       `POST ${root}/auth/token: connection refused: nothing listens at ${root.slice(7)} (ECONNREFUSED); check the host and port in ${TOKEN_ON_API_HOST}, and that the server there is up`,
@@ -160,7 +154,7 @@ describe("network errors name the fix and the URL", () => {
 
 describe("failFast: what no retry mends fails at once", () => {
   it("refused: one attempt, no backoff, where the client would otherwise retry", async () => {
-    const root = `http://127.0.0.1:${await closedPort()}`;
+    const root = `http://127.0.0.1:${await refusedPort()}`;
     server = await startServer(() => ok(site(1)));
     tc = makeClient(server, {
       apiUrl: `${root}/v1`,
@@ -195,7 +189,7 @@ describe("failFast: what no retry mends fails at once", () => {
     expect(performance.now() - started).toBeLessThan(1_500);
     await tc.client.close();
 
-    const root = `http://127.0.0.1:${await closedPort()}`;
+    const root = `http://127.0.0.1:${await refusedPort()}`;
     tc = makeClient(server, { apiUrl: `${root}/v1`, authUrl: root, maxRetries: 2 });
     await expect(tc.client.site({ id: 1 })).rejects.toBeInstanceOf(ApiNetworkError);
     expect(

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Transport, type TransportResult } from "../../../src/api/transport.js";
+import { refusedPort } from "../../helpers/ports.js";
 
 let server: Server | undefined;
 let transport: Transport | undefined;
@@ -106,10 +107,7 @@ describe("an exchange", () => {
   });
 
   it("a refused connection and an unparsable URL are network errors naming their code", async () => {
-    await serve((_req, res) => res.end());
-    const port = (server?.address() as AddressInfo).port;
-    await new Promise<void>((r) => server?.close(() => r()));
-    server = undefined;
+    const port = await refusedPort();
     transport = new Transport({ timeoutMs: 2_000, maxResponseBytes: 1_000, connections: 1 });
     expect(await transport.send({ method: "GET", url: `http://127.0.0.1:${port}/` })).toEqual({
       kind: "network",

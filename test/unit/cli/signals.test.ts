@@ -8,7 +8,8 @@ import { open } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { captureOutput, freePort } from "../../helpers/prometheus.js";
+import { refusedPort } from "../../helpers/ports.js";
+import { captureOutput } from "../../helpers/prometheus.js";
 import { waitFor } from "../../helpers/wait.js";
 import { builtCli, main } from "../../helpers/builtCli.js";
 
@@ -231,7 +232,7 @@ describe("SIGUSR1 does not open the Node.js inspector", () => {
     ["run with SITEHOST_NODE_FLAGS=off", { SITEHOST_NODE_FLAGS: "off" }, ["run"]],
     ["demo", {}, ["demo", "--sites", "2", "--listen", "0"]],
   ])("%s", async (_name, env: Record<string, string>, args: string[]) => {
-    const port = await freePort();
+    const port = await refusedPort();
     // Where the inspector would listen, instead of 9229 which something else may be using.
     const d = daemon({ ...env, NODE_OPTIONS: `--inspect-port=127.0.0.1:${port}` }, args);
     await until(() => /sitehost-exporter started|demo is running/.test(d.output()), "start", d);

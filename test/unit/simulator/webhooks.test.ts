@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { refusedPort } from "../../helpers/ports.js";
 import { startTestSim, T0, type TestSim } from "./helpers.js";
 import { EVENT_SHAPES, shapeProblems } from "./shapes.js";
 
@@ -178,9 +179,7 @@ describe("webhook events", () => {
   });
 
   it("an unreachable receiver: every attempt is recorded without a status, then it gives up", async () => {
-    const gone = await new Receiver().start();
-    const url = gone.url;
-    await gone.close();
+    const url = `http://127.0.0.1:${await refusedPort()}/hook`;
     t = await startTestSim({ sites: 3, webhookUrl: url, webhookBackoffMs: 10, webhookAttempts: 3 });
     t.sim.control.hackSite(t.sim.control.sites()[0]!.site.id);
     await t.sim.control.webhooksIdle();
