@@ -52,7 +52,7 @@ tarball="$(cd "$ROOT" && npm pack --silent --pack-destination "$WORK/pack" 2>/de
 tarball="$WORK/pack/$tarball"
 [ -f "$tarball" ] || fail "npm pack produced no tarball"
 listing="$(tar -tzf "$tarball")"
-for want in package/package.json package/dist/src/cli/main.js package/config/example.yaml \
+for want in package/package.json package/bin/sitehost-exporter package/dist/src/cli/main.js package/config/example.yaml \
   package/config/alerts/sitehost-exporter.rules.yaml package/README.md package/CHANGELOG.md; do
   grep -qx "$want" <<<"$listing" || fail "the package lacks ${want#package/} (package.json \"files\")"
 done
@@ -124,13 +124,17 @@ for _ in $(seq 1 120); do
 done
 [ "$ready" = 1 ] || fail "/-/ready did not answer 200 within 60 s"
 echo "    ready"
-# The daemon re-executed itself (same PID) with the V8 flags of its workload (logs on here) and
-# the allocator settings that go with them.
-tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline" | grep -q -- "--heap-growing-percent=40" ||
-  fail "the daemon runs without its V8 flags for logging: $(tr '\0' ' ' <"/proc/$DAEMON_PID/cmdline")"
-tr '\0' '\n' <"/proc/$DAEMON_PID/environ" | grep -qx "MALLOC_ARENA_MAX=2" ||
+# The installed command (a launcher) started Node.js as its child with the V8 flags of this workload
+# (logs on here) and the allocator settings that go with them: Node.js started once, no restart.
+NODE_PID="$(cut -d' ' -f1 "/proc/$DAEMON_PID/task/$DAEMON_PID/children")"
+[ -n "$NODE_PID" ] || fail "the sitehost-exporter command runs no Node.js child"
+tr '\0' ' ' <"/proc/$NODE_PID/cmdline" | grep -q -- "--heap-growing-percent=40" ||
+  fail "the daemon runs without its V8 flags for logging: $(tr '\0' ' ' <"/proc/$NODE_PID/cmdline")"
+tr '\0' '\n' <"/proc/$NODE_PID/environ" | grep -qx "MALLOC_ARENA_MAX=2" ||
   fail "the daemon runs without its allocator settings (MALLOC_ARENA_MAX)"
-echo "    running with the V8 flags for logging and the lean allocator settings (same PID)"
+! tr '\0' '\n' <"/proc/$NODE_PID/environ" | grep -q "^SITEHOST_NODE_FLAGS_APPLIED=" ||
+  fail "the daemon restarted itself to apply its V8 flags (the launcher should have given them)"
+echo "    running with the V8 flags for logging and the lean allocator settings (Node.js started once)"
 
 metrics="$(http_get "http://127.0.0.1:$PORT/metrics")" || fail "GET /metrics failed"
 grep -Eq '^sitehost_up(\{\})? 1$' <<<"$metrics" ||

@@ -1,7 +1,7 @@
 /** The Node.js version guard: one line saying what is needed, before anything that would break loads. */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MIN_NODE_MAJOR, nodeVersionProblem } from "../../../src/cli/nodeVersion.js";
 
@@ -63,6 +63,20 @@ describe("the Node.js version guard", () => {
       expect(report.exitCode).toBe(1);
       expect(report.error.kind).toBe("failure");
       expect(report.error.message).toMatch(/^sitehost-exporter needs Node\.js/);
+    },
+  );
+
+  it.skipIf(!(systemMajor < MIN_NODE_MAJOR))(
+    "the package's sitehost-exporter command with that Node.js first on PATH: the same line, exit 1",
+    () => {
+      const r = spawnSync(join(root, "bin/sitehost-exporter"), ["run"], {
+        encoding: "utf8",
+        env: { PATH: `${dirname(systemNode)}:${process.env.PATH ?? ""}` },
+      });
+      expect(r.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(new RegExp(`^sitehost-exporter needs Node\\.js ${MIN_NODE_MAJOR} or newer`)),
+      ]);
+      expect(r.status).toBe(1);
     },
   );
 });

@@ -2,68 +2,27 @@
  * Signals sent to the built daemon (`dist/src/cli/main.js run`) as a process supervisor or an
  * operator would send them.
  */
-import { spawn, execFileSync, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { refusedPort } from "../../helpers/ports.js";
-import { captureOutput } from "../../helpers/prometheus.js";
-import { waitFor } from "../../helpers/wait.js";
-import { builtCli, main } from "../../helpers/builtCli.js";
+import { builtCli } from "../../helpers/builtCli.js";
+import {
+  blockingExitHook,
+  exitWithin,
+  hasLine,
+  signalledDaemon,
+  until,
+  type Daemon,
+} from "../../helpers/signalledDaemon.js";
 
 const { dir } = builtCli("signals");
 
-interface Daemon {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-const started: Daemon[] = [];
-afterEach(() => {
-  for (const d of started.splice(0))
-    if (d.child.exitCode === null && d.child.signalCode === null) d.child.kill("SIGKILL");
-});
-
-/** The daemon against a closed API port (it starts and serves; its collectors fail), logs not shipped. */
-function daemon(env: Record<string, string> = {}, args: string[] = ["run"]): Daemon {
-  const listen = args[0] === "run" ? ["--web.listen-address", "127.0.0.1:0"] : [];
-  const child = spawn(process.execPath, [main, ...args, ...listen], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      SITEHOST_CLIENT_ID: "id",
-      SITEHOST_CLIENT_SECRET: "secret",
-      SITEHOST_API_URL: "http://127.0.0.1:9/v1",
-      SITEHOST_AUTH_URL: "http://127.0.0.1:9",
-      SITEHOST_CHECKPOINT_DIR: join(dir, "checkpoints"),
-      ...env,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = captureOutput(child, 256 * 1024);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
-    child.once("exit", (code, signal) => res({ code, signal })),
-  );
-  const d = { child, output, exited };
-  started.push(d);
-  return d;
-}
-
-/** Waits for `condition` (20 s at most); a timeout shows the process's output. */
-const until = (condition: () => boolean, what: string, d: Daemon) =>
-  waitFor(what, condition, { timeoutMs: 20_000, last: d.output });
-
-const hasLine = (d: Daemon, text: string) => () => d.output().includes(text);
-
-/** The exit, or "still running" after `ms`. */
-function exitWithin(d: Daemon, ms: number) {
-  return Promise.race([
-    d.exited,
-    new Promise<"still running">((res) => setTimeout(() => res("still running"), ms).unref()),
-  ]);
-}
+const daemon = (env: Record<string, string> = {}, args: string[] = ["run"]): Daemon =>
+  signalledDaemon(dir, env, args);
 
 describe("SIGHUP", () => {
   it("stops the daemon gracefully, like SIGTERM: exit 0", async () => {
@@ -192,22 +151,7 @@ describe("a second signal", () => {
     // Stands in for a log transport that never finishes flushing at exit. The pause after the
     // "stopped" line holds the process right there, so the second signal always arrives between
     // that line and the exit, where a handler that is still installed would take it and never act.
-    const hook = join(dir, "blocking-exit-hook.mjs");
-    writeFileSync(
-      hook,
-      [
-        "const block = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);",
-        "const write = process.stderr.write.bind(process.stderr);",
-        "process.stderr.write = (chunk, ...rest) => {",
-        "  const done = write(chunk, ...rest);",
-        '  if (String(chunk).includes(\'"msg":"stopped"\')) block(1500);',
-        "  return done;",
-        "};",
-        "process.on('exit', () => block());",
-        "",
-      ].join("\n"),
-    );
-    const d = daemon({ NODE_OPTIONS: `--import=${hook}` });
+    const d = daemon({ NODE_OPTIONS: `--import=${blockingExitHook(dir)}` });
     await until(hasLine(d, "sitehost-exporter started"), "start", d);
     d.child.kill("SIGTERM");
     await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
