@@ -104,6 +104,24 @@ export const DEFAULT_GROUPING_LABELS = ["cluster", "job", "instance"];
 const labelName = z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, "must be a Prometheus label name");
 const RESERVED_LABELS = ["site_id", "site", "slo", "le", "threshold_seconds"];
 
+/**
+ * The synthetic SLI: blackbox_exporter's `probe_success` for the targets `/sd/probes` lists (they carry
+ * `site_id`), counted against the site's availability objective (docs/slo.md says how it combines with
+ * the log-based one).
+ */
+const ProbeSliSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** A probe alert needs at least this many failed probes in its long window. */
+  minFailedProbes: z.number().int().min(1).default(3),
+  /** Severity of the probe alerts of a site whose logs count enough requests to alert on their own. */
+  busySeverity: z.string().min(1).default("warning"),
+  /**
+   * The grouping labels the probe series share with the exporter's (not job and instance: the probes'
+   * are blackbox_exporter's job and the probed URL). Default: slos.groupingLabels without those two.
+   */
+  groupingLabels: z.array(labelName).optional(),
+});
+
 export const SlosSchema = z
   .strictObject({
     enabled: z.boolean().default(true),
@@ -131,8 +149,18 @@ export const SlosSchema = z
       )
       .refine((l) => new Set(l).size === l.length, { message: "names a label twice" })
       .default(DEFAULT_GROUPING_LABELS),
+    probes: ProbeSliSchema.prefault({}),
   })
   .superRefine((slos, ctx) => {
+    (slos.probes.groupingLabels ?? []).forEach((label, i) => {
+      if (!slos.groupingLabels.includes(label)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["probes", "groupingLabels", i],
+          message: `${label} is not one of slos.groupingLabels (${slos.groupingLabels.join(", ")}): the probe SLI is joined to the exporter's series on these`,
+        });
+      }
+    });
     for (const [name, cls] of Object.entries(slos.alerts)) {
       cls.windows.forEach((w, i) => {
         for (const key of ["long", "short"] as const) {
@@ -149,6 +177,11 @@ export const SlosSchema = z
   });
 
 export type SlosConfig = z.infer<typeof SlosSchema>;
+
+/** The labels the probe SLI is joined to the exporter's series on, besides site_id. */
+export function probeGroupingLabels(slos: SlosConfig): string[] {
+  return slos.probes.groupingLabels ?? slos.groupingLabels.filter((l) => l !== "job" && l !== "instance");
+}
 export type Availability = z.infer<typeof AvailabilitySchema>;
 export type Latency = z.infer<typeof LatencySchema>;
 

@@ -6,7 +6,7 @@
  * overrides. The Helm chart renders the same rules from its values (templates/_slo.tpl); a test
  * renders both and compares them.
  */
-import { thresholdsInUse, type SlosConfig } from "../config/slos.js";
+import { probeGroupingLabels, thresholdsInUse, type SlosConfig } from "../config/slos.js";
 import { runbookUrl } from "../util/runbook.js";
 import { errorsRecord, OBJECTIVE, requestsRecord, siteBy, sliRules, type RecordingRule } from "./sliRules.js";
 import { planWindows, SLOW_INTERVAL } from "./windows.js";
@@ -42,10 +42,62 @@ const SLIS = [
   },
 ] as const;
 
-/** Error ratio over `w` above `burnRate` times the site's budget. */
-function burning(slo: string, w: string, burnRate: number, on: string): string {
+/** Error ratio over `w` above `burnRate` times the budget of the site's `objective` (its own by default). */
+function burning(slo: string, w: string, burnRate: number, on: string, objective = slo): string {
   const sel = `{slo="${slo}"}`;
-  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (${on}) (${burnRate} * (1 - max by (${on}) (${OBJECTIVE}${sel})))`;
+  return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (${on}) (${burnRate} * (1 - max by (${on}) (${OBJECTIVE}{slo="${objective}"})))`;
+}
+
+const PROBE_ALERT = "SitehostSiteProbeBudgetBurn";
+
+/**
+ * Probes failing at a burn rate, by the site's traffic over the long window. Quiet: its logs counted
+ * too few requests for the log-based alert's guard even at that burn rate (or none: logs off), so the
+ * probes are the only word on it and alert with the class's severity. Busy: the log-based alert speaks
+ * for the visitors who reach the origin; the probes see what the logs cannot (DNS, certificates, the
+ * edge) or a prober's own trouble, and alert with `slos.probes.busySeverity`.
+ */
+function probeAlertRules(slos: SlosConfig): AlertingRule[] {
+  // On the site alone: compared with the availability objective, the probe SLI keeps no `slo` label.
+  const by = siteBy(slos.groupingLabels);
+  const rules: AlertingRule[] = [];
+  for (const name of Object.keys(slos.alerts).sort()) {
+    const cls = slos.alerts[name] as SlosConfig["alerts"][string];
+    for (const w of cls.windows) {
+      // Requests the logs counted, times the share this burn rate would fail: enough for their guard.
+      const busy = `${requestsRecord(w.long)}{slo="availability"} * on (${by}) (${w.burnRate} * (1 - max by (${by}) (${OBJECTIVE}{slo="availability"}))) >= ${slos.minFailedRequests}`;
+      const failing = [
+        burning("probe", w.long, w.burnRate, by, "availability"),
+        `and on (${by}) ${burning("probe", w.short, w.burnRate, by, "availability")}`,
+        `and on (${by}) ${errorsRecord(w.long)}{slo="probe"} >= ${slos.probes.minFailedProbes}`,
+      ];
+      for (const traffic of ["quiet", "busy"] as const) {
+        rules.push({
+          alert: PROBE_ALERT,
+          expr: [...failing, `${traffic === "quiet" ? "unless" : "and"} on (${by}) (${busy})`].join("\n"),
+          ...(w.for ? { for: w.for } : {}),
+          labels: {
+            severity: traffic === "quiet" ? cls.severity : slos.probes.busySeverity,
+            class: name,
+            long: w.long,
+            short: w.short,
+            slo: "probe",
+            traffic,
+          },
+          annotations: {
+            summary: "Site {{ $labels.site }} fails its probes from outside.",
+            description: `Probes of site {{ $labels.site }} (id {{ $labels.site_id }}) failed {{ $value | humanizePercentage }} of the time over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its availability objective allows. ${
+              traffic === "quiet"
+                ? "Its logs counted too few requests over that time to alert on their own: the probes are the only word on it."
+                : "Its logs count enough requests to alert on their own (SitehostSiteAvailabilityBudgetBurn): the probes see what they cannot (DNS, the certificate, the edge), or the prober is in trouble."
+            }`,
+            runbook_url: runbookUrl(PROBE_ALERT),
+          },
+        });
+      }
+    }
+  }
+  return rules;
 }
 
 function alertRules(slos: SlosConfig): AlertingRule[] {
@@ -80,12 +132,20 @@ function alertRules(slos: SlosConfig): AlertingRule[] {
 export function sloRuleGroups(slos: SlosConfig): RuleGroup[] {
   const planned = planWindows(slos.windows, slos.period);
   const thresholds = thresholdsInUse(slos);
+  const probes = slos.probes.enabled
+    ? { probeBy: [...probeGroupingLabels(slos), "site_id"].join(", ") }
+    : undefined;
   const rulesOf = (fast: boolean) =>
-    planned.filter((p) => p.fast === fast).flatMap((p) => sliRules(p, slos.groupingLabels, thresholds));
+    planned
+      .filter((p) => p.fast === fast)
+      .flatMap((p) => sliRules(p, slos.groupingLabels, thresholds, probes));
   const slow = rulesOf(false);
   return [
     { name: "sitehost-slo-sli", rules: rulesOf(true) },
     ...(slow.length > 0 ? [{ name: "sitehost-slo-sli-long", interval: SLOW_INTERVAL, rules: slow }] : []),
-    { name: "sitehost-slo-alerts", rules: alertRules(slos) },
+    {
+      name: "sitehost-slo-alerts",
+      rules: [...alertRules(slos), ...(slos.probes.enabled ? probeAlertRules(slos) : [])],
+    },
   ];
 }

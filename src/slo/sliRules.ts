@@ -10,6 +10,12 @@
  * default's and the overrides') reads its bucket for the sites whose objective series names it
  * (`threshold_seconds`), so a site's good requests never come from another site's bound and no rule
  * reads the other buckets.
+ *
+ * The probe SLI (`slo="probe"`) counts blackbox_exporter's probes of the targets /sd/probes lists:
+ * each probe a request, each failed one an error. Its series are blackbox_exporter's (its job, the
+ * probed URL as the instance), so they are summed by site_id and the labels they share with the
+ * exporter's, then given the site's own labels from its availability objective series: a site without
+ * an availability objective has no probe SLI.
  */
 import { durationMs } from "../config/duration.js";
 import type { PlannedWindow, WindowSource } from "./windows.js";
@@ -23,6 +29,8 @@ export interface RecordingRule {
 export const RESPONSES = "sitehost_site_http_responses_total";
 export const DURATION = "sitehost_site_http_request_duration_seconds";
 export const OBJECTIVE = "sitehost_site_slo_objective_ratio";
+/** The probes of the targets /sd/probes lists (they, and only they, carry site_id). */
+export const PROBE = 'probe_success{site_id!=""}';
 
 export const requestsRecord = (w: string) => `sitehost_site_slo:requests:increase${w}`;
 export const errorsRecord = (w: string) => `sitehost_site_slo:errors:increase${w}`;
@@ -78,16 +86,44 @@ function rawRules(w: string, by: string, thresholds: readonly string[]): Recordi
   return rules;
 }
 
+/** Where the probe SLI is recorded: the labels to sum probes by (site_id last), the sites' `by`. */
+export interface ProbeSli {
+  probeBy: string;
+}
+
+function probeRules(w: string, by: string, { probeBy }: ProbeSli): RecordingRule[] {
+  // 1 per site with an availability objective, labelled as the exporter's series of the site.
+  const sites = `(0 * max by (${by}) (${OBJECTIVE}{slo="availability"}) + 1)`;
+  const perSite = (probes: string) => `sum by (${probeBy}) (${probes})
+* on (${probeBy}) group_right ()
+${sites}`;
+  const labels = { slo: "probe" };
+  return [
+    { record: requestsRecord(w), expr: perSite(`count_over_time(${PROBE}[${w}])`), labels },
+    {
+      record: errorsRecord(w),
+      // probe_success is 1 or 0: the failed ones are the count less the sum.
+      expr: perSite(`count_over_time(${PROBE}[${w}]) - sum_over_time(${PROBE}[${w}])`),
+      labels,
+    },
+  ];
+}
+
 /**
  * A window summed from a recorded base. Sampled every 30 s (over the divisor), the sum is current.
  * One per step, the steps fall on whole multiples of the step since the epoch, so the sum ends at the
  * last of them: the time since (`time() % step`) is added as that share of the base's latest value,
  * which keeps the window current and gives it a value before its first whole step.
  */
-function summedRules(w: string, source: Extract<WindowSource, { kind: "sum" }>): RecordingRule[] {
+function summedRules(
+  w: string,
+  source: Extract<WindowSource, { kind: "sum" }>,
+  probes: ProbeSli | undefined,
+): RecordingRule[] {
   const { base, step, divisor } = source;
   const stepS = durationMs(step) / 1000;
-  return ["availability", "latency"].flatMap((slo) =>
+  const slos = probes ? ["availability", "latency", "probe"] : ["availability", "latency"];
+  return slos.flatMap((slo) =>
     [requestsRecord, errorsRecord].map((name) => {
       const latest = `${name(base)}{slo="${slo}"}`;
       const sum = `sum_over_time(${latest}[${w}:${step}])`;
@@ -105,9 +141,10 @@ export function sliRules(
   planned: PlannedWindow,
   groupingLabels: readonly string[],
   thresholds: readonly string[],
+  probes?: ProbeSli,
 ): RecordingRule[] {
   const { window, source } = planned;
-  return source.kind === "raw"
-    ? rawRules(window, siteBy(groupingLabels), thresholds)
-    : summedRules(window, source);
+  if (source.kind !== "raw") return summedRules(window, source, probes);
+  const by = siteBy(groupingLabels);
+  return [...rawRules(window, by, thresholds), ...(probes ? probeRules(window, by, probes) : [])];
 }

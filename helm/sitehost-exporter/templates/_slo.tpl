@@ -32,6 +32,16 @@ them as sitehost_site_slo_objective_ratio, the latency one with its threshold_se
 {{- $grouping := $s.groupingLabels | default ((.Values.prometheusRule | default dict).groupingLabels) | default (list "cluster" "job" "instance") -}}
 {{- $by := join ", " (concat $grouping (list "site_id" "site")) -}}
 {{- $on := printf "%s, slo" $by -}}
+{{- $probes := $s.probes | default dict -}}
+{{- $probesOn := true -}}
+{{- if hasKey $probes "enabled" }}{{ $probesOn = $probes.enabled }}{{ end -}}
+{{- $minProbes := $probes.minFailedProbes | default 3 -}}
+{{- $busySeverity := $probes.busySeverity | default "warning" -}}
+{{- $probeGrouping := list -}}
+{{- if hasKey $probes "groupingLabels" }}{{ $probeGrouping = $probes.groupingLabels }}{{ else }}{{ range $l := $grouping }}{{ if not (has $l (list "job" "instance")) }}{{ $probeGrouping = append $probeGrouping $l }}{{ end }}{{ end }}{{ end -}}
+{{- $probeBy := join ", " (append $probeGrouping "site_id") -}}
+{{- $probe := "probe_success{site_id!=\"\"}" -}}
+{{- $sites := printf "(0 * max by (%s) (sitehost_site_slo_objective_ratio{slo=\"availability\"}) + 1)" $by -}}
 {{- $responses := "sitehost_site_http_responses_total" -}}
 {{- $duration := "sitehost_site_http_request_duration_seconds" -}}
 {{- $objective := "sitehost_site_slo_objective_ratio" -}}
@@ -71,13 +81,19 @@ them as sitehost_site_slo_objective_ratio, the latency one with its threshold_se
 {{- if $good -}}
 {{- $rules = append $rules (dict "record" (printf "sitehost_site_slo:errors:increase%s" $w) "expr" (printf "sum by (%s) (sitehost_site_slo:requests:increase%s{slo=\"latency\"})\n- (\n  %s\n)" $by $w (join "\n  or " $good)) "labels" (dict "slo" "latency")) -}}
 {{- end -}}
+{{- if $probesOn -}}
+{{- $rules = append $rules (dict "record" (printf "sitehost_site_slo:requests:increase%s" $w) "expr" (printf "sum by (%s) (count_over_time(%s[%s]))\n* on (%s) group_right ()\n%s" $probeBy $probe $w $probeBy $sites) "labels" (dict "slo" "probe")) -}}
+{{- $rules = append $rules (dict "record" (printf "sitehost_site_slo:errors:increase%s" $w) "expr" (printf "sum by (%s) (count_over_time(%s[%s]) - sum_over_time(%s[%s]))\n* on (%s) group_right ()\n%s" $probeBy $probe $w $probe $w $probeBy $sites) "labels" (dict "slo" "probe")) -}}
+{{- end -}}
 {{- else -}}
 {{- /* Over 6h, and the 2h base of the longer ones: one step per base window, in the slow group. */ -}}
 {{- $slowSum := or (gt $ms 21600000.0) (and $coarse (eq $w "2h")) -}}
 {{- $base := ternary "5m" "2h" (le $ms 259200000.0) -}}
 {{- $step := ternary $base "30s" $slowSum -}}
 {{- $over := ternary "" " / 10" $slowSum -}}
-{{- range $slo := list "availability" "latency" -}}
+{{- $summed := list "availability" "latency" -}}
+{{- if $probesOn }}{{ $summed = append $summed "probe" }}{{ end -}}
+{{- range $slo := $summed -}}
 {{- range $kind := list "requests" "errors" -}}
 {{- $latest := printf "sitehost_site_slo:%s:increase%s{slo=\"%s\"}" $kind $base $slo -}}
 {{- $sum := printf "sum_over_time(%s[%s:%s])" $latest $w $step -}}
@@ -108,6 +124,26 @@ them as sitehost_site_slo_objective_ratio, the latency one with its threshold_se
 {{- $runbook := printf "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#%s" (lower $k.alert) -}}
 {{- $_ := set $rule "annotations" (dict "summary" $summary "description" $description "runbook_url" $runbook) -}}
 {{- $burn = append $burn $rule -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- if $probesOn -}}
+{{- range $name := keys $alerts | sortAlpha -}}
+{{- $cls := get $alerts $name -}}
+{{- range $w := $cls.windows -}}
+{{- $long := printf "sitehost_site_slo:errors:increase%s{slo=\"probe\"} / sitehost_site_slo:requests:increase%s{slo=\"probe\"} > on (%s) (%v * (1 - max by (%s) (%s{slo=\"availability\"})))" $w.long $w.long $by $w.burnRate $by $objective -}}
+{{- $short := printf "sitehost_site_slo:errors:increase%s{slo=\"probe\"} / sitehost_site_slo:requests:increase%s{slo=\"probe\"} > on (%s) (%v * (1 - max by (%s) (%s{slo=\"availability\"})))" $w.short $w.short $by $w.burnRate $by $objective -}}
+{{- $guard := printf "sitehost_site_slo:errors:increase%s{slo=\"probe\"} >= %v" $w.long $minProbes -}}
+{{- $busy := printf "sitehost_site_slo:requests:increase%s{slo=\"availability\"} * on (%s) (%v * (1 - max by (%s) (%s{slo=\"availability\"}))) >= %v" $w.long $by $w.burnRate $by $objective $min -}}
+{{- range $traffic := list "quiet" "busy" -}}
+{{- $rule := dict "alert" "SitehostSiteProbeBudgetBurn" "expr" (printf "%s\nand on (%s) %s\nand on (%s) %s\n%s on (%s) (%s)" $long $by $short $by $guard (ternary "unless" "and" (eq $traffic "quiet")) $by $busy) -}}
+{{- if $w.for }}{{ $_ := set $rule "for" $w.for }}{{ end -}}
+{{- $_ := set $rule "labels" (dict "severity" (ternary $cls.severity $busySeverity (eq $traffic "quiet")) "class" $name "long" $w.long "short" $w.short "slo" "probe" "traffic" $traffic) -}}
+{{- $why := ternary "Its logs counted too few requests over that time to alert on their own: the probes are the only word on it." "Its logs count enough requests to alert on their own (SitehostSiteAvailabilityBudgetBurn): the probes see what they cannot (DNS, the certificate, the edge), or the prober is in trouble." (eq $traffic "quiet") -}}
+{{- $description := printf "Probes of site {{ $labels.site }} (id {{ $labels.site_id }}) failed {{ $value | humanizePercentage }} of the time over the last %s, and still over the last %s: at least %v times the rate its availability objective allows. %s" $w.long $w.short $w.burnRate $why -}}
+{{- $_ := set $rule "annotations" (dict "summary" "Site {{ $labels.site }} fails its probes from outside." "description" $description "runbook_url" "https://github.com/sitehost-exporter/sitehost-exporter/blob/main/docs/runbook.md#sitehostsiteprobebudgetburn") -}}
+{{- $burn = append $burn $rule -}}
+{{- end -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}

@@ -13,6 +13,7 @@ import { ConfigSchema } from "../../../src/config/schema.js";
 import { SlosSchema } from "../../../src/config/slos.js";
 import { objectiveSamples, objectivesFor } from "../../../src/slo/objectives.js";
 import { sloRuleFile } from "../../../src/slo/ruleFile.js";
+import { sloRuleGroups } from "../../../src/slo/rules.js";
 import { makeSite } from "../collectors/fixtures.js";
 
 const run = promisify(execFile);
@@ -50,6 +51,10 @@ describe("slos configuration", () => {
       /overrides\.0\.match: an override needs at least one/,
     ],
     [{ overrides: [{ match: { kinds: ["prod"] } }] }, /overrides\.0\.match\.kinds\.0/],
+    [
+      { groupingLabels: ["job", "instance"], probes: { groupingLabels: ["cluster"] } },
+      /probes\.groupingLabels\.0: cluster is not one of slos\.groupingLabels \(job, instance\)/,
+    ],
   ])("%j is refused: %s", (slos, message) => {
     expect(problems(slos).join("\n")).toMatch(message);
   });
@@ -135,7 +140,7 @@ describe("generated SLO rules", () => {
 
   it("pass promtool check rules and their promtool unit tests", async () => {
     const check = await run(PROMTOOL, ["check", "rules", RULES]);
-    expect(check.stdout).toContain("SUCCESS: 38 rules found");
+    expect(check.stdout).toContain("SUCCESS: 60 rules found");
     const yamlIn = async (dir: string, suffix: string) =>
       (await readdir(dir)).filter((f) => f.endsWith(suffix)).map((f) => join(dir, f));
     const files = [...(await yamlIn(TESTS, ".yaml")), ...(await yamlIn(CUSTOM, ".test.yaml"))];
@@ -147,5 +152,28 @@ describe("generated SLO rules", () => {
 
   it("an slos section with enabled: false prints no rule", () => {
     expect(parse(sloRuleFile(SlosSchema.parse({ enabled: false })))).toEqual({ groups: [] });
+  });
+
+  it("the probe SLI: summed by site_id and the grouping labels probes share (not job, instance); off with probes.enabled: false", () => {
+    const rules = (slos: unknown) => sloRuleGroups(SlosSchema.parse(slos)).flatMap((g) => g.rules);
+    const probeRules = (slos: unknown) =>
+      rules(slos).filter((r) =>
+        "record" in r ? r.labels.slo === "probe" : r.alert === "SitehostSiteProbeBudgetBurn",
+      );
+    const raw = probeRules({}).find(
+      (r) => "record" in r && r.record === "sitehost_site_slo:requests:increase5m",
+    );
+    expect(raw?.expr).toContain(
+      'sum by (cluster, site_id) (count_over_time(probe_success{site_id!=""}[5m]))',
+    );
+    expect(raw?.expr).toContain(
+      "max by (cluster, job, instance, site_id, site) (sitehost_site_slo_objective_ratio",
+    );
+    // Two alerts (quiet, busy) per window of every class, and both SLIs recorded over every window.
+    expect(probeRules({}).filter((r) => "alert" in r)).toHaveLength(6);
+    expect(probeRules({}).filter((r) => "record" in r)).toHaveLength(16);
+    expect(probeRules({ groupingLabels: ["namespace"] })[0]?.expr).toContain("sum by (namespace, site_id)");
+    expect(probeRules({ probes: { enabled: false } })).toEqual([]);
+    expect(rules({ probes: { enabled: false } })).toHaveLength(rules({}).length - 22);
   });
 });
