@@ -5,7 +5,8 @@
  * windows as if the rules had run for that long: the 5-minute increases over 3 days and the 2-hour
  * ones over the budget's whole period (what the longer windows are summed from), the others over the
  * last 2 hours (the alerts read their latest values). At a 30 s scrape and evaluation interval, the
- * slow group's windows every 2m30s.
+ * slow group's windows every 2m30s. And blackbox_exporter's probe_success of each site, once a
+ * minute, for the probe SLI.
  */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
@@ -16,6 +17,8 @@ import { COARSE_BASE, FINE_BASE, planWindows, SLOW_INTERVAL } from "../src/slo/w
 
 export const STEP_S = 30;
 const RAW_S = 2 * 3600;
+/** blackbox_exporter's probe interval (the chart's ScrapeConfig default). */
+const PROBE_S = 60;
 
 export interface DataShape {
   sites: number;
@@ -112,6 +115,16 @@ export async function writeData(path: string, shape: DataShape): Promise<number>
       samples += 2;
     }
   }
+  // blackbox_exporter's probes of the /sd/probes targets: one per site a minute, its own job and the
+  // probed URL as the instance; one probe in 200 fails.
+  await write(`# TYPE probe_success gauge\n`);
+  for (let i = 0; i < sites; i++) {
+    const labels = `job="sitehost-probes",instance="https://site-${i}.example/",site_id="${10001 + i}",site="site-${i}"`;
+    for (let t = end - RAW_S, n = 0; t <= end; t += PROBE_S, n++) {
+      await write(`probe_success{${labels}} ${(n + i) % 200 === 0 ? 0 : 1} ${t}\n`);
+      samples++;
+    }
+  }
   const { slos } = ConfigSchema.parse({});
   for (const [window, reachS, stepS] of recordedSpans(slos.windows, slos.period)) {
     const perWindow = durationMs(window) / 1000;
@@ -120,8 +133,9 @@ export async function writeData(path: string, shape: DataShape): Promise<number>
       await write(`# TYPE ${name} gauge\n`);
       const share = kind === "errors" ? 0.005 : 1;
       for (let i = 0; i < sites; i++) {
-        for (const slo of ["availability", "latency"]) {
-          const value = Math.round((0.5 + (i % 20)) * perWindow * share);
+        for (const slo of ["availability", "latency", "probe"]) {
+          const perSecond = slo === "probe" ? 1 / PROBE_S : 0.5 + (i % 20);
+          const value = Math.round(perSecond * perWindow * share);
           for (let t = end - reachS; t <= end; t += stepS) {
             await write(`${name}{${site(i)},slo="${slo}"} ${value} ${t}\n`);
             samples++;

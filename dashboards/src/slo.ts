@@ -62,6 +62,21 @@ function burnRate(extra: string, w: string): string {
   return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (cluster, job, instance, site_id, slo) group_left () (1 - max by (cluster, job, instance, site_id, slo) (sitehost_site_slo_objective_ratio${s}))`;
 }
 
+/** The probe SLI's burn rate over `w`: against the availability objective (docs/slo.md). */
+function probeBurnRate(extra: string, w: string): string {
+  const s = sel(`${extra}, slo="probe"`);
+  const objective = sel(`${extra}, slo="availability"`);
+  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (cluster, job, instance, site_id) group_left () (1 - max by (cluster, job, instance, site_id) (sitehost_site_slo_objective_ratio${objective}))`;
+}
+
+/**
+ * blackbox_exporter's own series of a site's probes (its job, the probed URL as instance), kept to the
+ * sites of the exporters chosen above through the site's own series.
+ */
+function ofScopedSites(expr: string, extra?: string): string {
+  return `${expr} and on (site_id) sitehost_site_info${sel(extra)}`;
+}
+
 export function siteSloSection(d: DashboardBuilder): void {
   const S = sel('site="$site"');
   const bucket = `sitehost_site_http_request_duration_seconds_bucket${S}`;
@@ -81,6 +96,44 @@ export function siteSloSection(d: DashboardBuilder): void {
         }),
       ),
     }),
+    timeSeries({
+      title: "Probes from outside: success",
+      description:
+        "Share of blackbox_exporter's probes of the site's URLs (the /sd/probes targets) that succeeded, per probed URL; with the probe SLI's 5-minute share (all URLs) from the SLO recording rules. Empty without a prober (docs/probes.md).",
+      unit: "percentunit",
+      w: 8,
+      targets: [
+        q(
+          ofScopedSites(
+            `avg by (site_id, instance) (avg_over_time(probe_success{cluster=~"$cluster", site="$site"}[$__rate_interval]))`,
+            'site="$site"',
+          ),
+          { legend: "{{instance}}" },
+        ),
+        q(
+          `1 - sitehost_site_slo:errors:increase5m${sel('site="$site", slo="probe"')} / sitehost_site_slo:requests:increase5m${sel('site="$site", slo="probe"')}`,
+          { legend: "probe SLI (5 min)" },
+        ),
+      ],
+      min: 0,
+      max: 1,
+    }),
+    timeSeries({
+      title: "Probes from outside: duration",
+      description:
+        "How long blackbox_exporter's probe of each of the site's URLs took (DNS, connection, TLS, the answer), beside the log-based latency: the visitors' view from outside against the origin's request time.",
+      unit: "s",
+      w: 8,
+      targets: [
+        q(
+          ofScopedSites(
+            `max by (site_id, instance) (probe_duration_seconds{cluster=~"$cluster", site="$site"})`,
+            'site="$site"',
+          ),
+          { legend: "{{instance}}" },
+        ),
+      ],
+    }),
     gauge({
       title: "Error budget left (28 days)",
       description:
@@ -95,12 +148,15 @@ export function siteSloSection(d: DashboardBuilder): void {
     timeSeries({
       title: "Burn rate",
       description:
-        "How many times faster than its objective allows the site spends its error budget, over the alert windows (1 = exactly over 28 days; the page fires at 14.4 over 1 h, the ticket at 1 over 3 days). Needs the SLO recording rules.",
+        "How many times faster than its objective allows the site spends its error budget, over the alert windows (1 = exactly over 28 days; the page fires at 14.4 over 1 h, the ticket at 1 over 3 days); probe: the probes from outside against the availability objective. Needs the SLO recording rules.",
       unit: "none",
       w: 10,
-      targets: SLOS.flatMap((slo) =>
-        BURN_WINDOWS.map((w) => q(burnRate(`site="$site", slo="${slo}"`, w), { legend: `${slo} ${w}` })),
-      ),
+      targets: [
+        ...SLOS.flatMap((slo) =>
+          BURN_WINDOWS.map((w) => q(burnRate(`site="$site", slo="${slo}"`, w), { legend: `${slo} ${w}` })),
+        ),
+        ...BURN_WINDOWS.map((w) => q(probeBurnRate('site="$site"', w), { legend: `probe ${w}` })),
+      ],
     }).links([exploreLink("$site")]),
     timeSeries({
       title: "Response bytes per second",
@@ -160,5 +216,21 @@ export function fleetSloSection(d: DashboardBuilder): void {
       columns: { value: "Burn rate (1h)", hide: ["job", "instance", "cluster"] },
       thresholds: upThresholds(1, 14.4),
     }).dataLinks([siteDetailLink("column"), exploreLink("${__data.fields.site}")]),
+    table({
+      title: "Sites failing from outside",
+      description:
+        "Every site URL whose probes by blackbox_exporter (the /sd/probes targets) failed lately (over the last few probes: Grafana's rate interval), with the share that failed: DNS, certificates, the edge, or the site down. Empty while every probe succeeds, or without a prober (docs/probes.md). A row links to the site's dashboard.",
+      unit: "percentunit",
+      w: 24,
+      h: 9,
+      targets: [
+        q(
+          `sort_desc(${ofScopedSites(`(1 - avg by (site_id, site, instance) (avg_over_time(probe_success{cluster=~"$cluster"}[$__rate_interval]))) > 0`)})`,
+          { table: true },
+        ),
+      ],
+      columns: { value: "Failed probes (lately)" },
+      thresholds: upThresholds(0.05, 0.5),
+    }).dataLinks([siteDetailLink("column")]),
   ]);
 }

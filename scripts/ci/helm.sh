@@ -91,12 +91,13 @@ for values in "${value_sets[@]}"; do
     fail "helm template ($name)"
   # What each values file promises (see its comments): shards, persistence, grace period (the
   # default logs.shutdownTimeout 10s + 20 s, + 15 s with the collector sidecar), TLS, sidecar,
-  # the webhook receiver behind its Ingress.
+  # the webhook receiver behind its Ingress, blackbox_exporter and the probes' ScrapeConfig.
   case "$name" in
     full-values) checks=(--shards 3 --persistence --grace 60 --tls --webhooks --dashboards "$n_dashboards" --rules-out "$OUT/rules.yaml") ;;
     # (10 GiB - 256 MiB) / 2: the persistent queue's share of the checkpoint volume (chart README)
     sidecar-values) checks=(--shards 1 --persistence --grace 45 --sidecar --queue-bytes 5234491392) ;;
     podmonitor-values) checks=(--shards 1 --grace 45 --sidecar --queue-bytes 104857600) ;;
+    probes-values) checks=(--shards 2 --persistence --grace 30 --probes) ;;
     *) checks=(--shards 1 --persistence --grace 30) ;;
   esac
   node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/$name.yaml" "${checks[@]}" --test-pod ||
@@ -108,6 +109,23 @@ for values in "${value_sets[@]}"; do
       fail "promtool check rules on the rendered PrometheusRule"
     }
     echo "    PrometheusRule spec: promtool check rules OK"
+  fi
+  if [ "$name" = "probes-values" ]; then
+    # blackbox_exporter's own check of the rendered blackbox.yml (Debian's prometheus-blackbox-exporter,
+    # scripts/install-test-deps.sh).
+    node_run -e '
+      const y = require("yaml");
+      const cm = y.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS())
+        .find((d) => d && d.kind === "ConfigMap" && d.data && d.data["blackbox.yml"]);
+      require("fs").writeFileSync(process.argv[2], cm.data["blackbox.yml"]);
+    ' "$OUT/$name.yaml" "$OUT/blackbox.yml"
+    blackbox="$(command -v blackbox_exporter || command -v prometheus-blackbox-exporter)" ||
+      fail "no blackbox_exporter to check the rendered blackbox.yml (bash scripts/install-test-deps.sh)"
+    "$blackbox" --config.check --config.file="$OUT/blackbox.yml" >"$OUT/blackbox.txt" 2>&1 || {
+      cat "$OUT/blackbox.txt" >&2
+      fail "blackbox_exporter --config.check on the rendered blackbox.yml"
+    }
+    echo "    blackbox.yml: blackbox_exporter --config.check OK"
   fi
 done
 
@@ -223,6 +241,22 @@ grep -qF "https://hooks.example.com/webhook?token=<token>" "$OUT/notes.txt" ||
 notes | sed -n '/^NOTES:/,$p' | grep -qi webhook && fail "NOTES mention webhooks although the receiver is off"
 echo "    NOTES give the webhook URL to register (https, the Ingress host), without the token"
 
+# Probes: with TLS on the exporter's port every shard's /sd/probes is read over HTTPS, with the
+# ServiceMonitor's TLS settings; with an existing blackbox_exporter the chart deploys none.
+render -f "$CHART/ci/full-values.yaml" --set probes.blackboxExporter.enabled=true --set probes.scrape.enabled=true >"$OUT/p1.yaml"
+node_run "$ROOT/scripts/ci/validate-manifests.mjs" "$OUT/p1.yaml" --shards 3 --persistence --grace 60 --tls --webhooks --probes ||
+  fail "rendered manifests of the probes with TLS on the exporter's port are not valid"
+render --set probes.scrape.enabled=true --set probes.blackboxExporter.address=blackbox.probing.svc:9115 >"$OUT/p2.yaml"
+node_run -e '
+  const y = require("yaml");
+  const docs = y.parseAllDocuments(require("fs").readFileSync(process.argv[1], "utf8")).map((d) => d.toJS()).filter(Boolean);
+  if (docs.some((d) => d.metadata.name.includes("blackbox"))) throw new Error("a blackbox_exporter object although an address is given");
+  const sc = docs.find((d) => d.kind === "ScrapeConfig");
+  if (!sc.spec.relabelings.some((r) => r.targetLabel === "__address__" && r.replacement === "blackbox.probing.svc:9115"))
+    throw new Error("the probes do not go to probes.blackboxExporter.address");
+' "$OUT/p2.yaml" || fail "the probes with an existing blackbox_exporter"
+echo "    the probes' ScrapeConfig: HTTPS to every shard with TLS; an existing blackbox_exporter by its address"
+
 # ---- values the chart must refuse ------------------------------------------------------
 expect_rejected() { # description expected-message helm-args...
   local what="$1" want="$2"
@@ -277,5 +311,13 @@ expect_rejected "a volume no larger than the reserve" "leaves nothing for the co
   "${sidecar[@]}" --set persistence.size=256Mi
 expect_rejected "a scrape limit that is not a number" "/serviceMonitor/labelLimit" --set serviceMonitor.labelLimit=many
 expect_rejected "a namespaceOverride that is not a namespace name" "/namespaceOverride" --set namespaceOverride=Not_A_Name
+expect_rejected "the probes' scrape without a blackbox_exporter" "needs a blackbox_exporter" --set probes.scrape.enabled=true
+expect_rejected "a Probe for the probes (it cannot read /sd/probes)" "/probes/scrape/kind" --set probes.scrape.kind=Probe
+expect_rejected "the probes' scrape with /sd/probes off" "config.probes.enabled=false" \
+  --set probes.scrape.enabled=true --set probes.blackboxExporter.address=bb:9115 --set config.probes.enabled=false
+expect_rejected "a module the chart's blackbox_exporter lacks" "not among probes.blackboxExporter.modules" \
+  --set probes.blackboxExporter.enabled=true --set config.probes.module=tcp_connect
+expect_rejected "a TLS file for /sd/probes" "from Secrets or ConfigMaps only" --set probes.scrape.enabled=true \
+  --set probes.blackboxExporter.address=bb:9115 --set serviceMonitor.tlsConfig.caFile=/etc/ca.pem
 
 echo "--- helm chart OK"

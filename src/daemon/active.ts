@@ -22,6 +22,7 @@ import { MemorySaver } from "../logs/memorySaver.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { DomainBook } from "../probes/domainBook.js";
+import { objectivesInUse, SloObjectives } from "../slo/objectives.js";
 import { probeTargetGroups, type TargetGroup } from "../probes/targets.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
@@ -167,6 +168,9 @@ export async function activate(
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
   discovery.onSites((sites) => domains.retain(sites));
+  // The sites' SLO objectives, for the rules that compare the log-based and probe SLIs with them.
+  const objectives = new SloObjectives(store, config.slos, objectivesInUse(config));
+  discovery.onSites((sites) => objectives.update(sites));
   const readiness = new ReadinessPolicy({
     discoveredAt: () => discovery.discoveredAt,
     withoutFirstRun: () => runner.withoutFirstRun(),

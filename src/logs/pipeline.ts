@@ -16,7 +16,6 @@ import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { CheckpointWriteError, type CheckpointVolume } from "../ha/volume.js";
 import type { MetricStore } from "../metrics/store.js";
-import { SloObjectives } from "../slo/objectives.js";
 import { ThrottledWarnings } from "../util/throttledLog.js";
 import { offsetClock, settlesWithin, systemClock, type Clock } from "../util/time.js";
 import { ActivityClaims } from "./activityClaims.js";
@@ -106,8 +105,6 @@ export class LogPipeline {
   private readonly budget = new BufferBudget(BUFFERED_BYTES_BUDGET);
   private readonly activityClaims = new ActivityClaims();
   private readonly counts: LogCounts;
-  /** The sites' SLO objectives, for the rules that read the web-server log's SLIs. */
-  private readonly objectives: SloObjectives;
   private readonly reporting: Reporting;
   private readonly pollMs: number;
   private readonly maxPollMs: number;
@@ -146,7 +143,6 @@ export class LogPipeline {
         deps.exportHealth ?? exportHealthFor(deps.config, deps.env ?? process.env, deps.logger, this.clock),
     };
     this.reports = new StreamReports(this.reporting);
-    this.objectives = new SloObjectives(deps.store, deps.config.slos);
     this.checkpoints = new CheckpointStore(deps.config.logs.checkpointDir, {
       failures: deps.volume,
       fence: deps.fence,
@@ -333,7 +329,6 @@ export class LogPipeline {
     if (phase.kind === "stopped") return;
     const { logs, sites: scope } = this.deps.config;
     phase.streams.reconcile(wantedStreams(sites, logs.streams, scope.shard.index));
-    if (logs.streams.includes("server")) this.objectives.update(sites);
   }
 
   /** How the streams are polled now (for the request plan); undefined before start and after stop. */

@@ -58,6 +58,27 @@ export function objectiveSamples(site: Site, objectives: SiteObjectives): Sample
   return samples;
 }
 
+/** Which objectives have an SLI to be compared with. */
+export interface ObjectivesInUse {
+  /** The web-server log is read (the log-based SLIs), or the probe SLI is on (availability only). */
+  availability: boolean;
+  latency: boolean;
+}
+
+/**
+ * What the configuration measures: the web-server log's requests (both objectives, see logs/), and
+ * blackbox_exporter's probes of the /sd/probes targets (availability).
+ */
+export function objectivesInUse(config: {
+  logs: { enabled: boolean; streams: readonly string[] };
+  probes: { enabled: boolean };
+  slos: SlosConfig;
+}): ObjectivesInUse {
+  const serverLogs = config.logs.enabled && config.logs.streams.includes("server");
+  const probes = config.probes.enabled && config.slos.probes.enabled;
+  return { availability: serverLogs || probes, latency: serverLogs };
+}
+
 /** Keeps the store's objective series in step with the sites (collector "slo"). */
 export class SloObjectives {
   private published = new Set<string>();
@@ -65,6 +86,7 @@ export class SloObjectives {
   constructor(
     private readonly store: MetricStore | undefined,
     private readonly slos: SlosConfig,
+    private readonly inUse: ObjectivesInUse,
   ) {}
 
   update(sites: readonly Site[]): void {
@@ -73,7 +95,12 @@ export class SloObjectives {
     for (const site of sites) {
       const id = String(site.id);
       now.add(id);
-      this.store.replaceSite("slo", id, objectiveSamples(site, objectivesFor(site, this.slos)));
+      const { availability, latency } = objectivesFor(site, this.slos);
+      const objectives = {
+        availability: this.inUse.availability && availability,
+        latency: this.inUse.latency && latency,
+      };
+      this.store.replaceSite("slo", id, objectiveSamples(site, objectives));
     }
     for (const id of this.published) if (!now.has(id)) this.store.replaceSite("slo", id, []);
     this.published = now;

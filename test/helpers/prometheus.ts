@@ -23,6 +23,8 @@ export interface PrometheusOptions {
   evaluationInterval?: string;
   /** `--enable-feature` values, e.g. exemplar-storage. */
   features?: string[];
+  /** Further jobs, as written in `scrape_configs` (service discovery, relabelling). */
+  scrapeConfigs?: Array<Record<string, unknown>>;
 }
 
 export interface PromSample {
@@ -103,10 +105,13 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
       scrape_timeout: opts.scrapeInterval ?? "1s",
       evaluation_interval: opts.evaluationInterval ?? "1s",
     },
-    scrape_configs: opts.scrapeTargets.map((t) => ({
-      job_name: t.job,
-      static_configs: [{ targets: [t.target] }],
-    })),
+    scrape_configs: [
+      ...opts.scrapeTargets.map((t) => ({
+        job_name: t.job,
+        static_configs: [{ targets: [t.target] }],
+      })),
+      ...(opts.scrapeConfigs ?? []),
+    ],
   };
   if (opts.ruleFiles?.length) config.rule_files = opts.ruleFiles;
   if (opts.alertmanagerUrl) {

@@ -66,3 +66,46 @@ export function signedClientCert(dir: string, name: string, commonName = name, s
     ...["-out", `${name}.pem`, "-days", "2", ...ext],
   );
 }
+
+/**
+ * A server certificate for `host` (`<name>.key`, `<name>.pem`), signed by the CA in `dir` (see
+ * clientCa), that expired in 2020: `openssl ca`, unlike `x509 -req`, takes dates in the past.
+ */
+export function expiredServerCert(dir: string, name: string, host: string): void {
+  const openssl = (...args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
+  openssl("req", ...EC_KEY, "-keyout", `${name}.key`, "-out", `${name}.csr`, "-subj", `/CN=${host}`);
+  writeFileSync(join(dir, `${name}.index`), "");
+  writeFileSync(
+    join(dir, `${name}.cnf`),
+    [
+      "[ca]",
+      "default_ca = expired",
+      "[expired]",
+      `database = ${name}.index`,
+      "new_certs_dir = .",
+      `serial = ${name}.serial`,
+      "default_md = sha256",
+      "policy = any",
+      "x509_extensions = server",
+      "[any]",
+      "commonName = supplied",
+      "[server]",
+      `subjectAltName = DNS:${host}`,
+      "",
+    ].join("\n"),
+  );
+  writeFileSync(join(dir, `${name}.serial`), "1000\n");
+  openssl(
+    ...["ca", "-batch", "-notext", "-config", `${name}.cnf`, "-cert", "ca.pem", "-keyfile", "ca.key"],
+    ...[
+      "-in",
+      `${name}.csr`,
+      "-out",
+      `${name}.pem`,
+      "-startdate",
+      "20200101000000Z",
+      "-enddate",
+      "20200201000000Z",
+    ],
+  );
+}

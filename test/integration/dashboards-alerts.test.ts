@@ -18,6 +18,8 @@ import { startSimulator, type RunningSimulator } from "../../src/simulator/index
 import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
 import { evenIntervals, ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
 import { freePort } from "../helpers/ports.js";
+import { probesJob, startBlackbox, type RunningBlackbox } from "../helpers/blackbox.js";
+import { startHostProxy, type HostProxy } from "../helpers/hostProxy.js";
 import { waitFor } from "../helpers/wait.js";
 import {
   captureOutput,
@@ -71,6 +73,8 @@ let daemonLogs: () => string = () => "";
 let instance: string;
 let prom: RunningPrometheus;
 let am: RunningAlertmanager;
+let blackbox: RunningBlackbox | undefined;
+let proxy: HostProxy | undefined;
 /** Loads the shipped rule files as they ship (`prom` has a copy with a shorter `for` of SitehostSiteDisabled). */
 let promHealth: RunningPrometheus;
 let shippedRules: string[];
@@ -122,6 +126,17 @@ beforeAll(async () => {
   const rulesFile = join(dir, "rules.yaml");
   await writeFile(rulesFile, stringify(rules));
 
+  // blackbox_exporter probing the daemon's /sd/probes targets, through a proxy that knows none of the
+  // simulator's names (every probe fails, as for a site whose DNS is gone): the probe panels and rules.
+  proxy = await startHostProxy(() => undefined);
+  blackbox = await startBlackbox({
+    http_2xx: {
+      prober: "http",
+      http: { proxy_url: proxy.url, skip_resolve_phase_with_proxy: true },
+    },
+  });
+  const probes = probesJob(`http://${instance}/sd/probes`, blackbox.address);
+
   am = await startAlertmanager({ groupWait: "1s", groupInterval: "1s" });
   prom = await startPrometheus({
     scrapeTargets: [{ job: JOB, target: instance }],
@@ -130,6 +145,7 @@ beforeAll(async () => {
     // The SLO recording rules feed the SLO panels (burn rates, budget left), all evaluated every second.
     ruleFiles: [rulesFile, await evenIntervals(join(ROOT, "config", "slo", "sitehost-slo.rules.yaml"), dir)],
     alertmanagerUrl: am.url,
+    scrapeConfigs: [probes],
   });
   shippedRules = await shippedRuleFiles(dir);
   promHealth = await startPrometheus({
@@ -137,6 +153,7 @@ beforeAll(async () => {
     scrapeInterval: "1s",
     evaluationInterval: "1s",
     ruleFiles: shippedRules,
+    scrapeConfigs: [probes],
   });
   await prom.waitFor(`count(sitehost_site_info{job="${JOB}"})`, (r) => (r[0]?.value ?? 0) > 0, 30_000);
 }, 120_000);
@@ -145,6 +162,8 @@ afterAll(async () => {
   await promHealth?.close();
   await prom?.close();
   await am?.close();
+  await blackbox?.close();
+  await proxy?.close();
   if (daemon) await stopChild(daemon);
   await sim?.close();
   if (dir) await rm(dir, { recursive: true, force: true });

@@ -73,6 +73,9 @@ export const COLLECTOR_METRICS: readonly string[] = [
   "otelcol_exporter_send_failed_log_records_total",
 ];
 
+/** blackbox_exporter's series of the /sd/probes targets (its job, the probed URL as instance). */
+export const PROBE_METRICS: readonly string[] = ["probe_success", "probe_duration_seconds"];
+
 export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...METRIC_FAMILIES.map((f) => f.name),
   ...HISTOGRAM_SERIES,
@@ -80,10 +83,11 @@ export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...SELF_METRICS,
   ...OTHER_METRICS,
   ...COLLECTOR_METRICS,
+  ...PROBE_METRICS,
 ]);
 
 const METRIC_RE =
-  /\b(sitehost_[a-z0-9_:]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+)\b(?!\s*\()/g;
+  /\b(sitehost_[a-z0-9_:]+|up|process_[a-z0-9_]+|nodejs_[a-z0-9_]+|otelcol_[a-z0-9_]+|probe_[a-z0-9_]+)\b(?!\s*\()/g;
 
 /** The metric selectors of a PromQL expression: name and the text inside its `{...}` (undefined when none). */
 export function metricSelectors(expr: string): Array<{ name: string; matchers: string | undefined }> {

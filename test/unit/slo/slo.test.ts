@@ -173,6 +173,22 @@ describe("generated SLO rules", () => {
     expect(probeRules({}).filter((r) => "alert" in r)).toHaveLength(6);
     expect(probeRules({}).filter((r) => "record" in r)).toHaveLength(16);
     expect(probeRules({ groupingLabels: ["namespace"] })[0]?.expr).toContain("sum by (namespace, site_id)");
+    const alerts = probeRules({}).flatMap((r) => ("alert" in r ? [r] : []));
+    expect(alerts.filter((a) => a.labels.traffic === "quiet").map((a) => a.labels.severity)).toEqual([
+      "critical",
+      "critical",
+      "warning",
+    ]);
+    expect(new Set(alerts.filter((a) => a.labels.traffic === "busy").map((a) => a.labels.severity))).toEqual(
+      new Set(["warning"]),
+    );
+    for (const a of alerts) {
+      expect(a.annotations.description).toMatch(
+        a.labels.traffic === "quiet"
+          ? /the probes are the only word on it\.$/
+          : /or the prober is in trouble\.$/,
+      );
+    }
     expect(probeRules({ probes: { enabled: false } })).toEqual([]);
     expect(rules({ probes: { enabled: false } })).toHaveLength(rules({}).length - 22);
   });
