@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 3 hours 50 minutes)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, requests, fleet, scrape, slo-rules, streams, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, requests, fleet, scrape, slo-rules, probes, streams, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -35,6 +35,7 @@ const BENCHES: Record<string, string[][]> = {
     ["fleet.js", "rss", "5000", "4"],
   ],
   "slo-rules": [["sloRules.js", "50", "200"]],
+  probes: [["probeCost.js", "83", "30"]],
   scrape: [["scrapeSpeed.js", "5000", "10"]],
   streams: [
     ["streams.js", "2000"],

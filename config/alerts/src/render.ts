@@ -132,6 +132,7 @@ function contextFor(
     by: groupingText(labels, { without: [], extra: [] }),
     byWith: (...extra) => groupingText(labels, { without: [], extra }),
     byWithoutInstance: (...extra) => groupingText(labels, { without: ["instance"], extra }),
+    byWithoutTarget: (...extra) => groupingText(labels, { without: ["job", "instance"], extra }),
     for: s.for ?? "",
     p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, promNumber(Number(s[k]))])),
     ref: (alert, param) => promNumber(Number(settingsOf(findRule(groups, alert), config)[param])),
@@ -233,6 +234,7 @@ export function chartDefinitions(groups: GroupDef[]): unknown {
           },
           byWith: (...extra) => clause({ without: [], extra }),
           byWithoutInstance: (...extra) => clause({ without: ["instance"], extra }),
+          byWithoutTarget: (...extra) => clause({ without: ["job", "instance"], extra }),
           for: hole("for"),
           p: Object.fromEntries(Object.keys(r.params ?? {}).map((k) => [k, hole(k)])),
           ref: (alert, param) => {

@@ -26,6 +26,11 @@ export interface RuleContext<P extends string> {
    * the pods of one exporter (`cluster, job` by default).
    */
   byWithoutInstance(...extra: string[]): string;
+  /**
+   * The grouping labels without `job` and `instance`, then `extra`: what blackbox_exporter's series of
+   * a site's probes share with the exporter's (its job, the probed URL as instance; `cluster` by default).
+   */
+  byWithoutTarget(...extra: string[]): string;
   /** The rule's thresholds as PromQL numbers. */
   p: Record<P, string>;
   /** The alert's `for` as written (`5m`). */

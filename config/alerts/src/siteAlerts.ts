@@ -136,6 +136,24 @@ and sitehost_certificate_expiry_timestamp_seconds{${c.sel}} - time() >= ${c.ref(
       description: () =>
         "The certificate of {{ $labels.domain }} (zone {{ $labels.zone }}, site {{ $labels.site }}) has {{ $value | humanizeDuration }} left (negative once expired).",
     }),
+    alert<"days">({
+      alert: "SitehostCertificateServedOlder",
+      severity: "warning",
+      for: "1h",
+      comment:
+        "The probes' view of a certificate against the platform's: needs blackbox_exporter probing the /sd/probes targets (docs/probes.md); silent without it.",
+      params: { days: 1 },
+      paramDocs: { days: "How many days sooner the served certificate may expire than the platform's one." },
+      expr: (
+        c,
+      ) => `min by (${c.byWith("site_id", "site", "domain")}) (sitehost_certificate_expiry_timestamp_seconds{${c.sel}})
+- on (${c.byWithoutTarget("site_id", "domain")}) group_left ()
+min by (${c.byWithoutTarget("site_id", "domain")}) (probe_ssl_earliest_cert_expiry{site_id!=""})
+> ${c.p.days} * 86400`,
+      summary: "A site serves an older certificate than the platform holds.",
+      description: () =>
+        "Visitors of {{ $labels.domain }} (site {{ $labels.site }}) get a certificate that expires {{ $value | humanizeDuration }} sooner than the one the platform reports for it: the platform's certificate is not the one served (a proxy or CDN in front with its own, or an edge that has not picked up the renewal). The expiry alerts read the platform's and will not warn in time.",
+    }),
     alert({
       alert: "SitehostCertificateBrokenRecord",
       severity: "warning",

@@ -74,7 +74,11 @@ export const COLLECTOR_METRICS: readonly string[] = [
 ];
 
 /** blackbox_exporter's series of the /sd/probes targets (its job, the probed URL as instance). */
-export const PROBE_METRICS: readonly string[] = ["probe_success", "probe_duration_seconds"];
+export const PROBE_METRICS: readonly string[] = [
+  "probe_success",
+  "probe_duration_seconds",
+  "probe_ssl_earliest_cert_expiry",
+];
 
 export const KNOWN_METRICS: ReadonlySet<string> = new Set([
   ...METRIC_FAMILIES.map((f) => f.name),

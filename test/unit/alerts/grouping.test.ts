@@ -56,7 +56,7 @@ function groupingProblem(expr: string, labels: readonly string[]): string | unde
     // The probe SLI: blackbox_exporter's series have its job and the probed URL as instance, so they
     // are summed by the labels they share with the exporter's and the site, then given the site's own.
     const probeJoin = [...labels.filter((l) => l !== "job" && l !== "instance"), "site_id"];
-    if (code.includes("probe_success{") && clause.join() === probeJoin.join()) continue;
+    if (/\bprobe_\w+\{/.test(code) && startsWith(probeJoin)) continue;
     return `(${clause.join(", ")}) does not start with ${labels.join(", ")}`;
   }
   return undefined;
