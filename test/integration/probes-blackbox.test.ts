@@ -5,7 +5,7 @@
  * standing in for DNS): one up, one down, one with an expired certificate, one slow, one redirecting to
  * plain HTTP. The probe series carry the sites' labels; the probe SLI's alert (rules from `slo-rules`,
  * windows shortened to a minute) fires for the idle sites that are down and for no other; a site
- * disabled on the platform leaves the probes; every rule is healthy.
+ * added on the platform is probed and one disabled leaves the probes; every rule is healthy.
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -206,20 +206,28 @@ describe("blackbox_exporter probing the targets of /sd/probes", () => {
     expect(unhealthy).toEqual([]);
   }, 120_000);
 
-  it("a site disabled on the platform leaves the probes at the next discovery", async () => {
+  it("a site added on the platform is probed, and one disabled leaves the probes, at the next discovery", async () => {
+    const activeProbes = async () => {
+      const res = await fetch(`${prom.url}/api/v1/targets?state=active`);
+      const body = (await res.json()) as {
+        data: { activeTargets: Array<{ labels: Record<string, string>; scrapePool: string }> };
+      };
+      return body.data.activeTargets.filter((t) => t.scrapePool === "sitehost-probes").map((t) => t.labels);
+    };
+    const added = String(sim.control.addSite().id);
     const gone = site("redirect").id;
     sim.control.disableSite(Number(gone));
     await waitFor(
-      "Prometheus to drop the disabled site's probe target",
+      "Prometheus to probe the new site and drop the disabled one",
       async () => {
-        const res = await fetch(`${prom.url}/api/v1/targets?state=active`);
-        const body = (await res.json()) as {
-          data: { activeTargets: Array<{ labels: Record<string, string>; scrapePool: string }> };
-        };
-        const probes = body.data.activeTargets.filter((t) => t.scrapePool === "sitehost-probes");
-        return probes.length > 0 && !probes.some((t) => t.labels.site_id === gone);
+        const probes = await activeProbes();
+        return probes.some((t) => t.site_id === added) && !probes.some((t) => t.site_id === gone);
       },
       { timeoutMs: 30_000 },
     );
+    // The new site's URL as /sd/probes lists it.
+    const groups = (await (await fetch(`${daemon.url}/sd/probes`)).json()) as TargetGroup[];
+    const listed = groups.find((g) => g.labels.site_id === added)?.targets[0];
+    expect((await activeProbes()).find((t) => t.site_id === added)?.instance).toBe(listed);
   }, 60_000);
 });
