@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages the tests use, if any is missing: a real Prometheus and promtool
 # (prometheus), Alertmanager (prometheus-alertmanager), blackbox_exporter
-# (prometheus-blackbox-exporter), openssl (TLS tests) and unzip.
+# (prometheus-blackbox-exporter), jsonnet (the mixin), openssl (TLS tests) and unzip.
 # Debian/Ubuntu. Works as root without sudo (containers, CI images) and as a user with sudo.
 set -euo pipefail
 
@@ -9,6 +9,7 @@ packages=()
 command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || packages+=(prometheus)
 command -v prometheus-alertmanager >/dev/null 2>&1 || packages+=(prometheus-alertmanager)
 command -v prometheus-blackbox-exporter >/dev/null 2>&1 || packages+=(prometheus-blackbox-exporter)
+command -v jsonnet >/dev/null 2>&1 || packages+=(jsonnet)
 command -v openssl >/dev/null 2>&1 || packages+=(openssl)
 command -v unzip >/dev/null 2>&1 || packages+=(unzip)
 # --with-image: also what CI's container image step uses (podman builds and runs the Dockerfile with

@@ -21,7 +21,11 @@ function repoDir(): string {
 async function main(): Promise<void> {
   const check = process.argv.includes("--check");
   const repo = repoDir();
-  const dirs = [join(repo, "dashboards"), join(repo, "helm", "sitehost-exporter", "files", "dashboards")];
+  const dirs = [
+    join(repo, "dashboards"),
+    join(repo, "helm", "sitehost-exporter", "files", "dashboards"),
+    join(repo, "mixin", "dashboards"),
+  ];
   let stale = 0;
   for (const [file, text] of renderDashboards())
     for (const path of dirs.map((dir) => join(dir, file))) {
