@@ -43,7 +43,8 @@ COPY src ./src
 COPY dashboards ./dashboards
 COPY bench ./bench
 COPY scripts ./scripts
-RUN node node_modules/typescript/bin/tsc -p tsconfig.json
+# No source maps: the image carries no TypeScript sources for them to point at.
+RUN node node_modules/typescript/bin/tsc -p tsconfig.json --sourceMap false
 
 # ---- production dependencies only ---------------------------------------------
 FROM ${NODE_IMAGE} AS deps
@@ -54,6 +55,9 @@ RUN --mount=type=secret,id=npmrc,target=/root/.npmrc \
     --mount=type=secret,id=npm_ca,target=/run/secrets/npm_ca \
     --mount=type=cache,id=sitehost-exporter-npm,target=/root/.npm,sharing=locked \
     npm ci --omit=dev --ignore-scripts
+# A CycloneDX SBOM of the production packages npm ci installed, read from the lockfile it installed
+# from (the installed tree lacks the devDependencies, which npm sbom would report as missing).
+RUN npm sbom --omit=dev --package-lock-only --sbom-format=cyclonedx > /app/sbom.cdx.json
 
 # ---- runtime -------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
@@ -84,6 +88,7 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/sbom.cdx.json /usr/share/doc/sitehost-exporter/sbom.cdx.json
 COPY --from=build /src/dist/src ./dist/src
 COPY package.json README.md CHANGELOG.md ./
 COPY config/example.yaml ./config/

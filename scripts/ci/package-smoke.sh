@@ -61,9 +61,19 @@ unwanted='^package/(test|bench|src|helm|\.tools|node_modules|config/alerts/(src|
 if grep -Eq "$unwanted" <<<"$listing"; then
   fail "the package ships files it should not: $(grep -E "$unwanted" <<<"$listing" | head -3 | tr '\n' ' ')"
 fi
+# Source maps point at TypeScript sources the package does not carry: none shipped.
+! grep -q '\.map$' <<<"$listing" || fail "the package ships source maps without their sources: $(grep '\.map$' <<<"$listing" | head -3 | tr '\n' ' ')"
+# The metadata npm, provenance and registries read.
+tar -xzOf "$tarball" package/package.json | node -e '
+  const p = JSON.parse(require("fs").readFileSync(0, "utf8"));
+  const missing = ["repository", "homepage", "bugs", "license", "description", "keywords"].filter((k) => !p[k]);
+  if (missing.length) { console.error("package.json lacks " + missing.join(", ")); process.exit(1); }
+' || fail "package.json metadata incomplete"
 echo "    $(wc -l <<<"$listing" | tr -d ' ') files, $(du -k "$tarball" | cut -f1) KiB"
 
 echo "--- npm install --omit=dev into an empty folder"
+# A project of the user's own (npm sbom names its root by name and version).
+printf '{ "name": "smoke-app", "version": "1.0.0", "private": true }\n' >"$WORK/app/package.json"
 (cd "$WORK/app" && npm install --omit=dev --ignore-scripts --no-audit --no-fund --prefer-offline \
   --loglevel=warn "$tarball" >"$WORK/install.log" 2>&1) || { cat "$WORK/install.log" >&2; fail "npm install --omit=dev"; }
 # Every engines range of the package and its dependencies admits this Node.js.
@@ -71,6 +81,16 @@ echo "--- npm install --omit=dev into an empty folder"
 for dev in typescript vitest eslint nock node; do
   [ ! -e "$WORK/app/node_modules/$dev" ] || fail "development dependency $dev was installed"
 done
+# A CycloneDX SBOM of the installed package and its dependencies, as npm produces it.
+(cd "$WORK/app" && npm sbom --omit=dev --sbom-format=cyclonedx >"$WORK/sbom.cdx.json" 2>"$WORK/sbom.log") ||
+  { cat "$WORK/sbom.log" >&2; fail "npm sbom"; }
+node -e '
+  const bom = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  const names = new Set((bom.components ?? []).map((c) => c.name));
+  const want = ["sitehost-exporter", "prom-client", "undici", "zod", "pino"].filter((n) => !names.has(n));
+  if (bom.bomFormat !== "CycloneDX" || want.length) { console.error("SBOM lacks " + want.join(", ")); process.exit(1); }
+  console.log("    SBOM: CycloneDX " + bom.specVersion + ", " + names.size + " components");
+' "$WORK/sbom.cdx.json" || fail "the SBOM does not list the package and its dependencies"
 BIN="$WORK/app/node_modules/.bin/sitehost-exporter"
 [ -x "$BIN" ] || fail "node_modules/.bin/sitehost-exporter missing"
 cd "$WORK/app" # away from the repository: no fallback to its node_modules

@@ -2,7 +2,6 @@
  * Test helper: a real Alertmanager (Debian's /usr/bin/prometheus-alertmanager) on a free loopback port,
  * clustering off, routing every alert to a webhook receiver served by this test process.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { freePort } from "./ports.js";
-import { captureOutput, stopChild, waitForReady } from "./prometheus.js";
+import { startTool } from "./prometheus.js";
 
 export const ALERTMANAGER_BIN = process.env.ALERTMANAGER_BIN ?? "/usr/bin/prometheus-alertmanager";
 
@@ -98,7 +97,7 @@ export async function startAlertmanager(opts: AlertmanagerOptions = {}): Promise
   };
   const configFile = join(dir, "alertmanager.yml");
   await writeFile(configFile, stringify(config));
-  const child = spawn(
+  const { logs, close } = await startTool(
     ALERTMANAGER_BIN,
     [
       `--config.file=${configFile}`,
@@ -107,24 +106,12 @@ export async function startAlertmanager(opts: AlertmanagerOptions = {}): Promise
       "--cluster.listen-address=",
       "--log.level=warn",
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    `${url}/-/ready`,
+    async () => {
+      await new Promise<void>((resolve) => webhook.server.close(() => resolve()));
+      await rm(dir, { recursive: true, force: true });
+    },
   );
-  const logs = captureOutput(child);
-  const close = async (): Promise<void> => {
-    await stopChild(child);
-    await new Promise<void>((resolve) => webhook.server.close(() => resolve()));
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", () => resolve());
-      child.once("error", reject);
-    });
-    await waitForReady(`${url}/-/ready`, child, logs, 30_000);
-  } catch (err) {
-    await close();
-    throw err;
-  }
 
   const waitForAlert = (predicate: (a: WebhookAlert) => boolean, timeoutMs: number): Promise<WebhookAlert> =>
     new Promise((resolve, reject) => {

@@ -2,13 +2,12 @@
  * Test helper: Debian's blackbox_exporter (prometheus-blackbox-exporter) on a free loopback port with
  * the given modules, for Prometheus to scrape at /probe.
  */
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { freePort } from "./ports.js";
-import { captureOutput, stopChild, waitForReady } from "./prometheus.js";
+import { startTool } from "./prometheus.js";
 
 export const BLACKBOX_BIN = process.env.BLACKBOX_EXPORTER_BIN ?? "/usr/bin/prometheus-blackbox-exporter";
 
@@ -24,26 +23,12 @@ export async function startBlackbox(modules: Record<string, unknown>): Promise<R
   const port = await freePort();
   const configFile = join(dir, "blackbox.yml");
   await writeFile(configFile, stringify({ modules }));
-  const child = spawn(
+  const { logs, close } = await startTool(
     BLACKBOX_BIN,
     [`--config.file=${configFile}`, `--web.listen-address=127.0.0.1:${port}`, "--log.level=warn"],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    `http://127.0.0.1:${port}/-/healthy`,
+    () => rm(dir, { recursive: true, force: true }),
   );
-  const logs = captureOutput(child);
-  const close = async (): Promise<void> => {
-    await stopChild(child);
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", () => resolve());
-      child.once("error", reject);
-    });
-    await waitForReady(`http://127.0.0.1:${port}/-/healthy`, child, logs, 30_000);
-  } catch (err) {
-    await close();
-    throw err;
-  }
   return { address: `127.0.0.1:${port}`, logs, close };
 }
 

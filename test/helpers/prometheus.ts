@@ -88,6 +88,42 @@ export async function stopChild(child: ChildProcess, graceMs = 5000): Promise<vo
   clearTimeout(timer);
 }
 
+/** A started server binary: its output so far, and how to stop it (and remove what `cleanup` names). */
+export interface RunningTool {
+  logs(): string;
+  close(): Promise<void>;
+}
+
+/**
+ * Spawns `bin` with `args`, waits until `readyUrl` answers 200 (30 s at most), and gives its output and a
+ * `close` that stops it and then runs `cleanup` (a temporary directory's removal); fails with the
+ * output when it does not start.
+ */
+export async function startTool(
+  bin: string,
+  args: string[],
+  readyUrl: string,
+  cleanup: () => Promise<void>,
+): Promise<RunningTool> {
+  const child = spawn(bin, args, { stdio: ["ignore", "pipe", "pipe"] });
+  const logs = captureOutput(child);
+  const close = async (): Promise<void> => {
+    await stopChild(child);
+    await cleanup();
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", () => resolve());
+      child.once("error", reject);
+    });
+    await waitForReady(readyUrl, child, logs, 30_000);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { logs, close };
+}
+
 interface ApiAnswer {
   status: "success" | "error";
   error?: string;
@@ -122,7 +158,7 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
   }
   const configFile = join(dir, "prometheus.yml");
   await writeFile(configFile, stringify(config));
-  const child = spawn(
+  const { logs, close } = await startTool(
     PROMETHEUS_BIN,
     [
       `--config.file=${configFile}`,
@@ -131,23 +167,9 @@ export async function startPrometheus(opts: PrometheusOptions): Promise<RunningP
       "--log.level=warn",
       ...(opts.features ?? []).map((f) => `--enable-feature=${f}`),
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    `${url}/-/ready`,
+    () => rm(dir, { recursive: true, force: true }),
   );
-  const logs = captureOutput(child);
-  const close = async (): Promise<void> => {
-    await stopChild(child);
-    await rm(dir, { recursive: true, force: true });
-  };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      child.once("spawn", () => resolve());
-      child.once("error", reject);
-    });
-    await waitForReady(`${url}/-/ready`, child, logs, 30_000);
-  } catch (err) {
-    await close();
-    throw err;
-  }
 
   const query = async (promql: string, time?: number): Promise<PromSample[]> => {
     const params = new URLSearchParams({ query: promql });

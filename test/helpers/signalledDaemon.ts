@@ -108,3 +108,28 @@ export function blockingExitHook(dir: string): string {
   );
   return hook;
 }
+
+/**
+ * SIGTERM at each of `delays` (ms) after `start()` (and after `ready`, when given: a condition on the
+ * new process to wait for first), one process each: how each ended, `<delay>: <exit code or signal>`.
+ */
+export async function termSweep(
+  start: () => Daemon,
+  delays: readonly number[],
+  ready?: (d: Daemon) => boolean,
+): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (const delay of delays) {
+    const d = start();
+    if (ready)
+      await waitFor("the process to be ready for the signal", () => ready(d), {
+        timeoutMs: 10_000,
+        last: d.output,
+      });
+    await new Promise((res) => setTimeout(res, delay));
+    d.child.kill("SIGTERM");
+    const exit = await exitWithin(d, 10_000);
+    outcomes.push(`${delay}: ${exit === "still running" ? exit : `${exit.code ?? exit.signal}`}`);
+  }
+  return outcomes;
+}

@@ -16,11 +16,11 @@ import {
   hasLine,
   launcher,
   signalledDaemon,
+  termSweep,
   until,
   type Daemon,
   type Via,
 } from "../../helpers/signalledDaemon.js";
-import { waitFor } from "../../helpers/wait.js";
 
 const { dir } = builtCli("launcher");
 const SIGTERM = 15;
@@ -87,20 +87,10 @@ describe("SIGTERM while Node.js itself still starts", () => {
 
 describe("SIGTERM at any moment of start-up", () => {
   it("is a graceful exit 0, from the launcher's first line through the daemon's start", async () => {
-    const outcomes: string[] = [];
-    for (let delay = 0; delay <= 600; delay += 50) {
-      const d = daemon();
-      // Before the shell runs its first line, nothing of the program can act (any program's case).
-      await waitFor("the launcher's handlers", () => catches(d.child.pid as number, SIGTERM), {
-        timeoutMs: 10_000,
-        last: d.output,
-      });
-      await new Promise((res) => setTimeout(res, delay));
-      d.child.kill("SIGTERM");
-      const exit = await exitWithin(d, 10_000);
-      outcomes.push(`${delay} ms: ${exit === "still running" ? exit : `${exit.code ?? exit.signal}`}`);
-    }
-    expect(outcomes).toEqual(outcomes.map((o) => `${o.split(":")[0] as string}: 0`));
+    const delays = Array.from({ length: 13 }, (_, i) => i * 50);
+    // From the moment the shell runs its first line: before that, no program can act (any program's case).
+    const outcomes = await termSweep(daemon, delays, (d) => catches(d.child.pid as number, SIGTERM));
+    expect(outcomes).toEqual(delays.map((delay) => `${delay}: 0`));
   }, 60_000);
 
   it("Node.js runs once, with the exporter's flags: the program does not restart itself", async () => {
