@@ -10,7 +10,6 @@ import { describe, expect, it } from "vitest";
 import { NO_SIGUSR1_INSPECTOR, V8_FLAGS } from "../../../src/cli/v8Flags.js";
 import { builtCli } from "../../helpers/builtCli.js";
 import {
-  blockingExitHook,
   catches,
   exitWithin,
   hasLine,
@@ -107,15 +106,7 @@ describe("SIGTERM at any moment of start-up", () => {
 });
 
 describe("other ends are passed on", () => {
-  it("a second SIGTERM ends it by SIGTERM, as it does the daemon", async () => {
-    const d = daemon({ NODE_OPTIONS: `--import=${blockingExitHook(dir)}` });
-    await until(hasLine(d, "sitehost-exporter started"), "start", d);
-    d.child.kill("SIGTERM");
-    await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
-    d.child.kill("SIGTERM");
-    expect(await exitWithin(d, 20_000)).toEqual({ code: null, signal: "SIGTERM" });
-  });
-
+  // A second SIGTERM: test/unit/cli/signals.test.ts, through the launcher too.
   it("Node.js killed from outside (SIGKILL): the command ends by SIGKILL", async () => {
     const d = daemon();
     await until(hasLine(d, "sitehost-exporter started"), "start", d);

@@ -142,17 +142,21 @@ describe("a second signal", () => {
     expect(d.output()).not.toContain("second signal");
   });
 
-  it("ends the process even when an exit handler blocks the main thread", async () => {
-    // Stands in for a log transport that never finishes flushing at exit. The pause after the
-    // "stopped" line holds the process right there, so the second signal always arrives between
-    // that line and the exit, where a handler that is still installed would take it and never act.
-    const d = daemon({ NODE_OPTIONS: `--import=${blockingExitHook(dir)}` });
-    await until(hasLine(d, "sitehost-exporter started"), "start", d);
-    d.child.kill("SIGTERM");
-    await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
-    d.child.kill("SIGTERM");
-    expect(await exitWithin(d, 20_000)).toEqual({ code: null, signal: "SIGTERM" });
-  });
+  it.each(["node", "launcher"] as const)(
+    "ends the process even when an exit handler blocks the main thread (%s)",
+    async (via) => {
+      // Stands in for a log transport that never finishes flushing at exit. The pause after the
+      // "stopped" line holds the process right there, so the second signal always arrives between
+      // that line and the exit, where a handler that is still installed would take it and never act.
+      // Through the launcher (bin/sitehost-exporter), which passes both on, it ends the same way.
+      const d = signalledDaemon(dir, { NODE_OPTIONS: `--import=${blockingExitHook(dir)}` }, ["run"], via);
+      await until(hasLine(d, "sitehost-exporter started"), "start", d);
+      d.child.kill("SIGTERM");
+      await until(hasLine(d, '"msg":"stopped"'), "the graceful stop", d);
+      d.child.kill("SIGTERM");
+      expect(await exitWithin(d, 20_000)).toEqual({ code: null, signal: "SIGTERM" });
+    },
+  );
 });
 
 describe("SIGUSR1 does not open the Node.js inspector", () => {
