@@ -118,6 +118,7 @@ export function probeTargetGroups(
       ...siteLabels(site),
       kind: siteKind(site),
       ...(site.datacenterCode ? { datacenter: site.datacenterCode } : {}),
+      ...(site.accountId !== undefined ? { account_id: String(site.accountId) } : {}),
       module: settings.module,
       ...(settings.expectedStatus !== undefined ? { expected_status: String(settings.expectedStatus) } : {}),
     };

@@ -17,7 +17,7 @@ const domain = (name: string, over: Partial<ProbeDomain> = {}): ProbeDomain => (
 });
 
 const shop = makeSite(2, { name: "shop-prod", tags: [{ id: 1, name: "team-a" }] });
-const blog = makeSite(1, { name: "blog", datacenterCode: "eu-west" });
+const blog = makeSite(1, { name: "blog", datacenterCode: "eu-west", accountId: 4242 });
 const staging = makeSite(3, { name: "shop-staging", staging: true });
 const DOMAINS = new Map<number, ProbeDomain[]>([
   [1, [domain("blog.example", { primary: true }), domain("www.blog.example")]],
@@ -45,6 +45,8 @@ describe("probeTargetGroups", () => {
           site: "blog",
           kind: "live",
           datacenter: "eu-west",
+          // The account the site belongs to, when the platform says (shop's does not).
+          account_id: "4242",
           module: "http_2xx",
           domain: "blog.example",
           primary: "true",
