@@ -56,17 +56,23 @@ export function exploreLink(site: string, title = "Logs in Explore: "): Dashboar
   );
 }
 
-/** `errors ÷ requests ÷ (1 − objective)` of recorded window `w`: how fast the budget burns. */
+/**
+ * `errors ÷ requests ÷ (1 − objective)` of recorded window `w`, the SLI's series by `sli`, the objective
+ * by `objective`, matched `on` these labels: how fast the budget burns.
+ */
+function overBudget(sli: string, objective: string, on: string, w: string): string {
+  return `sitehost_site_slo:errors:increase${w}${sli} / sitehost_site_slo:requests:increase${w}${sli} / on (${on}) group_left () (1 - max by (${on}) (sitehost_site_slo_objective_ratio${objective}))`;
+}
+
+/** The burn rate of the log-based SLIs over `w`, each against its own objective. */
 function burnRate(extra: string, w: string): string {
-  const s = sel(extra);
-  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (cluster, job, instance, site_id, slo) group_left () (1 - max by (cluster, job, instance, site_id, slo) (sitehost_site_slo_objective_ratio${s}))`;
+  return overBudget(sel(extra), sel(extra), "cluster, job, instance, site_id, slo", w);
 }
 
 /** The probe SLI's burn rate over `w`: against the availability objective (docs/slo.md). */
 function probeBurnRate(extra: string, w: string): string {
-  const s = sel(`${extra}, slo="probe"`);
-  const objective = sel(`${extra}, slo="availability"`);
-  return `sitehost_site_slo:errors:increase${w}${s} / sitehost_site_slo:requests:increase${w}${s} / on (cluster, job, instance, site_id) group_left () (1 - max by (cluster, job, instance, site_id) (sitehost_site_slo_objective_ratio${objective}))`;
+  const on = "cluster, job, instance, site_id";
+  return overBudget(sel(`${extra}, slo="probe"`), sel(`${extra}, slo="availability"`), on, w);
 }
 
 /**

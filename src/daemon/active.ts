@@ -22,10 +22,10 @@ import { MemorySaver } from "../logs/memorySaver.js";
 import { LogPipeline } from "../logs/pipeline.js";
 import type { MetricStore } from "../metrics/store.js";
 import { DomainBook } from "../probes/domainBook.js";
-import { objectivesInUse, SloObjectives } from "../slo/objectives.js";
 import { probeTargetGroups, type TargetGroup } from "../probes/targets.js";
 import { BudgetPlanner, type StartupWork } from "../scheduling/budgetPlanner.js";
 import { createCollection } from "../scheduling/collection.js";
+import { objectivesInUse, SloObjectives } from "../slo/objectives.js";
 import {
   collectorSources,
   firstRunWithinSeconds,

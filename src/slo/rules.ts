@@ -48,6 +48,31 @@ function burning(slo: string, w: string, burnRate: number, on: string, objective
   return `${errorsRecord(w)}${sel} / ${requestsRecord(w)}${sel} > on (${on}) (${burnRate} * (1 - max by (${on}) (${OBJECTIVE}{slo="${objective}"})))`;
 }
 
+type AlertClass = SlosConfig["alerts"][string];
+type BurnWindow = AlertClass["windows"][number];
+
+/** Every window of every alert class, the classes in name order. */
+function classWindows(slos: SlosConfig): Array<{ name: string; cls: AlertClass; w: BurnWindow }> {
+  return Object.keys(slos.alerts)
+    .sort()
+    .flatMap((name) => {
+      const cls = slos.alerts[name] as AlertClass;
+      return cls.windows.map((w) => ({ name, cls, w }));
+    });
+}
+
+/**
+ * An alert's condition: the SLI burns at `w`'s rate over both its windows, matched `on` these labels,
+ * with at least `min` errors in the long one (the low-traffic guard).
+ */
+function burnCondition(slo: string, w: BurnWindow, on: string, min: number, objective = slo): string[] {
+  return [
+    burning(slo, w.long, w.burnRate, on, objective),
+    `and on (${on}) ${burning(slo, w.short, w.burnRate, on, objective)}`,
+    `and on (${on}) ${errorsRecord(w.long)}{slo="${slo}"} >= ${min}`,
+  ];
+}
+
 const PROBE_ALERT = "SitehostSiteProbeBudgetBurn";
 
 /**
@@ -61,40 +86,33 @@ function probeAlertRules(slos: SlosConfig): AlertingRule[] {
   // On the site alone: compared with the availability objective, the probe SLI keeps no `slo` label.
   const by = siteBy(slos.groupingLabels);
   const rules: AlertingRule[] = [];
-  for (const name of Object.keys(slos.alerts).sort()) {
-    const cls = slos.alerts[name] as SlosConfig["alerts"][string];
-    for (const w of cls.windows) {
-      // Requests the logs counted, times the share this burn rate would fail: enough for their guard.
-      const busy = `${requestsRecord(w.long)}{slo="availability"} * on (${by}) (${w.burnRate} * (1 - max by (${by}) (${OBJECTIVE}{slo="availability"}))) >= ${slos.minFailedRequests}`;
-      const failing = [
-        burning("probe", w.long, w.burnRate, by, "availability"),
-        `and on (${by}) ${burning("probe", w.short, w.burnRate, by, "availability")}`,
-        `and on (${by}) ${errorsRecord(w.long)}{slo="probe"} >= ${slos.probes.minFailedProbes}`,
-      ];
-      for (const traffic of ["quiet", "busy"] as const) {
-        rules.push({
-          alert: PROBE_ALERT,
-          expr: [...failing, `${traffic === "quiet" ? "unless" : "and"} on (${by}) (${busy})`].join("\n"),
-          ...(w.for ? { for: w.for } : {}),
-          labels: {
-            severity: traffic === "quiet" ? cls.severity : slos.probes.busySeverity,
-            class: name,
-            long: w.long,
-            short: w.short,
-            slo: "probe",
-            traffic,
-          },
-          annotations: {
-            summary: "Site {{ $labels.site }} fails its probes from outside.",
-            description: `Probes of site {{ $labels.site }} (id {{ $labels.site_id }}) failed {{ $value | humanizePercentage }} of the time over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its availability objective allows. ${
-              traffic === "quiet"
-                ? "Its logs counted too few requests over that time to alert on their own: the probes are the only word on it."
-                : "Its logs count enough requests to alert on their own (SitehostSiteAvailabilityBudgetBurn): the probes see what they cannot (DNS, the certificate, the edge), or the prober is in trouble."
-            }`,
-            runbook_url: runbookUrl(PROBE_ALERT),
-          },
-        });
-      }
+  for (const { name, cls, w } of classWindows(slos)) {
+    // Requests the logs counted, times the share this burn rate would fail: enough for their guard.
+    const busy = `${requestsRecord(w.long)}{slo="availability"} * on (${by}) (${w.burnRate} * (1 - max by (${by}) (${OBJECTIVE}{slo="availability"}))) >= ${slos.minFailedRequests}`;
+    const failing = burnCondition("probe", w, by, slos.probes.minFailedProbes, "availability");
+    for (const traffic of ["quiet", "busy"] as const) {
+      rules.push({
+        alert: PROBE_ALERT,
+        expr: [...failing, `${traffic === "quiet" ? "unless" : "and"} on (${by}) (${busy})`].join("\n"),
+        ...(w.for ? { for: w.for } : {}),
+        labels: {
+          severity: traffic === "quiet" ? cls.severity : slos.probes.busySeverity,
+          class: name,
+          long: w.long,
+          short: w.short,
+          slo: "probe",
+          traffic,
+        },
+        annotations: {
+          summary: "Site {{ $labels.site }} fails its probes from outside.",
+          description: `Probes of site {{ $labels.site }} (id {{ $labels.site_id }}) failed {{ $value | humanizePercentage }} of the time over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its availability objective allows. ${
+            traffic === "quiet"
+              ? "Its logs counted too few requests over that time to alert on their own: the probes are the only word on it."
+              : "Its logs count enough requests to alert on their own (SitehostSiteAvailabilityBudgetBurn): the probes see what they cannot (DNS, the certificate, the edge), or the prober is in trouble."
+          }`,
+          runbook_url: runbookUrl(PROBE_ALERT),
+        },
+      });
     }
   }
   return rules;
@@ -103,27 +121,19 @@ function probeAlertRules(slos: SlosConfig): AlertingRule[] {
 function alertRules(slos: SlosConfig): AlertingRule[] {
   const on = `${siteBy(slos.groupingLabels)}, slo`;
   const rules: AlertingRule[] = [];
-  const classes = Object.keys(slos.alerts).sort();
   for (const sli of SLIS) {
-    for (const name of classes) {
-      const cls = slos.alerts[name] as SlosConfig["alerts"][string];
-      for (const w of cls.windows) {
-        rules.push({
-          alert: sli.alert,
-          expr: [
-            burning(sli.slo, w.long, w.burnRate, on),
-            `and on (${on}) ${burning(sli.slo, w.short, w.burnRate, on)}`,
-            `and on (${on}) ${errorsRecord(w.long)}{slo="${sli.slo}"} >= ${slos.minFailedRequests}`,
-          ].join("\n"),
-          ...(w.for ? { for: w.for } : {}),
-          labels: { severity: cls.severity, class: name, long: w.long, short: w.short },
-          annotations: {
-            summary: sli.summary,
-            description: `Site {{ $labels.site }} (id {{ $labels.site_id }}) ${sli.what} for {{ $value | humanizePercentage }} of its requests over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its objective allows.`,
-            runbook_url: runbookUrl(sli.alert),
-          },
-        });
-      }
+    for (const { name, cls, w } of classWindows(slos)) {
+      rules.push({
+        alert: sli.alert,
+        expr: burnCondition(sli.slo, w, on, slos.minFailedRequests).join("\n"),
+        ...(w.for ? { for: w.for } : {}),
+        labels: { severity: cls.severity, class: name, long: w.long, short: w.short },
+        annotations: {
+          summary: sli.summary,
+          description: `Site {{ $labels.site }} (id {{ $labels.site_id }}) ${sli.what} for {{ $value | humanizePercentage }} of its requests over the last ${w.long}, and still over the last ${w.short}: at least ${w.burnRate} times the rate its objective allows.`,
+          runbook_url: runbookUrl(sli.alert),
+        },
+      });
     }
   }
   return rules;
