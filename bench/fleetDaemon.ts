@@ -11,18 +11,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../src/simulator/index.js";
+import { freePort } from "./daemon.js";
 
 const MAIN = resolve(import.meta.dirname, "../src/cli/main.js");
-
-export async function freePort(): Promise<number> {
-  const { createServer: net } = await import("node:net");
-  return new Promise((res) => {
-    const s = net().listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => res(port));
-    });
-  });
-}
 
 export async function ackingReceiver(): Promise<{ url: string; server: Server; requests: () => number }> {
   let n = 0;

@@ -13,10 +13,11 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:https";
-import { createServer as createNetServer, type AddressInfo } from "node:net";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { freePort } from "./daemon.js";
 
 const BLACKBOX = process.env.BLACKBOX_EXPORTER_BIN ?? "/usr/bin/prometheus-blackbox-exporter";
 const SITES = 5000;
@@ -24,15 +25,6 @@ const PROBE_INTERVAL_S = 60;
 const rate = Number(process.argv[2] ?? 50);
 const seconds = Number(process.argv[3] ?? 30);
 const TICKS_PER_S = 100;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createNetServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** CPU seconds and resident bytes of a process. */
 function usage(pid: number): { cpuS: number; rssBytes: number } {

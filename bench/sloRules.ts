@@ -14,12 +14,12 @@
  */
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigSchema } from "../src/config/schema.js";
 import { durationMs } from "../src/config/duration.js";
 import { sloRuleGroups } from "../src/slo/rules.js";
+import { freePort } from "./daemon.js";
 import { STEP_S, writeData } from "./sloRulesData.js";
 
 const PROMETHEUS = process.env.PROMETHEUS_BIN ?? "/usr/bin/prometheus";
@@ -35,17 +35,6 @@ interface RuleCost {
   perHour: number;
   samples: number[];
   seconds: number[];
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
-    });
-  });
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms: number): Promise<T> {

@@ -84,13 +84,9 @@ done
 # A CycloneDX SBOM of the installed package and its dependencies, as npm produces it.
 (cd "$WORK/app" && npm sbom --omit=dev --sbom-format=cyclonedx >"$WORK/sbom.cdx.json" 2>"$WORK/sbom.log") ||
   { cat "$WORK/sbom.log" >&2; fail "npm sbom"; }
-node -e '
-  const bom = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  const names = new Set((bom.components ?? []).map((c) => c.name));
-  const want = ["sitehost-exporter", "prom-client", "undici", "zod", "pino"].filter((n) => !names.has(n));
-  if (bom.bomFormat !== "CycloneDX" || want.length) { console.error("SBOM lacks " + want.join(", ")); process.exit(1); }
-  console.log("    SBOM: CycloneDX " + bom.specVersion + ", " + names.size + " components");
-' "$WORK/sbom.cdx.json" || fail "the SBOM does not list the package and its dependencies"
+sbom="$(node "$ROOT/scripts/ci/check-sbom.mjs" "$WORK/sbom.cdx.json" sitehost-exporter prom-client undici zod pino)" ||
+  fail "the SBOM does not list the package and its dependencies"
+echo "    SBOM: $sbom"
 BIN="$WORK/app/node_modules/.bin/sitehost-exporter"
 [ -x "$BIN" ] || fail "node_modules/.bin/sitehost-exporter missing"
 cd "$WORK/app" # away from the repository: no fallback to its node_modules
