@@ -8,17 +8,20 @@
  * Beside each figure: what the daemon plans and what it measures itself
  * (sitehost_exporter_api_requests_per_site_hour).
  *
- *   node dist/bench/requests.js [sites=200] [minutes=40] [window=15] [trafficSchedule] [logRate]
+ *   node dist/bench/requests.js [sites=200] [minutes=40] [window=15] [trafficSchedule] [logRate] [events]
  *     logRate given: logs on, each stream written at that many entries per second
+ *     events given: webhooks on; that many events per site-hour (an SSH command on a random site,
+ *     each an activity entry and a webhook event), so activity logs are read on events
  */
 import type { BudgetSource } from "../src/api/budget.js";
 import { ROUTES, type RouteName } from "../src/routes.js";
 import { DEFAULT_SCHEDULES, type CollectorName } from "../src/config/schema.js";
 import { siteKind } from "../src/discovery/kind.js";
 import { runsPerSecond } from "../src/scheduling/plan.js";
-import { startSimulator } from "../src/simulator/index.js";
+import { type RunningSimulator, startSimulator } from "../src/simulator/index.js";
 import { sleep } from "../src/util/time.js";
 import { label, scrape, startBenchDaemon, values } from "./daemon.js";
+import { quantile, startDelayReceiver } from "./otlpDelay.js";
 
 /** Who makes each request. */
 const SOURCE_OF: Record<RouteName, BudgetSource | "auth"> = {
@@ -80,8 +83,24 @@ const minus = (a: Counts, b: Counts): Counts =>
   new Map([...a].map(([k, v]) => [k, v - (b.get(k) ?? 0)] as const));
 const round = (n: number) => Math.round(n * 100) / 100;
 
+const WEBHOOK_TOKEN = "bench-webhook-token";
+
+/** Webhooks to the daemon, and an SSH command on a random site at `perSiteHour` per site. */
+function sendEvents(sim: RunningSimulator, daemonUrl: string, perSiteHour: number): { stop(): void } {
+  sim.control.setWebhookUrl(`${daemonUrl}/webhook?token=${WEBHOOK_TOKEN}`);
+  const ids = sim.control.sites().map((s) => s.site.id);
+  const everyMs = 3_600_000 / (perSiteHour * ids.length);
+  let n = 0;
+  const timer = setInterval(() => {
+    const id = ids[(n++ * 7919) % ids.length] as number;
+    sim.control.runSshCommand(id, "wp cache flush");
+  }, everyMs);
+  return { stop: () => clearInterval(timer) };
+}
+
 async function main(): Promise<void> {
-  const [sitesArg, minutesArg, windowArg, trafficSchedule, logRateArg] = process.argv.slice(2);
+  const [sitesArg, minutesArg, windowArg, trafficSchedule, logRateArg, eventsArg] = process.argv.slice(2);
+  const eventsPerSiteHour = eventsArg === undefined ? undefined : Number(eventsArg);
   const sites = Number(sitesArg ?? 200);
   const minutes = Number(minutesArg ?? 40);
   const windowMin = Math.min(minutes, Number(windowArg ?? 15));
@@ -95,16 +114,29 @@ async function main(): Promise<void> {
     ...DEFAULT_SCHEDULES,
     ...(trafficSchedule && trafficSchedule !== "default" ? { traffic: trafficSchedule } : {}),
   };
+  // With logs on, records go to a receiver that times each one from its entry's time.
+  const receiver = logRate === undefined ? undefined : await startDelayReceiver();
   const d = await startBenchDaemon(sim, {
     api: { maxRequestsPerSecond: 1000, maxConcurrency: 16 },
+    ...(receiver
+      ? {
+          env: {
+            OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.endpoint,
+            OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/json",
+          },
+        }
+      : {}),
     config: {
-      logs: { enabled: logRate !== undefined, ship: false },
+      logs: { enabled: logRate !== undefined, ship: receiver !== undefined },
       collectors: { traffic: { schedule: schedules.traffic } },
+      ...(eventsPerSiteHour === undefined ? {} : { webhooks: { enabled: true, token: WEBHOOK_TOKEN } }),
     },
   });
+  const events = eventsPerSiteHour === undefined ? undefined : sendEvents(sim, d.url, eventsPerSiteHour);
   const at = (min: number) => d.started + min * 60_000;
   while (performance.now() < at(minutes - windowMin)) await sleep(5_000);
   const windowStart = { requests: bySource(sim.control.stats().requests), runs: runsOf(await scrape(d.url)) };
+  receiver?.measure();
   const windowStartedAt = performance.now();
   while (performance.now() < at(minutes)) await sleep(5_000);
   const text = await scrape(d.url);
@@ -119,8 +151,20 @@ async function main(): Promise<void> {
     const kind = siteKind(s.site);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
+  events?.stop();
   await d.stop();
   await sim.close();
+  await receiver?.close();
+  const delivery = receiver && {
+    records: receiver.records,
+    doubled: receiver.doubled,
+    delaySeconds: Object.fromEntries(
+      [...receiver.delays].map(([stream, list]) => [
+        stream,
+        { records: list.length, p50: round(quantile(list, 0.5)), p95: round(quantile(list, 0.95)) },
+      ]),
+    ),
+  };
 
   const gauge = (name: string) =>
     new Map(values(text, name).map((r) => [label(r.labels, "source") ?? "", r.value] as const));
@@ -163,8 +207,10 @@ async function main(): Promise<void> {
       windowMinutes: windowMin,
       trafficSchedule: schedules.traffic,
       logs: logRate === undefined ? "off" : `${logRate} entries/s per stream`,
+      webhooks: eventsPerSiteHour === undefined ? "off" : `${eventsPerSiteHour} events per site-hour`,
       requestsPerSiteHour: round(total),
       bySource: rows,
+      ...(delivery ? { delivery } : {}),
     }),
   );
 }

@@ -262,8 +262,10 @@ export const ConfigSchema = z.strictObject({
         .min(1)
         .default(["php", "server", "activity"]),
       pollInterval: positiveDuration.default("30s"),
-      /** An idle stream's poll interval doubles from pollInterval up to this. */
+      /** The freshness bound: a quiet or idle stream is read at least this often. */
       maxPollInterval: positiveDuration.default("5m"),
+      /** With webhooks enabled, activity logs are read on events and at least this often. */
+      activityPollInterval: positiveDuration.default("30m"),
       startFrom: startFrom.default("now"),
       checkpointDir: z.string().min(1).default("./checkpoints"),
       /** Entries this close to the high-water mark are remembered by fingerprint. */

@@ -78,15 +78,14 @@ function siteCollected(domains: DomainBook, logs: LogPipeline | undefined): Site
   };
 }
 
-/** A site that served requests in the last minute has new web-server log lines: read them soon. */
+/** A site's uncached requests (its origin's, as the traffic collector read them) hint at its web-server log's lines. */
 function trafficHint(logs: LogPipeline): SiteCollectedListener {
   return (collector, site, samples) => {
-    if (
-      collector === "traffic" &&
-      samples.some((s) => s.name === "sitehost_site_requests_per_second" && s.value > 0)
-    ) {
-      logs.hintActive(site.id);
-    }
+    if (collector !== "traffic") return;
+    const uncached = samples.find(
+      (s) => s.name === "sitehost_site_requests_per_second" && s.labels.cached === "false",
+    );
+    if (uncached && uncached.value > 0) logs.hintUncachedTraffic(site.id, uncached.value);
   };
 }
 
@@ -264,6 +263,7 @@ export async function activate(
           },
           // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
           onRefreshRateChange: () => planner.update(),
+          ...(logs ? { onEvent: (siteId: number | undefined) => logs.siteEvent(siteId) } : {}),
         }),
       stop: () => webhooks.stop(),
     },

@@ -1,9 +1,16 @@
 /**
- * When a busy stream is read next. A read fetches the new entries plus what it re-reads below the
+ * When a stream is read next, from how fast its entries arrive (pure, and table-tested).
+ *
+ * `readIntervalMs`: a read is worth a request once about a quarter of a page has arrived, and is due
+ * no later than `logs.maxPollInterval` (the freshness bound) nor sooner than `logs.pollInterval`. A
+ * stream with a few entries an hour is read every `logs.maxPollInterval`, not pulled back to
+ * `logs.pollInterval` by each entry it finds; a busy one is paced by `paceMs`.
+ *
+ * `paceMs`, a busy stream. A read fetches the new entries plus what it re-reads below the
  * high-water mark (its window and the mark's own second), page by page; a read whose entries spill a
  * little onto a second page costs two requests for one page's worth. So a stream busier than a page
  * per poll interval is read a little sooner, at the interval that fills its pages, whenever that costs
- * fewer requests per entry; never later than the poll interval. Pure, and table-tested.
+ * fewer requests per entry; never later than the poll interval.
  */
 
 export interface ReadPace {
@@ -43,4 +50,28 @@ export function paceMs(p: ReadPace, pollMs: number): number {
     if (cost < best.cost) best = { intervalMs, cost };
   }
   return best.intervalMs;
+}
+
+/** A read is due once this share of a page is expected to wait in the stream. */
+export const ENTRIES_PER_READ_SHARE = 0.25;
+
+/** The interval at which `ratePerSecond` fills a quarter of a page, in whole seconds, within the bounds. */
+export function arrivalIntervalMs(
+  ratePerSecond: number,
+  pageSize: number,
+  pollMs: number,
+  maxPollMs: number,
+): number {
+  if (!(ratePerSecond > 0) || !Number.isFinite(ratePerSecond)) return maxPollMs;
+  const ms = Math.ceil((pageSize * ENTRIES_PER_READ_SHARE) / ratePerSecond) * 1000;
+  return Math.min(maxPollMs, Math.max(pollMs, ms));
+}
+
+/**
+ * The interval until the next read of a stream whose rate is known: by its arrivals between
+ * `pollMs` and `maxPollMs`, and paced for whole pages once it is busy enough for `pollMs`.
+ */
+export function readIntervalMs(p: ReadPace, pollMs: number, maxPollMs: number): number {
+  const byArrival = arrivalIntervalMs(p.ratePerSecond, p.pageSize, pollMs, maxPollMs);
+  return byArrival > pollMs ? byArrival : paceMs(p, pollMs);
 }

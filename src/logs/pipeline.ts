@@ -33,11 +33,13 @@ import {
   type Reporting,
   StreamReports,
 } from "./reporting.js";
+import { arrivalIntervalMs } from "./pace.js";
+import { SCROLL_PAGE_SIZE } from "./read/decide.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
 import { CollectorHealth, type ShipperOptions, StreamShipper } from "./shipper.js";
 import { BufferBudget, clearSpool } from "./spool.js";
-import { fingerprintOf, resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
+import { ACCOUNT, fingerprintOf, resolveStartFrom, streamKey, wantedStreams } from "./streams.js";
 import type { TailerOptions } from "./tailer.js";
 import { StreamSet } from "./streamSet.js";
 import { TailedStream, type StreamContext } from "./tailedStream.js";
@@ -46,7 +48,7 @@ import { type StallSummary, summarizeStalls } from "./stall.js";
 
 export interface LogPipelineDeps {
   /** Its slice: the logs section, the SLOs counted from the logs, the histogram's cache switch, the shard. */
-  config: Pick<Config, "logs" | "slos" | "metrics" | "sites">;
+  config: Pick<Config, "logs" | "slos" | "metrics" | "sites" | "webhooks">;
   api: SitehostApi;
   registry: Registry;
   logger: Logger;
@@ -263,6 +265,10 @@ export class LogPipeline {
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
       requestDurations: this.deps.requestDurations ?? true,
       clock: this.platform,
+      // With webhooks, an activity log is read on its site's events, and otherwise this often.
+      maxPollMs: this.deps.config.webhooks.enabled
+        ? { activity: Math.max(this.pollMs, durationMs(logs.activityPollInterval)) }
+        : {},
       tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
       claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
       reports: this.reports,
@@ -336,11 +342,28 @@ export class LogPipeline {
     return this.phase.kind === "running" ? this.phase.scheduler.polling() : undefined;
   }
 
-  /** The site served requests lately: read its web-server log soon. */
-  hintActive(siteId: number): void {
-    if (this.phase.kind !== "running") return;
+  /**
+   * The site served this many requests a second from its origin lately (not from the edge cache):
+   * its web-server log gets about as many lines. A hint only: see LogScheduler.nudge.
+   */
+  hintUncachedTraffic(siteId: number, perSecond: number): void {
+    if (this.phase.kind !== "running" || !(perSecond > 0)) return;
     const stream = this.phase.streams.get(streamKey({ id: siteId }, "server"));
-    if (stream) this.phase.scheduler.nudge(stream);
+    const expectedMs = arrivalIntervalMs(perSecond, SCROLL_PAGE_SIZE, this.pollMs, this.maxPollMs);
+    if (stream) this.phase.scheduler.nudge(stream, expectedMs);
+  }
+
+  /**
+   * A webhook event about the site (or the account, `siteId` undefined): its activity log, and the
+   * account's, have a new entry: read them now and once more shortly after.
+   */
+  siteEvent(siteId: number | undefined): void {
+    if (this.phase.kind !== "running") return;
+    const { streams, scheduler } = this.phase;
+    for (const id of siteId === undefined ? [ACCOUNT.id] : [siteId, ACCOUNT.id]) {
+      const stream = streams.get(streamKey({ id }, "activity"));
+      if (stream) scheduler.wake(stream);
+    }
   }
 
   private readFailed(key: string, err: unknown): void {

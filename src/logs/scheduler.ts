@@ -3,22 +3,31 @@
  * reads cannot keep up (the request budget is full) every stream falls behind by about the same,
  * and none waits forever.
  *
- * Adaptive polling: a read that found nothing waits twice as long before the next (from
- * `logs.pollInterval` up to `logs.maxPollInterval`); one that found entries comes back after
- * `logs.pollInterval`, or sooner when the stream is busier than a page per interval and reading it
- * sooner fills its pages (pace.ts); one that stopped at the page cap goes again at once. Waits are
- * shortened at random by up to a tenth, so streams spread out and never wait longer than their
- * interval.
+ * Polling by arrival rate (pace.ts): a read that found entries sets the next by the stream's measured
+ * rate: a quarter page's worth of arrivals, between `logs.pollInterval` and the stream's longest
+ * interval (`logs.maxPollInterval`, its freshness bound), paced for whole pages when busy. A read that
+ * found nothing waits twice as long as the last (up to the longest), and never less than its rate
+ * asks; one that stopped at the page cap goes again at once. Waits are shortened at random by up to a
+ * tenth, so streams spread out and never wait longer than their interval.
  *
- * A hint that a stream has news (`nudge`: its site served traffic) brings a backed-off stream forward
- * once; it does so again only after a read of the stream found entries. A stream whose reads find
- * nothing backs off as an idle one does, whatever the hints say (a site whose traffic the edge cache
- * serves writes nothing to its origin's log).
+ * Hints can only shorten a wait. `nudge` (its site's uncached traffic): a stream is brought forward
+ * once when the hint's rate would read it at most half as far apart as now; again only after a read
+ * found entries, so a hint whose reads find nothing never holds a stream short. `wake` (a webhook
+ * event for the stream's site): read within `logs.pollInterval` of the last read, and once more
+ * `followUpMs` after that read, for entries the platform writes late.
  */
 import { backoffMs, type Clock } from "../util/time.js";
 import { WakeTimer } from "../util/wakeTimer.js";
-import { paceMs } from "./pace.js";
-import { DueHeap, HINTABLE, READING, REMOVED, type ScheduledStream, SlotTable } from "./slotTable.js";
+import { readIntervalMs } from "./pace.js";
+import {
+  DueHeap,
+  FOLLOW_UP,
+  HINTABLE,
+  READING,
+  REMOVED,
+  type ScheduledStream,
+  SlotTable,
+} from "./slotTable.js";
 
 export type { ScheduledStream } from "./slotTable.js";
 import type { ReadOutcome } from "./read/types.js";
@@ -29,6 +38,8 @@ export interface SchedulerOptions {
   maxPollMs: number;
   clock: Pick<Clock, "now">;
   random?: () => number;
+  /** After a read a `wake` brought, the next is due at most this much later (default 2 × pollMs). */
+  followUpMs?: number;
   /** While true, no read starts (the collector is down). */
   paused: () => boolean;
   onOutcome?: (key: string, outcome: ReadOutcome) => void;
@@ -115,16 +126,35 @@ export class LogScheduler {
   }
 
   /**
-   * The stream is likely to have new entries: read it within `logs.pollInterval` of its last read,
-   * once. Its interval stays: if that read finds nothing, it backs off from where it was.
+   * The stream is likely to have new entries, arriving fast enough to read it every
+   * `expectedIntervalMs`: read it within `logs.pollInterval` of its last read, once, if that is at
+   * most half its interval now. Its interval stays: if that read finds nothing, it backs off from
+   * where it was.
    */
-  nudge(stream: ScheduledStream): void {
+  nudge(stream: ScheduledStream, expectedIntervalMs = this.opts.pollMs): void {
     const slot = stream.scheduleSlot;
     const { table } = this;
     if (slot < 0 || table.is(slot, READING) || !table.is(slot, HINTABLE)) return;
     const intervalMs = table.intervalMs[slot] as number;
-    if (intervalMs <= this.opts.pollMs) return;
+    if (intervalMs <= this.opts.pollMs || expectedIntervalMs > intervalMs / 2) return;
     table.set(slot, HINTABLE, false);
+    this.bringForward(slot);
+  }
+
+  /**
+   * Something happened to the stream's source (a webhook event): read it within `logs.pollInterval`
+   * of its last read, and again `followUpMs` after that read. During a read, only the second.
+   */
+  wake(stream: ScheduledStream): void {
+    const slot = stream.scheduleSlot;
+    if (slot < 0) return;
+    this.table.set(slot, FOLLOW_UP, true);
+    if (!this.table.is(slot, READING)) this.bringForward(slot);
+  }
+
+  private bringForward(slot: number): void {
+    const { table } = this;
+    const intervalMs = table.intervalMs[slot] as number;
     const dueAt = table.dueAt[slot] as number;
     this.reschedule(slot, Math.min(dueAt, dueAt - intervalMs + this.opts.pollMs));
   }
@@ -234,17 +264,17 @@ export class LogScheduler {
     }
     table.failures[slot] = 0;
     this.opts.onOutcome?.(key, outcome);
+    const longestMs = Math.max(pollMs, stream.maxPollMs ?? maxPollMs);
     switch (outcome.kind) {
       case "found":
         table.set(slot, HINTABLE, true);
-        table.intervalMs[slot] = outcome.pace ? paceMs(outcome.pace, pollMs) : pollMs;
-        table.dueAt[slot] = now + (table.intervalMs[slot] as number) * spread();
-        return;
+        table.intervalMs[slot] = outcome.pace ? readIntervalMs(outcome.pace, pollMs, longestMs) : pollMs;
+        break;
       case "empty": {
-        const interval = Math.min(Math.max(table.intervalMs[slot] as number, pollMs) * 2, maxPollMs);
-        table.intervalMs[slot] = interval;
-        table.dueAt[slot] = now + interval * spread();
-        return;
+        const doubled = Math.min(Math.max(table.intervalMs[slot] as number, pollMs) * 2, longestMs);
+        const byRate = outcome.pace ? readIntervalMs(outcome.pace, pollMs, longestMs) : 0;
+        table.intervalMs[slot] = Math.max(doubled, byRate);
+        break;
       }
       case "more":
       case "interrupted":
@@ -254,6 +284,11 @@ export class LogScheduler {
         table.set(slot, REMOVED, true);
         this.unschedule(stream);
         return;
+    }
+    table.dueAt[slot] = now + (table.intervalMs[slot] as number) * spread();
+    if (table.is(slot, FOLLOW_UP)) {
+      table.set(slot, FOLLOW_UP, false);
+      table.dueAt[slot] = Math.min(table.dueAt[slot] as number, now + (this.opts.followUpMs ?? 2 * pollMs));
     }
   }
 

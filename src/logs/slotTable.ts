@@ -16,6 +16,8 @@ export interface ScheduledStream {
    * (held by the stream, so the scheduler needs no map of its own: 15,000 streams at 5,000 sites).
    */
   scheduleSlot: number;
+  /** Its longest interval, when not `logs.maxPollInterval` (an activity log read on webhook events). */
+  readonly maxPollMs?: number | undefined;
   read(signal: AbortSignal): Promise<ReadOutcome>;
 }
 
@@ -25,6 +27,8 @@ export const HINTABLE = 1;
 export const REMOVED = 2;
 /** flags: a read of the stream is in progress. */
 export const READING = 4;
+/** flags: a `wake` asked for one more read shortly after the next one ends. */
+export const FOLLOW_UP = 8;
 
 const INITIAL_CAPACITY = 64;
 

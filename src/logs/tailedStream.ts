@@ -43,6 +43,8 @@ export interface StreamContext {
   requestDurations: boolean;
   /** The platform's time (lag, observed times): entries are stamped by the platform. */
   clock: Clock;
+  /** Longest read intervals by kind of stream, where not logs.maxPollInterval (ScheduledStream). */
+  maxPollMs: Readonly<Partial<Record<LogStream, number>>>;
   /** The tailers' settings by kind of stream (one object for every stream of a kind). */
   tailing: Readonly<Record<LogStream, TailerOptions>>;
   /** For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? */
@@ -96,6 +98,10 @@ export class TailedStream
 
   get stream(): LogStream {
     return this.kind.stream;
+  }
+
+  get maxPollMs(): number | undefined {
+    return this.ctx.maxPollMs[this.kind.stream];
   }
 
   get opts(): TailerOptions {

@@ -23,6 +23,7 @@ import type { CheckpointStore, StreamCheckpoint } from "./journal.js";
 import { readGap } from "./read/gap.js";
 import { type ReadContext, ReadRun } from "./read/run.js";
 import type { PreparedPage, RecordEncoder } from "./prepared.js";
+import type { ReadPace } from "./pace.js";
 import type {
   EndReason,
   PageOutlet,
@@ -278,16 +279,23 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
     if (after.complete) this.noteMalformed(result, now);
     if (result.end === "interrupted") return { kind: "interrupted" };
     if (result.end === "cap") return { kind: "more", shipped: result.shipped };
-    if (result.shipped === 0) return { kind: "empty" };
+    const pace = this.readPace(now);
+    if (result.shipped === 0) return pace ? { kind: "empty", pace } : { kind: "empty" };
+    return pace
+      ? { kind: "found", shipped: result.shipped, pace }
+      : { kind: "found", shipped: result.shipped };
+  }
+
+  /** The stream's rate and what its reads re-read, once a read has shipped something. */
+  private readPace(now: number): ReadPace | undefined {
     const seen = this.pace;
-    if (!seen || seen.rateElapsedMs === 0) return { kind: "found", shipped: result.shipped };
-    const pace = {
+    if (!seen || seen.rateElapsedMs === 0) return undefined;
+    return {
       ratePerSecond: (seen.rateShipped * 1000) / seen.rateElapsedMs,
       // The next read re-reads its short window and the high-water mark's own second.
       rereadMs: this.lateWindowMs(now) + 1000,
       pageSize: this.source.pageSize,
     };
-    return { kind: "found", shipped: result.shipped, pace };
   }
 
   /** A read that met nothing but malformed entries keeps that trouble; any other complete read clears it. */

@@ -47,6 +47,8 @@ export interface ActivationInputs {
   refresher?: Partial<RefresherOptions>;
   /** The refreshes' request rate changed: re-plan the budget. */
   onRefreshRateChange?: () => void;
+  /** An event was accepted, about this site when it names one (the log pipeline reads activity logs). */
+  onEvent?: (siteId: number | undefined) => void;
 }
 
 /** Records per export, and about this many bytes of queue lines. */
@@ -95,6 +97,7 @@ export class WebhookReceiver {
       refresh: (id) => {
         if (count <= 1 || shardOf(id, count) === index) refresher.request(id);
       },
+      ...(inputs.onEvent ? { happened: inputs.onEvent } : {}),
     };
     if (config.logs.enabled && config.logs.ship) {
       const queue = new WebhookQueue(

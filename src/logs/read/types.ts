@@ -31,8 +31,8 @@ export interface SiteIdentity {
 export type ReadOutcome =
   /** New records were shipped; `pace`: what the stream's reads cost lately, to choose the next one's time. */
   | { kind: "found"; shipped: number; pace?: ReadPace }
-  /** Nothing new. */
-  | { kind: "empty" }
+  /** Nothing new; `pace` once the stream has shipped something (its rate decays with each empty read). */
+  | { kind: "empty"; pace?: ReadPace }
   /** Stopped at the page cap with more waiting: read again at once. */
   | { kind: "more"; shipped: number }
   /** The collector is down: read again once it is back. */

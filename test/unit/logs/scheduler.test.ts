@@ -1,8 +1,9 @@
 /**
  * When streams are read (fake clock): an idle stream backs off to logs.maxPollInterval and costs at
- * most 15 reads an hour at the defaults; a stream that finds entries comes back after
- * logs.pollInterval; one that stopped at the page cap goes again at once; when reads cannot keep up,
- * the most overdue stream goes first, so all fall behind alike and none waits forever.
+ * most 15 reads an hour at the defaults; a stream that finds entries comes back by its arrival rate
+ * (logs.pollInterval while its rate is unknown or high, logs.maxPollInterval for a few entries an
+ * hour); hints only shorten a wait; one that stopped at the page cap goes again at once; when reads
+ * cannot keep up, the most overdue stream goes first, so all fall behind alike and none waits forever.
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { LogScheduler, type ScheduledStream } from "../../../src/logs/scheduler.js";
@@ -224,6 +225,112 @@ describe("adaptive polling", () => {
     fail = false;
     await vi.advanceTimersByTimeAsync(10 * MIN);
     expect(st.starts.length).toBeGreaterThan(gaps.length + 10);
+    await s.stop();
+  });
+});
+
+describe("polling by arrival rate", () => {
+  const trickle = (rate: number) => ({ ratePerSecond: rate, rereadMs: 1000, pageSize: 200 });
+
+  it("a stream with a few entries an hour is read every maxPollInterval, not pulled back by each entry", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    // About 7 entries an hour: every read at 5 minutes finds one with a chance of about 0.6.
+    let n = 0;
+    const st = stream("1/php", (): ReadOutcome =>
+      ++n % 5 < 3
+        ? { kind: "found", shipped: 1, pace: trickle(7 / 3600) }
+        : { kind: "empty", pace: trickle(7 / 3600) },
+    );
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(60 * MIN);
+    // One an hour more than 12 for the first read; before, each entry pulled it back to 30 s.
+    expect(st.starts.length).toBeLessThanOrEqual(13);
+    expect(Math.min(...gapsOf(st.starts))).toBeGreaterThanOrEqual(4.5 * MIN);
+    await s.stop();
+  });
+
+  it("a stream between trickle and busy is read when a quarter page has arrived", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const st = stream("1/php", () => ({ kind: "found", shipped: 50, pace: trickle(0.5) }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    // 100 s, shortened by the spread (here by half of a tenth).
+    expect(gapsOf(st.starts).every((g) => g >= 95 * S && g <= 95 * S + 200)).toBe(true);
+    await s.stop();
+  });
+
+  it("a stream that wakes up (its reads find many entries) is back at pollInterval after one read", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    let rate = 7 / 3600;
+    const st = stream("1/php", () => ({
+      kind: "found",
+      shipped: Math.ceil(rate * 300),
+      pace: trickle(rate),
+    }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    rate = 3; // errors pour in
+    const reads = st.starts.length;
+    await vi.advanceTimersByTimeAsync(5 * MIN + 31 * S);
+    const gaps = gapsOf(st.starts.slice(reads));
+    expect(gaps.length).toBeGreaterThanOrEqual(1);
+    expect(gaps.every((g) => g <= 30 * S + 200)).toBe(true);
+    await s.stop();
+  });
+
+  it("a traffic hint brings a stream forward only when its rate would read the stream twice as often", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const st = stream("1/server", () => ({ kind: "found", shipped: 1, pace: trickle(7 / 3600) }));
+    s.add(st);
+    await vi.advanceTimersByTimeAsync(10 * MIN); // at 5 minutes
+    const lastRead = st.starts.at(-1) as number;
+    s.nudge(st, 4 * MIN); // a few uncached requests: no change worth a read
+    await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 31 * S - Date.now()));
+    expect(st.starts.at(-1)).toBe(lastRead);
+    s.nudge(st, 30 * S); // a surge of uncached requests
+    await vi.advanceTimersByTimeAsync(1 * S);
+    expect(st.starts.length).toBeGreaterThan(1);
+    expect((st.starts.at(-1) as number) - lastRead).toBeLessThanOrEqual(31 * S + 200);
+    await s.stop();
+  });
+
+  it("a woken stream is read within pollInterval and once more shortly after; otherwise at its own longest interval", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const activity = { ...stream("1/activity", () => ({ kind: "empty" })), maxPollMs: 30 * MIN };
+    s.add(activity);
+    await vi.advanceTimersByTimeAsync(3 * 60 * MIN);
+    // Backed off to its safety poll: at most two reads in the last hour.
+    const lastHour = activity.starts.filter((t) => t > Date.now() - 60 * MIN);
+    expect(lastHour.length).toBeLessThanOrEqual(2);
+    const before = activity.starts.length;
+    const wokenAt = Date.now();
+    const lastRead = activity.starts.at(-1) as number;
+    s.wake(activity); // a webhook event for the site
+    await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - wokenAt) + 200);
+    expect(activity.starts.length).toBe(before + 1);
+    await vi.advanceTimersByTimeAsync(60 * S + 200);
+    expect(activity.starts.length).toBe(before + 2);
+    await vi.advanceTimersByTimeAsync(20 * MIN);
+    expect(activity.starts.length).toBe(before + 2);
+    await s.stop();
+  });
+
+  it("an event during a read is caught by the read after it, shortly after", async () => {
+    vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
+    const s = scheduler();
+    const activity = { ...stream("1/activity", () => ({ kind: "empty" }), 2 * S), maxPollMs: 30 * MIN };
+    s.add(activity);
+    await vi.advanceTimersByTimeAsync(60 * MIN);
+    while (s.reading === 0) await vi.advanceTimersByTimeAsync(S);
+    const during = activity.starts.length;
+    s.wake(activity);
+    await vi.advanceTimersByTimeAsync(2 * S + 60 * S + 200);
+    expect(activity.starts.length).toBe(during + 1);
     await s.stop();
   });
 });

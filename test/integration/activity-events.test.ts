@@ -1,0 +1,119 @@
+/**
+ * Activity logs read on webhook events: with webhooks on, a site's activity log backs off to
+ * logs.activityPollInterval (here 10 minutes), and an event for the site has its entry at the OTLP
+ * receiver within seconds; an entry written without an event (nothing told the exporter) waits for
+ * the safety poll. Each entry arrives once.
+ */
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, it } from "vitest";
+import { COLLECTOR_NAMES } from "../../src/config/schema.js";
+import { startSimulator } from "../../src/simulator/index.js";
+import { startDaemonProcess, waitReady } from "../helpers/daemon.js";
+import { startOtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
+import { freePort } from "../helpers/ports.js";
+import { waitFor } from "../helpers/wait.js";
+
+const TOKEN = "activity-events-token";
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+});
+
+const activityBodies = (records: readonly ReceivedRecord[]) =>
+  records
+    .filter((r) => r.attributes["sitehost.log.stream"] === "activity")
+    .map((r) => (typeof r.body === "string" ? r.body : ""));
+
+it("reads a site's activity log on its event, and not before the safety poll without one", async () => {
+  const sim = await startSimulator({
+    sites: 3,
+    seed: 11,
+    logRatePerSite: 0,
+    accountActivityScope: "account",
+  });
+  const receiver = await startOtlpReceiver();
+  const checkpointDir = await mkdtemp(join(tmpdir(), "sitehost-activity-events-it-"));
+  const port = await freePort();
+  cleanups.push(
+    () => sim.close(),
+    () => receiver.close(),
+    () => rm(checkpointDir, { recursive: true, force: true }),
+  );
+  sim.control.setWebhookUrl(`http://127.0.0.1:${port}/webhook?token=${TOKEN}`);
+  const daemon = await startDaemonProcess({
+    sim,
+    port,
+    checkpointDir,
+    config: {
+      webhooks: { enabled: true },
+      logs: {
+        ship: true,
+        streams: ["activity"],
+        startFrom: "now",
+        pollInterval: "1s",
+        maxPollInterval: "2s",
+        activityPollInterval: "10m",
+      },
+      collectors: Object.fromEntries(
+        COLLECTOR_NAMES.filter((c) => c !== "inventory").map((c) => [c, { enabled: false }]),
+      ),
+    },
+    env: {
+      SITEHOST_WEBHOOK_TOKEN: TOKEN,
+      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint,
+      OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf",
+    },
+  });
+  cleanups.push(() => daemon.kill());
+  await waitReady(daemon.url, 30_000);
+  await waitFor(
+    "the activity checkpoints",
+    async () => (await readdir(checkpointDir)).filter((f) => /activity.*\.json$/.test(f)).length >= 4,
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
+  const [quiet, woken] = sim.control.sites().map((s) => s.site.id) as [number, number];
+
+  // Backed off: the activity streams' reads, counted at the simulator, stop within a minute.
+  const reads = () =>
+    Object.entries(sim.control.stats().requests)
+      .filter(([key]) => key.includes("/logs/activity "))
+      .reduce((n, [, c]) => n + c, 0);
+  let last = -1;
+  let steadySince = performance.now();
+  await waitFor(
+    "activity reads backed off (none for 30 s)",
+    () => {
+      const now = reads();
+      if (now !== last) {
+        last = now;
+        steadySince = performance.now();
+      }
+      return performance.now() - steadySince > 30_000;
+    },
+    { timeoutMs: 120_000, intervalMs: 500 },
+  );
+
+  // No event: an entry appended to the log alone is not read before the safety poll.
+  sim.control.appendActivity({ name: "site.update", message: "without event", siteId: quiet });
+  // An event: the SSH command's entry arrives within seconds.
+  const before = reads();
+  const sentAt = performance.now();
+  sim.control.runSshCommand(woken, "wp plugin list");
+  await waitFor(
+    "the event's activity entry",
+    () => activityBodies(receiver.records).some((b) => b.includes("wp plugin list")),
+    { timeoutMs: 15_000, intervalMs: 100, last: () => JSON.stringify(activityBodies(receiver.records)) },
+  );
+  expect(performance.now() - sentAt).toBeLessThan(15_000);
+  // The site's log and the account's, each read on the event and once more two poll intervals later.
+  await waitFor("the reads and their follow-ups", () => reads() - before >= 4, {
+    timeoutMs: 15_000,
+    intervalMs: 100,
+    last: () => String(reads() - before),
+  });
+  const bodies = activityBodies(receiver.records);
+  expect(bodies.filter((b) => b.includes("wp plugin list"))).toHaveLength(1);
+  expect(bodies.some((b) => b.includes("without event"))).toBe(false);
+}, 240_000);
