@@ -145,6 +145,8 @@ export class BudgetPlanner {
    *   rate that finishes it in time, as far as what the plan leaves of the budget allows, but at
    *   least a quarter of it (weight P/3 beside the plan's P), so that when the plan alone exceeds the
    *   budget first runs still finish. The most urgent work is raised first (see startupRaises).
+   * - What a user looks at first comes first: while any collector's first run is pending, the log
+   *   streams wait with the budget's floor share (their checkpoints keep every entry for later).
    * - Scheduled collectors have deadlines (a run must end before the next tick, or the tick is
    *   skipped): while they fit in the budget they get their planned rate plus a quarter, as an
    *   absolute share of it, however much start-up work competes; the log streams, webhook refreshes
@@ -155,10 +157,16 @@ export class BudgetPlanner {
     const sources = this.plan?.sources ?? this.inputs.sources();
     const planned = new Map<BudgetSource, number>();
     for (const s of sources) planned.set(s.source, s.requestsPerSecond);
-    const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const work = this.inputs.startupWork?.() ?? [];
+    const collectorsStarting = work.some((w) => !UNSCHEDULED.has(w.source));
+    if (collectorsStarting) planned.delete("logs");
+    const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const room = Math.max(budget - plannedTotal, plannedTotal / 3);
-    const extra = startupRaises(work, planned, room);
+    const extra = startupRaises(
+      collectorsStarting ? work.filter((w) => w.source !== "logs") : work,
+      planned,
+      room,
+    );
 
     // Deadline work (the collectors' steady rates with headroom) against the rest (shared work).
     let deadlineTotal = 0;

@@ -25,7 +25,9 @@ export function budgetPart(i: StatusInputs): StatusReport["budget"] {
   const discovered = i.active?.sitesDiscovered ?? plan.sites;
   const known = plan.sites > 0;
   const coverage = known ? coverageText(c, discovered, i.shard.count) : undefined;
+  const picture = firstPicture(i, plan.budget);
   const base = {
+    ...(picture ? { firstPicture: picture.part } : {}),
     plannedRequestsPerSecond: round(plan.total),
     budgetRequestsPerSecond: plan.budget,
     sources,
@@ -40,8 +42,31 @@ export function budgetPart(i: StatusInputs): StatusReport["budget"] {
         i.active?.budgetAdvice ??
         `planned ${plan.total.toFixed(2)} requests/s over the budget of ${plan.budget}/s`,
     };
-  const planned = `planned ${plan.total.toFixed(2)} requests/s of ${plan.budget}/s (api.maxRequestsPerSecond)`;
+  const planned = `${picture ? `${picture.sentence}; ` : ""}planned ${plan.total.toFixed(2)} requests/s of ${plan.budget}/s (api.maxRequestsPerSecond)`;
   return known && c.tight
     ? { ...base, health: "warning", summary: `${planned}; ${coverage ?? ""}` }
     : { ...base, health: "ok", summary: planned };
+}
+
+/**
+ * When the first complete picture is expected: the collectors' first runs go first (the log streams
+ * wait, see BudgetPlanner.refreshWeights), at most their whole runs' requests at the full budget.
+ */
+function firstPicture(
+  i: StatusInputs,
+  budget: number,
+): { part: NonNullable<StatusReport["budget"]["firstPicture"]>; sentence: string } | undefined {
+  const startup = i.active?.startup;
+  if (!startup || startup.collectors.length === 0) return undefined;
+  const requests = startup.collectors.reduce((sum, c) => sum + c.requests, 0);
+  const expectedInSeconds = Math.ceil(requests / Math.max(budget, 1e-9));
+  const names = startup.collectors.map((c) => c.name);
+  const within =
+    expectedInSeconds >= 120 ? `${Math.ceil(expectedInSeconds / 60)} minutes` : `${expectedInSeconds} s`;
+  const logs =
+    startup.unreadStreams > 0 ? `, then the first reads of ${startup.unreadStreams} log streams` : "";
+  return {
+    part: { collectorsPending: names, requests, expectedInSeconds, logStreamsUnread: startup.unreadStreams },
+    sentence: `starting: first runs of ${names.join(", ")} pending (at most ${requests} requests, complete in about ${within} at the budget${logs})`,
+  };
 }

@@ -20,6 +20,8 @@ export interface ActiveStatus {
   budgetAdvice?: string;
   /** With logs on: the log streams that cannot advance. */
   logStalls?: StallSummary;
+  /** Start-up work left: collectors without a first run (and what a run costs), streams never read. */
+  startup?: { collectors: ReadonlyArray<{ name: string; requests: number }>; unreadStreams: number };
 }
 
 export interface StatusInputs {
@@ -110,6 +112,16 @@ export interface StatusReport {
   checkpointDir: Part;
   shard: string;
   budget: Part & {
+    /**
+     * While start-up work remains: the first runs pending (at most their whole runs' requests), when
+     * they are expected done at the budget (collectors first), and the log streams to read after them.
+     */
+    firstPicture?: {
+      collectorsPending: string[];
+      requests: number;
+      expectedInSeconds: number;
+      logStreamsUnread: number;
+    };
     plannedRequestsPerSecond?: number;
     budgetRequestsPerSecond?: number;
     /** Per source: planned requests/s, and per site-hour planned and measured lately (last 30 minutes). */

@@ -117,7 +117,7 @@ describe("BudgetPlanner", () => {
     expect(lines.some((l) => l.level === 30 && String(l.msg).includes("fit the budget again"))).toBe(true);
   });
 
-  it("weights pending start-up work to be done in its time, then falls back to the plan", () => {
+  it("weights pending start-up work to be done in its time, collectors' first runs before the streams' first reads", () => {
     // An hourly collector's first run (3,000 requests) and 3,000 streams not read yet.
     let work: StartupWork[] = [
       { source: "backups", requests: 3000, withinSeconds: 90 },
@@ -139,15 +139,16 @@ describe("BudgetPlanner", () => {
     const w = weights.at(-1) ?? {};
     // However much start-up work there is, traffic keeps its rate plus a quarter: its runs end in time.
     expect(share(w, "traffic")).toBeCloseTo(steady.traffic, 6);
-    // The most urgent start-up work (the streams' first reads, 150/s wanted) takes the room first.
-    expect(share(w, "logs")).toBeCloseTo(100 - steady.traffic - steady.backups, 6);
-    expect(share(w, "backups")).toBeCloseTo(steady.backups, 6);
-    // Streams read: the backups' first run is raised to finish in its 90 s (33.3/s).
-    work = [{ source: "backups", requests: 3000, withinSeconds: 90 }];
+    // The backups' first run takes the room; the streams wait (the budget's floor share) until it is done.
+    expect(share(w, "backups")).toBeCloseTo(100 - steady.traffic, 6);
+    expect(w.logs ?? 0).toBe(0);
+    // First runs done: the streams' first reads take the room.
+    work = [{ source: "logs", requests: 3000, withinSeconds: 20 }];
     p.refreshWeights();
     const next = weights.at(-1) ?? {};
     expect(share(next, "traffic")).toBeCloseTo(steady.traffic, 6);
-    expect(share(next, "backups")).toBeGreaterThan(33.3);
+    expect(share(next, "backups")).toBeCloseTo(steady.backups, 6);
+    expect(share(next, "logs")).toBeCloseTo(100 - steady.traffic - steady.backups, 6);
     // Less pending work than the plan's rate never lowers a share below the plan.
     work = [{ source: "logs", requests: 10, withinSeconds: 20 }];
     p.refreshWeights();

@@ -153,6 +153,33 @@ describe("the request plan", () => {
     expect(page).toContain("<td>domains</td><td>0.100</td><td>3.6</td><td>3.6</td>");
   });
 
+  it("while first runs are pending: which, at most how many requests, when complete, and the log streams after them", () => {
+    const s = statusOf({
+      active: {
+        sitesDiscovered: 1000,
+        collectors: [DISCOVERED],
+        plan: plan({ sources: [{ source: "backups", requestsPerSecond: 0.8 }], sites: 1000 }),
+        startup: {
+          collectors: [
+            { name: "backups", requests: 3000 },
+            { name: "certificates", requests: 2800 },
+          ],
+          unreadStreams: 3001,
+        },
+      },
+    });
+    expect(s.budget.firstPicture).toEqual({
+      collectorsPending: ["backups", "certificates"],
+      requests: 5800,
+      expectedInSeconds: 290,
+      logStreamsUnread: 3001,
+    });
+    expect(s.budget.summary).toContain(
+      "first runs of backups, certificates pending (at most 5800 requests, complete in about 5 minutes at the budget, then the first reads of 3001 log streams)",
+    );
+    expect(renderLanding(s)).toContain("first runs of backups, certificates pending");
+  });
+
   it("at steady state: no start-up note, the measured cost beside the plan", () => {
     const s = statusOf({
       active: {
