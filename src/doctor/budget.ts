@@ -53,12 +53,16 @@ export function plannedFor(
   ];
   const sources = collectorSources(costs);
   if (config.logs.enabled) {
-    // Each stream is read at least once per logs.maxPollInterval (the account's activity log once more).
-    const streams = sites * config.logs.streams.length + (config.logs.streams.includes("activity") ? 1 : 0);
-    sources.push({
-      source: "logs",
-      requestsPerSecond: streams / (durationMs(config.logs.maxPollInterval) / 1000),
-    });
+    // Quiet streams: each read once per logs.maxPollInterval; with webhooks, activity logs (the
+    // account's one more) once per logs.activityPollInterval besides their events.
+    const { streams: kinds, maxPollInterval, activityPollInterval } = config.logs;
+    const activity = kinds.includes("activity") ? sites + 1 : 0;
+    const others = sites * kinds.filter((k) => k !== "activity").length;
+    const pollSeconds = durationMs(maxPollInterval) / 1000;
+    const activitySeconds = config.webhooks.enabled
+      ? Math.max(pollSeconds, durationMs(activityPollInterval) / 1000)
+      : pollSeconds;
+    sources.push({ source: "logs", requestsPerSecond: others / pollSeconds + activity / activitySeconds });
   }
   const plan = makePlan(sources, config.api.maxRequestsPerSecond);
   const coverage = coverageOf(sources, sites, config.api.maxRequestsPerSecond);

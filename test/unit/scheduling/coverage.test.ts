@@ -63,6 +63,20 @@ describe("doctor says what the budget covers, in the same words and with the sam
     expect(Math.abs(plannedFor(config, 1000).coverage.covers - covers)).toBeLessThanOrEqual(covers * 0.02);
   });
 
+  it("with webhooks, activity logs count at logs.activityPollInterval: three quiet streams of 1,000 sites plan 7.2, not 10 requests/s", () => {
+    const logsOf = (webhooks: boolean) =>
+      plannedFor(
+        ConfigSchema.parse({
+          api: { url: "https://api.example/v1", clientId: "id", clientSecret: "s" },
+          webhooks: { enabled: webhooks, token: "t" },
+        }),
+        1000,
+      ).bySource.logs;
+    // 2,000 streams every 300 s and 1,001 activity logs every 300 s, or every 1,800 s with webhooks.
+    expect(logsOf(false)).toBeCloseTo(3001 / 300, 3);
+    expect(logsOf(true)).toBeCloseTo(2000 / 300 + 1001 / 1800, 3);
+  });
+
   it("well within it: pass, the sentence without ways out", () => {
     const f = budgetFindings(config, [], 10).find((x) => x.id === "budget");
     expect(f?.verdict).toBe("pass");
