@@ -88,6 +88,7 @@ const WEBHOOK_TOKEN = "bench-webhook-token";
 /** Webhooks to the daemon, and an SSH command on a random site at `perSiteHour` per site. */
 function sendEvents(sim: RunningSimulator, daemonUrl: string, perSiteHour: number): { stop(): void } {
   sim.control.setWebhookUrl(`${daemonUrl}/webhook?token=${WEBHOOK_TOKEN}`);
+  if (!(perSiteHour > 0)) return { stop: () => undefined };
   const ids = sim.control.sites().map((s) => s.site.id);
   const everyMs = 3_600_000 / (perSiteHour * ids.length);
   let n = 0;

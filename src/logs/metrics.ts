@@ -50,6 +50,11 @@ export function logMetrics(registry: Registry) {
       "sitehost_exporter_log_records_late_total",
       "Log entries that appeared behind entries already shipped (the platform indexed them late); shipped, by stream.",
     ),
+    requestTimeUnits: counter(registry, {
+      name: "sitehost_exporter_log_request_time_units_total",
+      help: "Web-server log streams whose request_time unit was decided from their first values (logs.requestTimeUnit auto), by unit: seconds or milliseconds. Until a stream's unit is decided, whole-number durations above 0 count in sitehost_site_http_requests_without_duration_total.",
+      labelNames: ["unit"],
+    }),
     checkpointErrors: byStream(
       "sitehost_exporter_log_checkpoint_errors_total",
       "Checkpoints that could not be trusted; the stream is stopped until reset, by stream.",

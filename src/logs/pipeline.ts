@@ -130,6 +130,8 @@ export class LogPipeline {
     });
     const metrics = logMetrics(deps.registry);
     countersFromZero(metrics, deps.config.logs.streams, Object.keys(PAGING_PROBLEMS));
+    if (deps.config.logs.streams.includes("server") && deps.config.logs.requestTimeUnit === "auto")
+      for (const unit of ["seconds", "milliseconds"]) metrics.requestTimeUnits.inc({ unit }, 0);
     const streams = new ReportedStreams(() => this.reporters(), deps.config.logs.streams);
     metrics.lag.add(streams.lag);
     metrics.lastRead.add(streams.lastRead);
@@ -263,6 +265,15 @@ export class LogPipeline {
       sink,
       counts: this.counts,
       requestTimeUnit: this.deps.config.logs.requestTimeUnit,
+      unitDecided: (unit, site) => {
+        this.reporting.metrics.requestTimeUnits.inc({ unit });
+        if (unit === "milliseconds")
+          this.reporting.warnings.warn(
+            "request time in milliseconds",
+            { site: site.name, siteId: site.id },
+            "web-server request_time values are read as milliseconds: the stream's first values were whole numbers too large for seconds. Set logs.requestTimeUnit to seconds if they are seconds",
+          );
+      },
       requestDurations: this.deps.requestDurations ?? true,
       clock: this.platform,
       // With webhooks, an activity log is read on its site's events, and otherwise this often.

@@ -35,6 +35,8 @@ export interface PageCounts {
 /** What a record adds to its stream's counters: `slots` key ids and increments, written at `at`. */
 export interface RecordCounter {
   slots: number;
+  /** Sees a page's records before any of them is written (a unit decided from their values). */
+  prepare?(records: readonly PendingRecord[]): void;
   write(r: PendingRecord, ids: Uint16Array, values: Float64Array, at: number): void;
 }
 
@@ -87,6 +89,7 @@ export function preparePage(records: readonly PendingRecord[], encoder: RecordEn
         values: new Float64Array(n * counter.slots),
       }
     : undefined;
+  counter?.prepare?.(records);
   writer.reset();
   for (let i = 0; i < n; i++) {
     const r = records[i] as PendingRecord;

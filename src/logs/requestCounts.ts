@@ -9,9 +9,8 @@
  *   number): counted, never guessed;
  * - `b|<cached>` + `body_bytes_sent`, when the entry has it.
  *
- * `request_time` is read as seconds, the web server's own unit (nginx's `$request_time`: seconds with
- * millisecond resolution). A platform that sends milliseconds is told apart per stream (see
- * `RequestTimeUnit`).
+ * `request_time` is read in the unit the stream's first values show (`RequestTimeUnit`: seconds, the
+ * web server's own unit, or milliseconds), or the one `logs.requestTimeUnit` sets.
  */
 import type { ServerLogEntry } from "../api/schemas.js";
 import { DURATION_BUCKETS } from "../config/slos.js";
@@ -31,31 +30,85 @@ const BUCKET_LABELS = [...DURATION_BUCKETS.map(String), "+Inf"];
 export const SERVER_COUNT_SLOTS = 4;
 
 export type RequestTimeSetting = "auto" | "seconds" | "milliseconds";
+export type RequestTimeUnitName = "seconds" | "milliseconds";
 
-/** Milliseconds are recognised by a whole number above this (no page takes a minute: the platform's limit). */
-const MS_EVIDENCE_ABOVE = 60;
+/** Values the decision looks at, at most: the stream's first ones. */
+export const UNIT_SAMPLE = 32;
+/** No site's median request takes a minute (the platform's limit): a median above is milliseconds. */
+const MEDIAN_MS_ABOVE = 60;
+/** Whole numbers with a median of 10 or more: ten-second requests are no site's median either. */
+const WHOLE_MEDIAN_MS_FROM = 10;
 
 /**
- * The unit of one stream's `request_time`. Fixed by the setting, or with `auto` decided from the
- * stream's own values and kept: a value with a fraction means seconds, a whole number above 60 seen
- * before any fraction means milliseconds; until either is seen, seconds.
+ * The unit a stream's first `request_time` values (numbers ≥ 0) show, or undefined while they do not
+ * tell. Pure. A median above 60 (from 3 values) is milliseconds; then values mostly with a fraction
+ * are seconds (nginx's `$request_time`: seconds with millisecond resolution); whole numbers are
+ * milliseconds from a median of 10 (3 values) or, once `UNIT_SAMPLE` values are in, any above 0.
+ */
+export function unitOfValues(values: readonly number[]): RequestTimeUnitName | undefined {
+  const n = values.length;
+  if (n === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const median = sorted[Math.floor((n - 1) / 2)] as number;
+  if (n >= 3 && median > MEDIAN_MS_ABOVE) return "milliseconds";
+  const fractions = values.filter((v) => !Number.isInteger(v)).length;
+  if (fractions * 2 >= n) return "seconds";
+  if (n >= 3 && median >= WHOLE_MEDIAN_MS_FROM) return "milliseconds";
+  if (n >= UNIT_SAMPLE && (sorted[n - 1] as number) > 0) return "milliseconds";
+  return undefined;
+}
+
+/**
+ * The unit of one stream's `request_time`: fixed by the setting, or with `auto` decided from the
+ * distribution of the stream's first values (`unitOfValues`), each page's values looked at before
+ * any of them is counted (`observe`), and kept. While undecided, a value with a fraction (or 0) is
+ * read as seconds and a whole number above 0 is no duration (counted apart, never guessed).
  */
 export class RequestTimeUnit {
-  private decided: "seconds" | "milliseconds" | undefined;
+  private decided: RequestTimeUnitName | undefined;
+  private sample: number[] | undefined = [];
 
-  constructor(setting: RequestTimeSetting) {
-    if (setting !== "auto") this.decided = setting;
-  }
-
-  /** Seconds, or undefined for a value that is no duration. */
-  seconds(value: unknown): number | undefined {
-    if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return undefined;
-    if (this.decided === undefined) {
-      if (!Number.isInteger(value)) this.decided = "seconds";
-      else if (value > MS_EVIDENCE_ABOVE) this.decided = "milliseconds";
+  constructor(
+    setting: RequestTimeSetting,
+    private readonly onDecided?: (unit: RequestTimeUnitName) => void,
+  ) {
+    if (setting !== "auto") {
+      this.decided = setting;
+      this.sample = undefined;
     }
-    return this.decided === "milliseconds" ? value / 1000 : value;
   }
+
+  get unit(): RequestTimeUnitName | undefined {
+    return this.decided;
+  }
+
+  /** The values of a page about to be counted, in order (undecided only). */
+  observe(values: Iterable<unknown>): void {
+    const sample = this.sample;
+    if (!sample) return;
+    for (const v of values) {
+      if (sample.length >= UNIT_SAMPLE) break;
+      if (isDuration(v)) sample.push(v);
+    }
+    const unit = unitOfValues(sample);
+    if (unit) {
+      this.decided = unit;
+      this.sample = undefined;
+      this.onDecided?.(unit);
+    }
+  }
+
+  /** Seconds, or undefined for a value that is no duration (or a whole number before the unit is known). */
+  seconds(value: unknown): number | undefined {
+    if (!isDuration(value)) return undefined;
+    if (this.decided === "milliseconds") return value / 1000;
+    if (this.decided === "seconds" || !Number.isInteger(value) || value === 0) return value;
+    return undefined;
+  }
+}
+
+function isDuration(value: unknown): value is number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
 /** Index of the bucket that holds `seconds` (the last is +Inf). */

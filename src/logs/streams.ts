@@ -46,6 +46,7 @@ import {
   SERVER_COUNT_SLOTS,
   serverCounts,
   type RequestTimeSetting,
+  type RequestTimeUnitName,
 } from "./requestCounts.js";
 import type { ResourceIdentity } from "./resource.js";
 
@@ -249,7 +250,10 @@ export function encoderFor(
   now: () => number,
   counting: ServerCounting = { requestTime: "auto", durations: true },
 ): StreamEncoder {
-  return new SinkEncoder(sink, site, stream, now, counterFor(stream, counting));
+  const encoder: SinkEncoder = new SinkEncoder(sink, site, stream, now, (e) =>
+    counterFor(stream, counting, () => e.site),
+  );
+  return encoder;
 }
 
 /** One per stream, so its parts are methods and fields rather than closures (thousands of streams). */
@@ -266,9 +270,17 @@ class SinkEncoder implements StreamEncoder {
     private named: SiteIdentity,
     private readonly stream: LogStream,
     private readonly now: () => number,
-    readonly counter: RecordCounter | undefined,
+    counterOf: (encoder: SinkEncoder) => RecordCounter | undefined,
   ) {
     this.mapping = MAPPINGS[stream];
+    this.counter = counterOf(this);
+  }
+
+  readonly counter: RecordCounter | undefined;
+
+  /** The site its records name now. */
+  get site(): SiteIdentity {
+    return this.named;
   }
 
   encode(w: ProtoWriter, r: PendingRecord): void {
@@ -291,21 +303,35 @@ class SinkEncoder implements StreamEncoder {
 /** How web-server records are counted: `request_time`'s unit, and whether durations are counted at all. */
 export interface ServerCounting {
   requestTime: RequestTimeSetting;
+  /** `auto`: a stream's unit was decided from its first values. */
+  unitDecided?: (unit: RequestTimeUnitName, site: SiteIdentity) => void;
   /** false: the status alone, as for the other counted kinds. */
   durations: boolean;
 }
 
 /** What a record of the stream adds to the log-derived counters (none for uncounted kinds). */
-function counterFor(stream: LogStream, counting: ServerCounting): RecordCounter | undefined {
+function counterFor(
+  stream: LogStream,
+  counting: ServerCounting,
+  site: () => SiteIdentity,
+): RecordCounter | undefined {
   if (!STREAM_KINDS[stream].counted) return undefined;
   if (stream === "server" && counting.durations) {
-    const unit = new RequestTimeUnit(counting.requestTime);
+    const decided = counting.unitDecided;
+    const unit = new RequestTimeUnit(counting.requestTime, decided && ((u) => decided(u, site())));
     return {
       slots: SERVER_COUNT_SLOTS,
+      prepare: (records) => {
+        if (unit.unit === undefined) unit.observe(requestTimes(records));
+      },
       write: (r, ids, values, at) => serverCounts(r.entry as ServerLogEntry, unit, ids, values, at),
     };
   }
   return KEY_COUNTERS[stream as ScrollStream];
+}
+
+function* requestTimes(records: readonly PendingRecord[]): Iterable<unknown> {
+  for (const r of records) yield (r.entry as ServerLogEntry).request_time;
 }
 
 /** A record that counts once, by its key (PHP entries; web-server entries without durations). */

@@ -20,7 +20,14 @@ import type { PreparedPage, RecordCounter, RecordEncoder } from "./prepared.js";
 import { lagOf, type ReportedStream, type StreamReports } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
 import type { ShipperHooks, StreamShipper } from "./shipper.js";
-import { encoderFor, sourceFor, type StreamEncoder, type StreamKind, type StreamSpec } from "./streams.js";
+import {
+  encoderFor,
+  type ServerCounting,
+  sourceFor,
+  type StreamEncoder,
+  type StreamKind,
+  type StreamSpec,
+} from "./streams.js";
 import type { ScheduledStream } from "./scheduler.js";
 import type { ManagedStream } from "./streamSet.js";
 import type { PageSource, PagingProblem } from "./read/types.js";
@@ -39,6 +46,8 @@ export interface StreamContext {
   sink: LogSink;
   counts: LogCounts;
   requestTimeUnit: RequestTimeSetting;
+  /** With `auto`: a web-server stream's unit was decided (counted, and said when unusual). */
+  unitDecided?: ServerCounting["unitDecided"];
   /** false: web-server records count their status alone (see LogPipelineDeps). */
   requestDurations: boolean;
   /** The platform's time (lag, observed times): entries are stamped by the platform. */
@@ -212,6 +221,7 @@ export class TailedStream
     this.made ??= encoderFor(ctx.sink, this.named, this.kind.stream, () => ctx.clock.now(), {
       requestTime: ctx.requestTimeUnit,
       durations: ctx.requestDurations,
+      ...(ctx.unitDecided ? { unitDecided: ctx.unitDecided } : {}),
     });
     return this.made;
   }

@@ -330,6 +330,32 @@ describe("LogPipeline", () => {
     await second.p.stop();
   });
 
+  it("a platform sending milliseconds: the first page's values decide, none of them counted in seconds; the decision is counted", async () => {
+    const { api, streams } = twoStreams();
+    const timed = (second: number, ms: number): ServerLogEntry => ({
+      ...server(second, 200, "MISS"),
+      request_time: ms,
+    });
+    // 45 ms first: a rule that waits for a whole number too large for seconds read it as 45 s.
+    streams.server.append(timed(0, 45), timed(1, 20), timed(2, 300));
+    const l = { site_id: "7", site: "shop", cached: "false" };
+    const duration = "sitehost_site_http_request_duration_seconds";
+    const { p, store, registry } = pipeline(api, new MemoryExporter());
+    await p.start();
+    p.updateSites([SITE]);
+    await vi.waitFor(() => expect(sample(store.render(), `${duration}_count`, l)).toBe(3), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    const text = store.render();
+    expect(sample(text, `${duration}_sum`, l)).toBeCloseTo(0.365, 9);
+    expect(sample(text, `${duration}_bucket`, { ...l, le: "0.5" })).toBe(3);
+    const self = await registry.metrics();
+    expect(self).toContain('sitehost_exporter_log_request_time_units_total{unit="milliseconds"} 1');
+    expect(self).toContain('sitehost_exporter_log_request_time_units_total{unit="seconds"} 0');
+    await p.stop();
+  });
+
   it("each site's records carry its resource, the account's its own; OTEL_RESOURCE_ATTRIBUTES adds to both; resourcePerSite false keeps the exporter's", async () => {
     const records = async (logs: Record<string, unknown>) => {
       const { api, streams } = twoStreams();

@@ -9,7 +9,12 @@ import { describe, expect, it, vi } from "vitest";
 import type { ServerLogEntry } from "../../../src/api/schemas.js";
 import { DURATION_BUCKETS } from "../../../src/config/slos.js";
 import { LogCounts } from "../../../src/logs/counts.js";
-import { bucketIndex, RequestTimeUnit, RecentRecords } from "../../../src/logs/requestCounts.js";
+import {
+  bucketIndex,
+  RecentRecords,
+  RequestTimeUnit,
+  unitOfValues,
+} from "../../../src/logs/requestCounts.js";
 import { recordUid } from "../../../src/logs/recordUid.js";
 import { writtenText } from "../../../src/metrics/gzipMembers.js";
 import { renderExemplar } from "../../../src/metrics/openMetrics.js";
@@ -40,20 +45,59 @@ describe("duration buckets", () => {
 });
 
 describe("request_time's unit", () => {
-  it("auto: fractions mean seconds, for good", () => {
-    const unit = new RequestTimeUnit("auto");
-    expect([0.123, 2, 120].map((v) => unit.seconds(v))).toEqual([0.123, 2, 120]);
+  it.each<[string, number[], string | undefined]>([
+    ["nginx's seconds with millisecond resolution", [0.123, 0.045, 1.2], "seconds"],
+    ["one value with a fraction", [0.2], "seconds"],
+    [
+      "a slow page in seconds among fast ones (a whole number, not the first sign of milliseconds)",
+      [61, 0.2, 0.3],
+      "seconds",
+    ],
+    ["whole numbers with a median of 10 or more", [120, 45, 300], "milliseconds"],
+    ["milliseconds with fractions: the median is no site's in seconds", [123.4, 88.2, 301.9], "milliseconds"],
+    ["one whole number above 60: not yet", [61], undefined],
+    ["two: not yet", [250, 1500], undefined],
+    ["small whole numbers: either unit", [0, 1, 2, 1], undefined],
+    [
+      "32 small whole numbers: milliseconds (seconds have fractions)",
+      Array.from({ length: 32 }, (_, i) => i % 4),
+      "milliseconds",
+    ],
+    ["32 zeros: nothing to tell", Array.from({ length: 32 }, () => 0), undefined],
+  ])("%s", (_name, values, unit) => {
+    expect(unitOfValues(values)).toBe(unit);
   });
-  it("auto: a whole number above 60 before any fraction means milliseconds, for good", () => {
-    const unit = new RequestTimeUnit("auto");
-    expect([3, 250, 1500, 0.5].map((v) => unit.seconds(v))).toEqual([3, 0.25, 1.5, 0.0005]);
+
+  it("auto: a page's values decide before any of them is counted, and the decision is kept", () => {
+    const decided: string[] = [];
+    const unit = new RequestTimeUnit("auto", (u) => decided.push(u));
+    unit.observe([120, 45, 300]);
+    expect([120, 0.5].map((v) => unit.seconds(v))).toEqual([0.12, 0.0005]);
+    unit.observe([0.1, 0.2, 0.3, 0.4]);
+    expect(unit.unit).toBe("milliseconds");
+    expect(decided).toEqual(["milliseconds"]);
   });
+
+  it("auto, undecided: fractions and 0 read as seconds, whole numbers above 0 as no duration (never guessed)", () => {
+    const unit = new RequestTimeUnit("auto");
+    unit.observe([250]);
+    expect([0.5, 0, 250, 3].map((v) => unit.seconds(v))).toEqual([0.5, 0, undefined, undefined]);
+    unit.observe([0.1, 0.2]); // 250, 0.1, 0.2: mostly fractions
+    expect(unit.unit).toBe("seconds");
+    expect(unit.seconds(250)).toBe(250);
+  });
+
   it("a fixed setting is not second-guessed", () => {
-    expect(new RequestTimeUnit("milliseconds").seconds(0.5)).toBe(0.0005);
+    const ms = new RequestTimeUnit("milliseconds");
+    ms.observe([0.1, 0.2]);
+    expect(ms.seconds(0.5)).toBe(0.0005);
     expect(new RequestTimeUnit("seconds").seconds(250)).toBe(250);
   });
+
   it.each([[undefined], [null], [-1], ["0.2"], [Number.NaN]])("%s is no duration", (v) => {
-    expect(new RequestTimeUnit("auto").seconds(v)).toBeUndefined();
+    const unit = new RequestTimeUnit("auto");
+    unit.observe([v, 0.1]);
+    expect(unit.seconds(v)).toBeUndefined();
   });
 });
 

@@ -14,11 +14,12 @@ export function entry(request_time: unknown, status = 200, cached = "MISS", byte
   };
 }
 
-/** The counts a checkpoint would hold after these entries. */
+/** The counts a checkpoint would hold after these entries, read as one page (its values seen first). */
 export function countsOf(
   entries: ServerLogEntry[],
   unit = new RequestTimeUnit("auto"),
 ): Record<string, number> {
+  unit.observe(entries.map((e) => e.request_time));
   const ids = new Uint16Array(entries.length * SERVER_COUNT_SLOTS);
   const values = new Float64Array(entries.length * SERVER_COUNT_SLOTS);
   entries.forEach((e, i) => serverCounts(e, unit, ids, values, i * SERVER_COUNT_SLOTS));
