@@ -27,7 +27,10 @@ const BENCHES: Record<string, string[][]> = {
   requests: [
     ["requests.js", "200", "45", "20", "default"],
     ["requests.js", "200", "45", "20", "30 */10 * * * *"],
-    ["requests.js", "200", "30", "15", "default", "0.001"],
+    // Trickle (about 7 entries an hour per stream), then with webhook events; idle with webhooks; 0.5/s.
+    ["requests.js", "200", "30", "15", "default", "0.00194"],
+    ["requests.js", "200", "30", "15", "default", "0.00194", "0.2"],
+    ["requests.js", "200", "30", "15", "default", "0", "0"],
     ["requests.js", "200", "30", "15", "default", "0.5"],
   ],
   fleet: [
