@@ -39,25 +39,27 @@ function counted(s: RunningSimulator, match: RegExp): number {
 }
 
 /**
- * The fleets: idle streams with one busy web-server log (60 entries a second, read at every poll
- * interval), and trickling streams (0.5 entries a second each, two or so per read at
- * logs.maxPollInterval: a few an hour at the default intervals) with the same busy one.
+ * The fleets, on intervals scaled down from the defaults (30 s and 5 m): idle streams with one busy
+ * web-server log (60 entries a second, read at every poll interval), trickling streams (0.5 entries a
+ * second each, two or so per read at logs.maxPollInterval: a few an hour at the defaults) with the
+ * same busy one, and every stream busy (12 a second at a 5 s poll interval: read at every one).
  */
 const FLEETS = [
-  { fleet: "idle", logRatePerSite: 0 },
-  { fleet: "trickle", logRatePerSite: 0.5 },
+  { fleet: "idle", logRatePerSite: 0, pollInterval: "1s", maxPollInterval: "4s" },
+  { fleet: "trickle", logRatePerSite: 0.5, pollInterval: "1s", maxPollInterval: "4s" },
+  { fleet: "busy", logRatePerSite: 12, pollInterval: "5s", maxPollInterval: "20s" },
 ];
 
 it.each(FLEETS)(
   "$fleet: plans what the log streams and the traffic polls measure, within a fifth",
-  async ({ logRatePerSite }) => {
+  async ({ logRatePerSite, pollInterval, maxPollInterval }) => {
     sim = await startSimulator({ sites: SITES, seed: 23, logRatePerSite });
     const busy = sim.control.sites()[0]?.site.id as number;
     sim.control.setFaults({ webFaults: [{ siteId: busy, rate: 60 }] });
     daemon = await startDaemonProcess({
       sim,
       config: {
-        logs: { pollInterval: "1s", maxPollInterval: "4s" },
+        logs: { pollInterval, maxPollInterval },
         collectors: {
           ...Object.fromEntries(OFF.map((c) => [c, { enabled: false }])),
           traffic: { schedule: "*/5 * * * * *", maxInterval: "20s" },
