@@ -6,6 +6,7 @@
 import cron from "node-cron";
 import type { BudgetSource } from "../api/budget.js";
 import { TRAFFIC_MAX_INTERVAL_LIMIT, type CollectorName } from "../config/schema.js";
+import { coverageOf } from "./coverage.js";
 
 /** Average runs per second of a cron schedule (the month and weekday restrictions averaged over a year). */
 export function runsPerSecond(schedule: string): number {
@@ -113,10 +114,12 @@ export function adviceFor(plan: RequestPlan, ctx: AdviceContext): string {
     (sum, s) => sum + (s.measuredStarting ? 0 : (s.measuredRequestsPerSecond ?? 0)),
     0,
   );
+  const covers = coverageOf(plan.sources, plan.sites, plan.budget).covers;
   const cost =
     plan.sites > 0
       ? ` (${perSiteHour(plan.total, plan.sites).toFixed(1)} per site-hour for ${plan.sites} sites` +
         (measured > 0 ? `; measured lately: ${perSiteHour(measured, plan.sites).toFixed(1)}` : "") +
+        (Number.isFinite(covers) ? `; the budget covers about ${covers} sites at this mix` : "") +
         ")"
       : "";
   return (

@@ -202,9 +202,9 @@ describe("the over-budget advice", () => {
       maxPollInterval: "5m",
       traffic: { schedule: "30 */5 * * * *", maxInterval: "15m" },
     });
-    // 30 requests/s over 1,000 sites is 108 per site-hour; measured 32/s is 115.2.
+    // 30 requests/s over 1,000 sites is 108 per site-hour; measured 32/s is 115.2; 20/s at 0.03 a site covers 666.
     expect(advice).toContain(
-      "plan 30.0 API requests/s (108.0 per site-hour for 1000 sites; measured lately: 115.2)",
+      "plan 30.0 API requests/s (108.0 per site-hour for 1000 sites; measured lately: 115.2; the budget covers about 666 sites at this mix)",
     );
     const ways = advice.slice(advice.indexOf("Ways out: ") + "Ways out: ".length).split("; ");
     expect(ways[0]).toContain("poll traffic less often");
