@@ -177,7 +177,24 @@ export async function activate(
     readyTimeout: config.web.readyTimeout,
     logger,
   });
+  // When the start-up work was first seen done (the planner asks while it is pending).
+  let startupDoneAt: number | undefined;
+  const startupWork = (): StartupWork[] => {
+    const work: StartupWork[] = [
+      ...runner.firstRunsPending().map((c) => ({
+        source: c.name,
+        requests: c.requestsPerRun,
+        withinSeconds: firstRunWithinSeconds(c.schedule),
+      })),
+      ...(logs && logs.unreadStreams() > 0
+        ? [{ source: "logs", requests: logs.unreadStreams(), withinSeconds: 20 } as const]
+        : []),
+    ];
+    if (work.length === 0 && discovery.discovered) startupDoneAt ??= Date.now();
+    return work;
+  };
   const measured: MeasuredRates = new MeasuredRates(registry, {
+    startupDoneAt: () => startupDoneAt,
     granted: () => api.budget.grantedBySource(),
     sites: () => discovery.sites.length,
     periodMs: (source) => schedulePeriodMs(config.collectors, source),
@@ -208,16 +225,7 @@ export async function activate(
       ],
       // The streams' first reads (one request each, mostly) within 20 s, so they go first; first runs
       // within 90 s (hourly and slower collectors: a twelfth of their period).
-      startupWork: (): StartupWork[] => [
-        ...runner.firstRunsPending().map((c) => ({
-          source: c.name,
-          requests: c.requestsPerRun,
-          withinSeconds: firstRunWithinSeconds(c.schedule),
-        })),
-        ...(logs && logs.unreadStreams() > 0
-          ? [{ source: "logs", requests: logs.unreadStreams(), withinSeconds: 20 } as const]
-          : []),
-      ],
+      startupWork,
     },
   );
   discovery.onSites(() => planner.update());

@@ -12,17 +12,21 @@
  *
  * Hints can only shorten a wait. `nudge` (its site's uncached traffic): a stream is brought forward
  * once when the hint's rate would read it at most half as far apart as now; again only after a read
- * found entries, so a hint whose reads find nothing never holds a stream short. `wake` (a webhook
+ * found entries, so a hint whose reads find nothing never holds a stream short; and when the hinted
+ * read found less than a quarter page, the stream's hints are not taken for an hour (its site's
+ * uncached requests are not its lines: bots, another log). `wake` (a webhook
  * event for the stream's site): read within `logs.pollInterval` of the last read, and once more
  * `followUpMs` after that read, for entries the platform writes late.
  */
 import { backoffMs, type Clock } from "../util/time.js";
 import { WakeTimer } from "../util/wakeTimer.js";
-import { readIntervalMs } from "./pace.js";
+import { ENTRIES_PER_READ_SHARE, readIntervalMs } from "./pace.js";
+import { SCROLL_PAGE_SIZE } from "./read/decide.js";
 import {
   DueHeap,
   FOLLOW_UP,
   HINTABLE,
+  HINTED,
   READING,
   REMOVED,
   type ScheduledStream,
@@ -61,6 +65,16 @@ const SPREAD_FROM = 0.9;
 const MEAN_SPREAD = (1 + SPREAD_FROM) / 2;
 /** How much the latest read moves a stream's overhead (an exponentially weighted average). */
 const OVERHEAD_WEIGHT = 0.3;
+
+/** After a hinted read that found little, the stream's hints are not taken for this long. */
+const HINT_MUTE_MS = 60 * 60_000;
+
+/** A read found what a hint promised: at least the share of a page a read is due for. */
+function foundWorthARead(outcome: ReadOutcome): boolean {
+  if (outcome.kind === "more") return true;
+  if (outcome.kind !== "found") return false;
+  return outcome.shipped >= (outcome.pace?.pageSize ?? SCROLL_PAGE_SIZE) * ENTRIES_PER_READ_SHARE;
+}
 
 /** A read in progress: its promise and what aborts it (only while the stream is read). */
 interface Reading {
@@ -135,9 +149,11 @@ export class LogScheduler {
     const slot = stream.scheduleSlot;
     const { table } = this;
     if (slot < 0 || table.is(slot, READING) || !table.is(slot, HINTABLE)) return;
+    if (this.opts.clock.now() < (table.hintsMutedUntil[slot] as number)) return;
     const intervalMs = table.intervalMs[slot] as number;
     if (intervalMs <= this.opts.pollMs || expectedIntervalMs > intervalMs / 2) return;
     table.set(slot, HINTABLE, false);
+    table.set(slot, HINTED, true);
     this.bringForward(slot);
   }
 
@@ -264,6 +280,11 @@ export class LogScheduler {
     }
     table.failures[slot] = 0;
     this.opts.onOutcome?.(key, outcome);
+    if (table.is(slot, HINTED) && outcome.kind !== "interrupted") {
+      // A hinted read that found less than a read is worth: this stream's hints are not its lines.
+      table.set(slot, HINTED, false);
+      if (!foundWorthARead(outcome)) table.hintsMutedUntil[slot] = now + HINT_MUTE_MS;
+    }
     const longestMs = Math.max(pollMs, stream.maxPollMs ?? maxPollMs);
     switch (outcome.kind) {
       case "found":

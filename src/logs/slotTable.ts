@@ -29,6 +29,8 @@ export const REMOVED = 2;
 export const READING = 4;
 /** flags: a `wake` asked for one more read shortly after the next one ends. */
 export const FOLLOW_UP = 8;
+/** flags: a hint brought the read in progress (or due) forward. */
+export const HINTED = 16;
 
 const INITIAL_CAPACITY = 64;
 
@@ -43,6 +45,8 @@ export class SlotTable {
   failures = new Uint16Array(INITIAL_CAPACITY);
   version = new Uint32Array(INITIAL_CAPACITY);
   flags = new Uint8Array(INITIAL_CAPACITY);
+  /** Until when hints are not taken for the stream (a hinted read found little), epoch ms. */
+  hintsMutedUntil = new Float64Array(INITIAL_CAPACITY);
   private readonly free: number[] = [];
 
   /** A slot for `stream`, due at `dueAt`, polled every `intervalMs`. */
@@ -55,6 +59,7 @@ export class SlotTable {
     this.overheadMs[slot] = 0;
     this.failures[slot] = 0;
     this.flags[slot] = HINTABLE;
+    this.hintsMutedUntil[slot] = 0;
     return slot;
   }
 
@@ -110,6 +115,7 @@ export class SlotTable {
     this.failures = grown(this.failures, (n) => new Uint16Array(n));
     this.version = grown(this.version, (n) => new Uint32Array(n));
     this.flags = grown(this.flags, (n) => new Uint8Array(n));
+    this.hintsMutedUntil = grown(this.hintsMutedUntil, (n) => new Float64Array(n));
   }
 }
 

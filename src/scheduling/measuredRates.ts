@@ -7,8 +7,9 @@
  * hours of them a source.
  *
  * Published as `sitehost_exporter_api_requests_per_site_hour{source}`: until a source has been
- * measured over its whole window since the start, the measurement holds its first runs (each reading
- * every site at once) and would extrapolate them, so the gauge holds the source's plan instead, and
+ * measured over a whole window that began after the start-up work (every first run, every stream's
+ * first read) was done, the measurement holds first runs (each reading every site at once) and would
+ * extrapolate them, so the gauge holds the source's plan instead, and
  * `sitehost_exporter_api_requests_per_site_hour_measured{source}` is 0. The landing page and the
  * budget warning use the measurement too (perSecond, starting), so a user can tell how many more
  * sites fit in the budget.
@@ -37,6 +38,11 @@ export interface MeasuredRatesInputs {
    * window has been measured; a source without a plan (auth) is published once it has been.
    */
   planned?(): ReadonlyMap<BudgetSource, number>;
+  /**
+   * When the start-up work (first runs, first reads) was done, undefined while it is not: a window is
+   * whole only once it begins after that, so no measurement holds a first run.
+   */
+  startupDoneAt?(): number | undefined;
   now?: () => number;
 }
 
@@ -61,12 +67,12 @@ export class MeasuredRates {
     this.now = inputs.now ?? Date.now;
     this.perSiteHour = gauge(registry, {
       name: "sitehost_exporter_api_requests_per_site_hour",
-      help: "API requests made per selected site and hour over the last 30 minutes (a collector that runs less often: over one period of its schedule, up to 6 hours), by source (a collector, logs, webhooks, auth), retries included: the measured cost beside sitehost_exporter_api_planned_requests_per_second. Until a source has been measured over its whole window since the start, this is its plan per site-hour instead (a source without a plan, auth, is left out until then): see sitehost_exporter_api_requests_per_site_hour_measured.",
+      help: "API requests made per selected site and hour over the last 30 minutes (a collector that runs less often: over one period of its schedule, up to 6 hours), by source (a collector, logs, webhooks, auth), retries included: the measured cost beside sitehost_exporter_api_planned_requests_per_second. Until a source has been measured over a whole window begun after the start-up work (every first run and first log read) was done, this is its plan per site-hour instead (a source without a plan, auth, is left out until then): see sitehost_exporter_api_requests_per_site_hour_measured.",
       labelNames: ["source"],
     });
     this.measured = gauge(registry, {
       name: "sitehost_exporter_api_requests_per_site_hour_measured",
-      help: "1 when sitehost_exporter_api_requests_per_site_hour{source} is measured over the source's whole window, 0 while it is the source's plan (the exporter has not run that long yet).",
+      help: "1 when sitehost_exporter_api_requests_per_site_hour{source} is measured over the source's whole window, 0 while it is the source's plan (the exporter has not run that long since its start-up work was done).",
       labelNames: ["source"],
     });
   }
@@ -137,9 +143,11 @@ export class MeasuredRates {
     }
   }
 
-  /** Measured over its whole window since the start. */
+  /** Measured over its whole window since the start-up work was done. */
   private complete(source: BudgetSource): boolean {
-    return this.lastAt - this.startedAt >= this.windowBuckets(source) * SAMPLE_EVERY_MS;
+    const from = this.inputs.startupDoneAt ? this.inputs.startupDoneAt() : this.startedAt;
+    if (from === undefined) return false;
+    return this.lastAt - Math.max(this.startedAt, from) >= this.windowBuckets(source) * SAMPLE_EVERY_MS;
   }
 
   /** The source's window in buckets: 30 minutes, or one period of a slower schedule, up to 6 hours. */

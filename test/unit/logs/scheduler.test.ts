@@ -125,29 +125,39 @@ describe("adaptive polling", () => {
     await s.stop();
   });
 
-  it("a hint brings a stream forward again after a read of it found entries", async () => {
+  it("a hint counts again after a read found entries; a hinted read that found little mutes hints for an hour", async () => {
     vi.useFakeTimers({ now: 1_000_000_000, toFake: FAKE });
     const s = scheduler();
-    let found = 0;
-    const st = stream("1/server", () => (found-- > 0 ? { kind: "found", shipped: 5 } : { kind: "empty" }));
+    // A quiet stream (read every 5 minutes by its rate) whose reads find what `next` says, once.
+    const pace = { ratePerSecond: 7 / 3600, rereadMs: 1000, pageSize: 200 };
+    const quiet: ReadOutcome = { kind: "empty", pace };
+    let next: ReadOutcome = quiet;
+    const st = stream("1/server", () => {
+      const outcome = next;
+      next = quiet;
+      return outcome;
+    });
     s.add(st);
     await vi.advanceTimersByTimeAsync(20 * MIN);
-    s.nudge(st); // spends the hint: one early read, which finds nothing
-    await vi.advanceTimersByTimeAsync(31 * S);
-    const afterFirst = st.starts.length;
-    s.nudge(st); // not honoured: nothing found since
-    await vi.advanceTimersByTimeAsync(31 * S);
-    expect(st.starts.length).toBe(afterFirst);
-    found = 1;
-    // The next regular read finds entries, and the one after it (a pollInterval later) nothing.
-    const readsBefore = st.starts.length;
-    while (st.starts.length < readsBefore + 2) await vi.advanceTimersByTimeAsync(S);
-    await vi.advanceTimersByTimeAsync(200); // that read has settled
-    const afterFound = st.starts.length;
-    s.nudge(st); // honoured again
-    const lastRead = st.starts.at(-1) as number;
-    await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
-    expect(st.starts.length).toBe(afterFound + 1);
+    /** Nudge as a surge of uncached requests would; whether a read came before its regular time. */
+    const honoured = async (): Promise<boolean> => {
+      const before = st.starts.length;
+      const lastRead = st.starts.at(-1) as number;
+      s.nudge(st, 30 * S);
+      await vi.advanceTimersByTimeAsync(Math.max(0, lastRead + 30 * S - Date.now()) + 200);
+      return st.starts.length > before;
+    };
+    // The hinted read finds a quarter page: the hint was right, and the next one counts.
+    next = { kind: "found", shipped: 60, pace };
+    expect(await honoured()).toBe(true);
+    expect(await honoured()).toBe(true); // this one finds nothing: hints muted for an hour
+    next = { kind: "found", shipped: 5, pace };
+    await vi.advanceTimersByTimeAsync(6 * MIN); // a regular read finds entries
+    expect(await honoured()).toBe(false); // still within the hour
+    await vi.advanceTimersByTimeAsync(60 * MIN);
+    next = { kind: "found", shipped: 5, pace };
+    await vi.advanceTimersByTimeAsync(6 * MIN);
+    expect(await honoured()).toBe(true);
     await s.stop();
   });
 

@@ -12,6 +12,7 @@ const MINUTE = 60_000;
 function fixture(
   planned: ReadonlyMap<BudgetSource, number>,
   schedules: Record<string, { schedule: string }> = {},
+  startup?: { doneAt: number | undefined },
 ) {
   const registry = new Registry();
   const granted = new Map<BudgetSource, number>();
@@ -22,6 +23,7 @@ function fixture(
     periodMs: (source) => schedulePeriodMs(schedules as never, source),
     planned: () => planned,
     now: () => now,
+    ...(startup ? { startupDoneAt: () => startup.doneAt } : {}),
   });
   rates.sample();
   const value = async (name: string, source: BudgetSource) => {
@@ -30,6 +32,7 @@ function fixture(
   };
   return {
     rates,
+    now: () => now,
     run: (source: BudgetSource, requests: number) =>
       granted.set(source, (granted.get(source) ?? 0) + requests),
     /** Advances the clock a minute at a time, calling `each` before every sample with the UTC time. */
@@ -74,6 +77,36 @@ describe("the measured cost per site-hour", () => {
     // Once the first run is out of the window: one run in three hours, as planned.
     f.minutes(31, statistics);
     expect(await f.perSiteHour("statistics")).toBe(0.333);
+  });
+
+  it("measures over a whole window begun after the start-up work: no first run in it", async () => {
+    // security every 30 minutes, two requests a site: 4 per site-hour.
+    const startup: { doneAt: number | undefined } = { doneAt: undefined };
+    const f = fixture(
+      new Map([["security", (SITES * 4) / 3600]]),
+      { security: { schedule: "*/30 * * * *" } },
+      startup,
+    );
+    const security = (at: Date) => {
+      if (at.getUTCMinutes() % 30 === 0) f.run("security", 2 * SITES);
+    };
+    f.run("security", 2 * SITES); // the first run at the start
+    f.minutes(2, security);
+    startup.doneAt = f.now(); // every first run done
+    f.minutes(29, security);
+    // 31 minutes since the start: without the start-up's end, measured with the first run in it (8).
+    expect(await f.measured("security")).toBe(0);
+    expect(await f.perSiteHour("security")).toBe(4);
+    f.minutes(1, security);
+    expect(await f.measured("security")).toBe(1);
+    expect(await f.perSiteHour("security")).toBe(4);
+  });
+
+  it("holds the plan while the start-up work is not done, however long", async () => {
+    const f = fixture(new Map([["logs", 1]]), {}, { doneAt: undefined });
+    f.minutes(90, () => f.run("logs", 120));
+    expect(await f.measured("logs")).toBe(0);
+    expect(await f.perSiteHour("logs")).toBe(36);
   });
 
   it("reads the measured figure once a source's window is complete, when its cost is twice the plan", async () => {
