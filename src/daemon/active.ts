@@ -294,10 +294,7 @@ export async function activate(
         ...(plan ? { plan } : {}),
         ...(advice ? { budgetAdvice: advice } : {}),
         ...(logs ? { logStalls: logs.stalls() } : {}),
-        startup: {
-          collectors: runner.firstRunsPending().map((c) => ({ name: c.name, requests: c.requestsPerRun })),
-          unreadStreams: logs?.unreadStreams() ?? 0,
-        },
+        startup: startupWork(),
       };
     },
     probeTargets: () => probeTargetGroups(discovery.sites, (id) => domains.domains(id), config.probes),

@@ -53,7 +53,12 @@ export function paceMs(p: ReadPace, pollMs: number): number {
 }
 
 /** A read is due once this share of a page is expected to wait in the stream. */
-export const ENTRIES_PER_READ_SHARE = 0.25;
+const ENTRIES_PER_READ_SHARE = 0.25;
+
+/** The entries a read is worth a request for: a quarter of the stream's page. */
+export function entriesPerRead(pageSize: number): number {
+  return pageSize * ENTRIES_PER_READ_SHARE;
+}
 
 /** The interval at which `ratePerSecond` fills a quarter of a page, in whole seconds, within the bounds. */
 export function arrivalIntervalMs(
@@ -63,7 +68,7 @@ export function arrivalIntervalMs(
   maxPollMs: number,
 ): number {
   if (!(ratePerSecond > 0) || !Number.isFinite(ratePerSecond)) return maxPollMs;
-  const ms = Math.ceil((pageSize * ENTRIES_PER_READ_SHARE) / ratePerSecond) * 1000;
+  const ms = Math.ceil(entriesPerRead(pageSize) / ratePerSecond) * 1000;
   return Math.min(maxPollMs, Math.max(pollMs, ms));
 }
 

@@ -20,7 +20,7 @@
  */
 import { backoffMs, type Clock } from "../util/time.js";
 import { WakeTimer } from "../util/wakeTimer.js";
-import { ENTRIES_PER_READ_SHARE, readIntervalMs } from "./pace.js";
+import { entriesPerRead, readIntervalMs } from "./pace.js";
 import { SCROLL_PAGE_SIZE } from "./read/decide.js";
 import {
   DueHeap,
@@ -73,7 +73,7 @@ const HINT_MUTE_MS = 60 * 60_000;
 function foundWorthARead(outcome: ReadOutcome): boolean {
   if (outcome.kind === "more") return true;
   if (outcome.kind !== "found") return false;
-  return outcome.shipped >= (outcome.pace?.pageSize ?? SCROLL_PAGE_SIZE) * ENTRIES_PER_READ_SHARE;
+  return outcome.shipped >= entriesPerRead(outcome.pace?.pageSize ?? SCROLL_PAGE_SIZE);
 }
 
 /** A read in progress: its promise and what aborts it (only while the stream is read). */

@@ -250,10 +250,7 @@ export function encoderFor(
   now: () => number,
   counting: ServerCounting = { requestTime: "auto", durations: true },
 ): StreamEncoder {
-  const encoder: SinkEncoder = new SinkEncoder(sink, site, stream, now, (e) =>
-    counterFor(stream, counting, () => e.site),
-  );
-  return encoder;
+  return new SinkEncoder(sink, site, stream, now, counting);
 }
 
 /** One per stream, so its parts are methods and fields rather than closures (thousands of streams). */
@@ -270,18 +267,13 @@ class SinkEncoder implements StreamEncoder {
     private named: SiteIdentity,
     private readonly stream: LogStream,
     private readonly now: () => number,
-    counterOf: (encoder: SinkEncoder) => RecordCounter | undefined,
+    counting: ServerCounting,
   ) {
     this.mapping = MAPPINGS[stream];
-    this.counter = counterOf(this);
+    this.counter = counterFor(stream, counting, () => this.named);
   }
 
   readonly counter: RecordCounter | undefined;
-
-  /** The site its records name now. */
-  get site(): SiteIdentity {
-    return this.named;
-  }
 
   encode(w: ProtoWriter, r: PendingRecord): void {
     if (!this.sink.encodeFrom) {

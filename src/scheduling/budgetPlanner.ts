@@ -56,6 +56,11 @@ export interface StartupWork {
   withinSeconds: number;
 }
 
+/** The collectors' first runs among the start-up work (not the log streams' first reads). */
+export function firstRunsIn(work: readonly StartupWork[]): StartupWork[] {
+  return work.filter((w) => !UNSCHEDULED.has(w.source));
+}
+
 export class BudgetPlanner {
   private readonly planned: Gauge<"source">;
   private readonly budgetGauge: Gauge;
@@ -158,7 +163,7 @@ export class BudgetPlanner {
     const planned = new Map<BudgetSource, number>();
     for (const s of sources) planned.set(s.source, s.requestsPerSecond);
     const work = this.inputs.startupWork?.() ?? [];
-    const collectorsStarting = work.some((w) => !UNSCHEDULED.has(w.source));
+    const collectorsStarting = firstRunsIn(work).length > 0;
     if (collectorsStarting) planned.delete("logs");
     const plannedTotal = [...planned.values()].reduce((a, b) => a + b, 0);
     const room = Math.max(budget - plannedTotal, plannedTotal / 3);

@@ -3,6 +3,7 @@
  * cost per site-hour planned and measured (a measurement of the first runs only said so, not compared),
  * and how many sites the budget covers at this account's mix, with the ways out when it is near.
  */
+import { firstRunsIn } from "../scheduling/budgetPlanner.js";
 import { coverageOf, coverageText } from "../scheduling/coverage.js";
 import { perSiteHour } from "../scheduling/plan.js";
 import type { StatusInputs, StatusReport } from "./statusTypes.js";
@@ -56,17 +57,18 @@ function firstPicture(
   i: StatusInputs,
   budget: number,
 ): { part: NonNullable<StatusReport["budget"]["firstPicture"]>; sentence: string } | undefined {
-  const startup = i.active?.startup;
-  if (!startup || startup.collectors.length === 0) return undefined;
-  const requests = startup.collectors.reduce((sum, c) => sum + c.requests, 0);
+  const work = i.active?.startup ?? [];
+  const collectors = firstRunsIn(work);
+  if (collectors.length === 0) return undefined;
+  const unreadStreams = work.find((w) => w.source === "logs")?.requests ?? 0;
+  const requests = collectors.reduce((sum, c) => sum + c.requests, 0);
   const expectedInSeconds = Math.ceil(requests / Math.max(budget, 1e-9));
-  const names = startup.collectors.map((c) => c.name);
+  const names = collectors.map((c) => c.source);
   const within =
     expectedInSeconds >= 120 ? `${Math.ceil(expectedInSeconds / 60)} minutes` : `${expectedInSeconds} s`;
-  const logs =
-    startup.unreadStreams > 0 ? `, then the first reads of ${startup.unreadStreams} log streams` : "";
+  const logs = unreadStreams > 0 ? `, then the first reads of ${unreadStreams} log streams` : "";
   return {
-    part: { collectorsPending: names, requests, expectedInSeconds, logStreamsUnread: startup.unreadStreams },
+    part: { collectorsPending: names, requests, expectedInSeconds, logStreamsUnread: unreadStreams },
     sentence: `starting: first runs of ${names.join(", ")} pending (at most ${requests} requests, complete in about ${within} at the budget${logs})`,
   };
 }

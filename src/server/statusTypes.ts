@@ -2,6 +2,7 @@
 import type { ClockOffset } from "../api/clockSkew.js";
 import type { DeprecationNotice } from "../api/deprecation.js";
 import type { ExportStatus } from "../logs/otlp/exportHealth.js";
+import type { StartupWork } from "../scheduling/budgetPlanner.js";
 import type { RequestPlan } from "../scheduling/plan.js";
 import type { Readiness } from "../scheduling/readiness.js";
 import type { CollectorStatus } from "../scheduling/runner.js";
@@ -20,8 +21,8 @@ export interface ActiveStatus {
   budgetAdvice?: string;
   /** With logs on: the log streams that cannot advance. */
   logStalls?: StallSummary;
-  /** Start-up work left: collectors without a first run (and what a run costs), streams never read. */
-  startup?: { collectors: ReadonlyArray<{ name: string; requests: number }>; unreadStreams: number };
+  /** Start-up work left, as the request planner weighs it: first runs pending, log streams never read. */
+  startup?: readonly StartupWork[];
 }
 
 export interface StatusInputs {

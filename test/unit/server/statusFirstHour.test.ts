@@ -159,13 +159,11 @@ describe("the request plan", () => {
         sitesDiscovered: 1000,
         collectors: [DISCOVERED],
         plan: plan({ sources: [{ source: "backups", requestsPerSecond: 0.8 }], sites: 1000 }),
-        startup: {
-          collectors: [
-            { name: "backups", requests: 3000 },
-            { name: "certificates", requests: 2800 },
-          ],
-          unreadStreams: 3001,
-        },
+        startup: [
+          { source: "backups", requests: 3000, withinSeconds: 300 },
+          { source: "certificates", requests: 2800, withinSeconds: 300 },
+          { source: "logs", requests: 3001, withinSeconds: 20 },
+        ],
       },
     });
     expect(s.budget.firstPicture).toEqual({
