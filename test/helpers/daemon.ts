@@ -67,7 +67,8 @@ export async function startDaemonProcess(opts: {
         maxRequestsPerSecond: 500,
         maxConcurrency: 16,
       },
-      logs: { checkpointDir, pollInterval: "1s", ship: false },
+      // Seconds for the defaults' 30 s and 5 minutes: a stream is read at least every 5 s.
+      logs: { checkpointDir, pollInterval: "1s", maxPollInterval: "5s", ship: false },
     },
     opts.config ?? {},
   );

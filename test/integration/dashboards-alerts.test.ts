@@ -101,6 +101,7 @@ beforeAll(async () => {
       enabled: true,
       ship: false,
       pollInterval: "1s",
+      maxPollInterval: "5s",
       startFrom: "-15m",
       checkpointDir: join(dir, "checkpoints"),
     },
