@@ -21,7 +21,7 @@ it("1,000 sites on the default budget: the warning, the plan and the budget gaug
     sim,
     config: {
       api: { maxRequestsPerSecond: 20, maxConcurrency: 8 },
-      logs: { pollInterval: "30s" },
+      logs: { pollInterval: "30s", maxPollInterval: "5m" },
       // Every site's traffic once a minute (busy or idle): the demand the assertions below are made of.
       collectors: { traffic: { schedule: "0 * * * * *", maxInterval: "1m" } },
     },
