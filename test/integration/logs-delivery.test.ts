@@ -60,11 +60,12 @@ async function setup(
       sim,
       checkpointDir,
       config: {
-        // Idle streams are still read every few seconds, so "every stream read again" comes soon.
+        // Every stream read at least every 2 s (idle, or a mark now and then: polled by arrival rate,
+        // a quiet stream waits the longest interval), so a mark is read within seconds.
         logs: {
           ship: true,
           pollInterval: "1s",
-          maxPollInterval: "4s",
+          maxPollInterval: "2s",
           startFrom: "now",
           overlap: "2m",
           ...logs,
