@@ -8,6 +8,7 @@ import type { Site } from "../api/schemas.js";
 import type { SourcedApi } from "../api/sourced.js";
 import type { Sample } from "../metrics/sample.js";
 import { forEachLimited } from "../util/pool.js";
+import { ChangeBackoff, type ChangeBackoffSettings } from "./changeBackoff.js";
 import {
   certificateDomain,
   certificateSamples,
@@ -16,12 +17,12 @@ import {
   readCertificate,
   type CertificateState,
 } from "./certificates.js";
-import type { AccountCollector, AccountRun, CollectorEnv } from "./types.js";
+import type { AccountCollector, AccountRun, CollectorEnv, Wakeable } from "./types.js";
 
 export const CERTIFICATE_RECORDS = "sitehost_exporter_certificate_records";
 
 /** What became of each A record in a run (the `result` label of CERTIFICATE_RECORDS). */
-export const RECORD_RESULTS = ["read", "no_data", "failed", "skipped"] as const;
+export const RECORD_RESULTS = ["read", "kept", "no_data", "failed", "skipped"] as const;
 type RecordResult = (typeof RECORD_RESULTS)[number];
 
 interface Target {
@@ -55,27 +56,54 @@ function notARecord(err: unknown): boolean {
   return [err.apiMessage ?? "", ...err.apiErrors].some((t) => /only a records/i.test(t));
 }
 
-export class CertificateCollector implements AccountCollector {
+export class CertificateCollector implements AccountCollector, Wakeable {
   readonly scope = "account";
   readonly name = "certificates";
-  private lastRequests: number | undefined;
+  /** The last run's zone list and record listings; undefined before a first run. */
+  private zoneRequests: number | undefined;
   /** Each A record as last known, by `zoneId/recordId`. */
   private known = new Map<string, Known>();
+  /** A record whose certificate details stay the same is read less often (the listings every run). */
+  private readonly details: ChangeBackoff;
 
-  constructor(private readonly env: CollectorEnv) {}
+  constructor(
+    private readonly env: CollectorEnv,
+    backoff: ChangeBackoffSettings = { runEveryMs: 0, maxIntervalMs: 0 },
+  ) {
+    this.details = new ChangeBackoff(backoff);
+  }
 
-  /** The last run's count; before a first run, a guess of one zone and one A record per site. */
+  /** The listings of the last run and the details due; before a first run, one zone and one A record per site. */
   requestsPerRun(sites: readonly Site[]): number {
-    return this.lastRequests ?? 1 + 2 * sites.length;
+    if (this.zoneRequests === undefined) return 1 + 2 * sites.length;
+    const now = this.env.now();
+    let due = 0;
+    for (const key of this.known.keys()) if (this.details.dueNext(key, now)) due += 1;
+    return this.zoneRequests + due;
+  }
+
+  /** At steady state: the listings at every run, each record's details at its share of the runs. */
+  plannedRequestsPerRun(sites: readonly Site[]): number {
+    if (this.zoneRequests === undefined) return this.requestsPerRun(sites);
+    let details = 0;
+    for (const key of this.known.keys()) details += this.details.share(key);
+    return this.zoneRequests + details;
+  }
+
+  /** Read the site's records' details at the next run (undefined: every record's). */
+  wake(siteId: number | undefined): void {
+    if (siteId === undefined) return this.details.wakeAll();
+    for (const [key, record] of this.known) if (record.siteId === siteId) this.details.wake(key);
   }
 
   async run(api: SourcedApi, sites: readonly Site[], signal: AbortSignal): Promise<AccountRun> {
     const opts = { signal };
+    const startedAt = this.env.now();
     const selected = new Map(sites.map((s) => [s.id, s]));
     const zones = await api.zones(undefined, opts);
     let requests = 1;
     const failures: string[] = [];
-    const counts: Record<RecordResult, number> = { read: 0, no_data: 0, failed: 0, skipped: 0 };
+    const counts: Record<RecordResult, number> = { read: 0, kept: 0, no_data: 0, failed: 0, skipped: 0 };
     /** Zones whose records were not all read: their known records are kept. */
     const unsure = new Set<number>();
     const targets: Target[] = [];
@@ -123,21 +151,34 @@ export class CertificateCollector implements AccountCollector {
     );
 
     const fresh = new Map<string, Known>();
+    const asked: Target[] = [];
+    for (const t of targets) {
+      const last = this.known.get(t.key);
+      // Not due: the details last read stand (the record is still listed, for the same site).
+      if (last && last.siteId === t.site.id && !this.details.due(t.key, startedAt)) {
+        fresh.set(t.key, last);
+        counts.kept += 1;
+      } else asked.push(t);
+    }
+    const zoneRequests = requests;
     await forEachLimited(
-      targets,
+      asked,
       this.env.concurrency,
       async (t) => {
         requests += 1;
         try {
           const ssl = await api.recordSsl({ zoneId: t.zoneId, recordId: t.recordId }, opts);
           counts.read += 1;
-          fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...readCertificate(ssl) });
+          const state = readCertificate(ssl);
+          this.details.answered(t.key, state, this.env.now());
+          fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...state });
         } catch (err) {
           if (signal.aborted) throw err;
           const code = status(err);
           if (code === 400 || code === 404) {
             // 400: no certificate information yet (the documented answer); 404: record deleted meanwhile.
             counts[notARecord(err) ? "skipped" : "no_data"] += 1;
+            this.details.answered(t.key, NO_DATA, this.env.now());
             fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...NO_DATA });
             return;
           }
@@ -160,7 +201,8 @@ export class CertificateCollector implements AccountCollector {
       if (unsure.has(zoneId) || (!listed.has(zoneId) && zones.rejected > 0)) fresh.set(key, last);
     }
     this.known = fresh;
-    this.lastRequests = requests;
+    this.zoneRequests = zoneRequests;
+    this.details.retain((key) => fresh.has(key as string));
 
     const grouped = new Map<number, Sample[]>();
     for (const record of fresh.values()) {
@@ -179,6 +221,6 @@ export class CertificateCollector implements AccountCollector {
       labels: { result },
       value: counts[result],
     }));
-    return { bySite, global, requests, parts: zones.items.length + targets.length, failures };
+    return { bySite, global, requests, parts: zones.items.length + asked.length, failures };
   }
 }

@@ -6,7 +6,10 @@
  * certificates). `createCollectors` makes a fresh set for each runner, since some remember things
  * between runs.
  */
+import type { BackingOffCollector } from "../config/schema.js";
+import { backingOff } from "./backingOff.js";
 import { backupsCollector } from "./backupsCollector.js";
+import type { ChangeBackoffSettings } from "./changeBackoff.js";
 import { CertificateCollector } from "./certificateScan.js";
 import { domainsCollector } from "./domains.js";
 import { GitCollector } from "./gitCollector.js";
@@ -17,16 +20,25 @@ import { TrafficCollector } from "./traffic.js";
 import type { CollectorEnv, CollectorSet } from "./types.js";
 import { usageCollector } from "./usage.js";
 
+/** No backing off: every site at every run. */
+const EVERY_RUN: ChangeBackoffSettings = { runEveryMs: 0, maxIntervalMs: 0 };
+
 export function createCollectors(env: CollectorEnv): CollectorSet {
+  const backoff = (name: BackingOffCollector) => env.backoff?.[name] ?? EVERY_RUN;
   return {
     traffic: new TrafficCollector({ ...env.traffic, now: env.now }),
     statistics: statisticsCollector(env.statistics.periods),
     usage: usageCollector,
     performance: performanceCollector(env.performance.strategies),
-    security: securityCollector,
-    domains: domainsCollector,
-    backups: backupsCollector,
-    git: new GitCollector(env),
-    certificates: new CertificateCollector(env),
+    security: backingOff(securityCollector, backoff("security"), env.now),
+    domains: backingOff(domainsCollector, backoff("domains"), env.now),
+    backups: backingOff(backupsCollector, backoff("backups"), env.now),
+    git: backingOff(new GitCollector(env), backoff("git"), env.now),
+    certificates: new CertificateCollector(env, backoff("certificates")),
   };
+}
+
+/** Ask again at the next run about a site (undefined: every site) whose answers may have changed. */
+export function wakeCollectors(set: CollectorSet, names: readonly BackingOffCollector[], siteId: number | undefined): void {
+  for (const name of names) set[name].wake(siteId);
 }

@@ -9,7 +9,8 @@
 import type { Site } from "../api/schemas.js";
 import type { SourcedApi } from "../api/sourced.js";
 import type { AuditStrategy, StatisticsPeriod } from "../config/collectorOptions.js";
-import type { CollectorName } from "../config/schema.js";
+import type { BackingOffCollector, CollectorName } from "../config/schema.js";
+import type { ChangeBackoffSettings } from "./changeBackoff.js";
 import type { Sample } from "../metrics/sample.js";
 import type { TrafficPollingSettings } from "./trafficPolling.js";
 import type { TrafficStateStore } from "./trafficState.js";
@@ -68,9 +69,17 @@ export interface AccountCollector extends CollectorCost {
 /** Every collector but discovery's (`inventory`, which lists the sites: src/discovery). */
 export type CollectorSetName = Exclude<CollectorName, "inventory">;
 
+/** A collector that asks less often about what does not change, and what makes it ask again (webhook events). */
+export interface Wakeable {
+  /** Ask about the site at the next run (undefined: every site). */
+  wake(siteId: number | undefined): void;
+}
+
 /** One collector of each name, under its name: a set without one does not compile. */
 export type CollectorSet = {
-  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N };
+  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N } & (N extends BackingOffCollector
+      ? Wakeable
+      : unknown);
 };
 
 /** What the traffic collector is given: its clock, its polling, where it keeps its counters. */
@@ -91,4 +100,6 @@ export interface CollectorEnv {
   performance: { strategies: readonly AuditStrategy[] };
   /** The periods the statistics collector publishes (`collectors.statistics.periods`). */
   statistics: { periods: readonly StatisticsPeriod[] };
+  /** How the collectors that ask less often about unchanged sites back off (absent: they ask every run). */
+  backoff?: Record<BackingOffCollector, ChangeBackoffSettings>;
 }

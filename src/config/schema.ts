@@ -45,6 +45,21 @@ export const DEFAULT_SCHEDULES = {
 } as const satisfies Record<string, string>;
 
 export type CollectorName = keyof typeof DEFAULT_SCHEDULES;
+
+/**
+ * The collectors whose sites (certificates: A records) are asked less often while their answers stay
+ * the same, and the longest wait by default (`collectors.<name>.maxInterval`): how late a change that
+ * no webhook event announces may show, chosen from what the alerts on it need.
+ */
+export const DEFAULT_MAX_INTERVALS = {
+  domains: "1h", // a domain's health and DNS rarely change once set up; site events wake the site
+  security: "2h", // new vulnerabilities are published daily; plugin installs wake the site
+  backups: "4h", // daily backups: the stale-backup alert allows a day and more
+  git: "1h", // a failed deploy wakes every site (its event names none)
+  certificates: "6h", // the expiry warnings look 14 and 3 days ahead
+} as const satisfies Partial<Record<CollectorName, string>>;
+export type BackingOffCollector = keyof typeof DEFAULT_MAX_INTERVALS;
+export const BACKING_OFF_COLLECTORS = Object.keys(DEFAULT_MAX_INTERVALS) as readonly BackingOffCollector[];
 export const COLLECTOR_NAMES = Object.keys(DEFAULT_SCHEDULES) as readonly CollectorName[];
 
 /** The longest delay a Node.js timer takes (about 24.8 days); a longer one would fire at once. */
@@ -171,6 +186,10 @@ const trafficInterval = positiveDuration.superRefine((value, ctx) => {
   }
 });
 
+/** A collector that backs off: sites whose answers stay the same wait up to `maxInterval` (the schedule's interval or less: no waiting). */
+const backingOffSchema = (name: BackingOffCollector) =>
+  CollectorSchema(name).extend({ maxInterval: positiveDuration.default(DEFAULT_MAX_INTERVALS[name]) });
+
 const collectorsShape = {
   ...(Object.fromEntries(COLLECTOR_NAMES.map((name) => [name, CollectorSchema(name).prefault({})])) as {
     [K in CollectorName]: z.ZodPrefault<ReturnType<typeof CollectorSchema>>;
@@ -181,6 +200,11 @@ const collectorsShape = {
       maxInterval: trafficInterval.default("15m"),
     })
     .prefault({}),
+  ...(Object.fromEntries(
+    BACKING_OFF_COLLECTORS.map((name) => [name, backingOffSchema(name).prefault({})]),
+  ) as {
+    [K in BackingOffCollector]: z.ZodPrefault<ReturnType<typeof backingOffSchema>>;
+  }),
   performance: CollectorSchema("performance").extend(performanceOptions).prefault({}),
   statistics: CollectorSchema("statistics").extend(statisticsOptions).prefault({}),
 };

@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
 import type { ApiClient } from "../api/client.js";
+import { wakeCollectors } from "../collectors/index.js";
 import type { CollectorSet } from "../collectors/types.js";
 import {
   trafficStateFile,
@@ -39,6 +40,7 @@ import { Scheduler } from "../scheduling/scheduler.js";
 import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
 import type { CheckpointMemory } from "../logs/checkpointMemory.js";
+import { collectorsWokenBy } from "../webhooks/collectorWakes.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
 /** What every exporter has, active or standing by. */
@@ -271,7 +273,10 @@ export async function activate(
           },
           // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
           onRefreshRateChange: () => planner.update(),
-          ...(logs ? { onEvent: (siteId: number | undefined) => logs.siteEvent(siteId) } : {}),
+          onEvent: (siteId: number | undefined, event: string) => {
+            logs?.siteEvent(siteId);
+            wakeCollectors(collectors, collectorsWokenBy(event, siteId), siteId);
+          },
         }),
       stop: () => webhooks.stop(),
     },

@@ -10,7 +10,7 @@ import { UNKEPT_TRAFFIC_STATE } from "../collectors/trafficState.js";
 import { durationMs } from "../config/duration.js";
 import type { Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
-import { trafficPollingSettings } from "../scheduling/collection.js";
+import { backoffSettings, trafficPollingSettings } from "../scheduling/collection.js";
 import { coverageOf, coverageSentence, coverageWays, type Coverage } from "../scheduling/coverage.js";
 import { collectorSources, makePlan } from "../scheduling/plan.js";
 import type { Finding } from "./types.js";
@@ -35,6 +35,7 @@ export function plannedFor(
     },
     performance: config.collectors.performance,
     statistics: config.collectors.statistics,
+    backoff: backoffSettings(config.collectors),
   });
   const costs = [
     {

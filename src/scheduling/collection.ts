@@ -4,7 +4,8 @@ import { UNKEPT_TRAFFIC_STATE, type TrafficStateStore } from "../collectors/traf
 import type { TrafficPollingSettings } from "../collectors/trafficPolling.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
 import { durationMs } from "../config/duration.js";
-import type { Config } from "../config/schema.js";
+import { BACKING_OFF_COLLECTORS, type BackingOffCollector, type Config } from "../config/schema.js";
+import type { ChangeBackoffSettings } from "../collectors/changeBackoff.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
 import { runsPerSecond } from "./plan.js";
 import { CollectorRunner, siteConcurrencyFor, type RunnerServices } from "./runner.js";
@@ -33,6 +34,18 @@ export function trafficPollingSettings(traffic: Config["collectors"]["traffic"])
   };
 }
 
+/** How the collectors that back off for unchanged sites do: runs at their schedules, up to each maxInterval. */
+export function backoffSettings(collectors: Config["collectors"]): Record<BackingOffCollector, ChangeBackoffSettings> {
+  const settings = (name: BackingOffCollector): ChangeBackoffSettings => ({
+    runEveryMs: 1000 / runsPerSecond(collectors[name].schedule),
+    maxIntervalMs: durationMs(collectors[name].maxInterval),
+  });
+  return Object.fromEntries(BACKING_OFF_COLLECTORS.map((name) => [name, settings(name)])) as Record<
+    BackingOffCollector,
+    ChangeBackoffSettings
+  >;
+}
+
 export function createCollection(
   settings: CollectionSettings,
   deps: CollectionDeps,
@@ -49,6 +62,7 @@ export function createCollection(
     },
     performance: settings.collectors.performance,
     statistics: settings.collectors.statistics,
+    backoff: backoffSettings(settings.collectors),
   });
   const runner = new CollectorRunner({
     ...deps,

@@ -51,7 +51,7 @@ export function coverageWays(c: Coverage, shardCount = 1): string {
   const replicas = Math.max(2, Math.ceil((need / Math.max(c.budget, 1e-9)) * shardCount * 1.1));
   return [
     `raise api.maxRequestsPerSecond${need > c.budget ? ` to at least ${Math.ceil(need * 1.1)}` : ""} if the platform allows it`,
-    "slow the heaviest collector schedules (collectors.<name>.schedule; collectors.traffic.maxInterval for idle sites) or lengthen logs.maxPollInterval",
+    "slow the heaviest collector schedules (collectors.<name>.schedule; collectors.<name>.maxInterval for idle traffic and for sites whose answers stay the same) or lengthen logs.maxPollInterval",
     `split the sites over ${replicas} replicas with sites.shard (SITEHOST_SHARD)`,
     "or split the account's sites over several API accounts",
   ].join("; ");

@@ -238,6 +238,7 @@ export function buildSite(i: number, seed: number, now: number): SimSiteData {
     domains,
     // Site 1's newest backup is two days old; the rest back up daily.
     lastBackupAgeHours: i === 1 ? 50 : between(rng, 1, 23),
+    builtAt: now,
     performance: { desktop: perf(rng, false), mobile: perf(rng, true) },
     seed: seed * 7919 + i,
   };

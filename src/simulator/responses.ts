@@ -258,9 +258,15 @@ function backupStamp(ms: number): string {
   return `${d.getUTCFullYear()}-${p(d.getUTCMonth() + 1)}-${p(d.getUTCDate())}-${p(d.getUTCHours())}-${p(d.getUTCMinutes())}`;
 }
 
-/** Newest backup time, minute precision (ground truth). */
+/**
+ * Newest backup time, minute precision (ground truth): `lastBackupAgeHours` old when the fleet was
+ * built, then one a day at the same time of day, as the platform's daily backups; a site whose newest
+ * was a day or more old then has stopped backing up.
+ */
 export function newestBackupAt(data: SimSiteData, now: number): number {
-  return Math.floor((now - data.lastBackupAgeHours * 3_600_000) / 60_000) * 60_000;
+  const first = Math.floor((data.builtAt - data.lastBackupAgeHours * 3_600_000) / 60_000) * 60_000;
+  if (data.lastBackupAgeHours >= 24 || now <= first) return first;
+  return first + Math.floor((now - first) / DAY) * DAY;
 }
 
 /** Combined listing: 14 daily entries, newest first; every 5th site's newest one is database-only. */

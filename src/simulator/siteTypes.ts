@@ -82,8 +82,10 @@ export interface SimSiteData {
   plugins: SimExtension[];
   themes: SimExtension[];
   domains: SimDomain[];
-  /** Age of the newest backup in hours. */
+  /** Age of the newest backup in hours when the fleet was built (a day or more: the backups stopped). */
   lastBackupAgeHours: number;
+  /** When the fleet was built (ms): backups are daily from then on, at the time of day of the newest. */
+  builtAt: number;
   performance: { desktop: PerfNumbers; mobile: PerfNumbers };
   seed: number;
 }

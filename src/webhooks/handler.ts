@@ -43,8 +43,8 @@ export interface WebhookTarget {
   siteName(id: number): string | undefined;
   /** Read a site again soon (site events). */
   refresh(siteId: number): void;
-  /** Any accepted event, with its site when it names one (the activity logs have an entry). */
-  happened?(siteId: number | undefined): void;
+  /** Any accepted event, with its site when it names one (the activity logs have an entry; collectors may ask again). */
+  happened?(siteId: number | undefined, event: string): void;
 }
 
 export interface WebhookHandlerDeps {
@@ -167,6 +167,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     answer(res, 200, { status: "accepted" });
     log.debug({ event: payload.event, label, siteId }, "webhook event accepted");
     if (siteId !== undefined && SITE_EVENTS.has(payload.event)) target.refresh(siteId);
-    target.happened?.(siteId);
+    target.happened?.(siteId, payload.event);
   };
 }

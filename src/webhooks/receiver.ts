@@ -48,7 +48,7 @@ export interface ActivationInputs {
   /** The refreshes' request rate changed: re-plan the budget. */
   onRefreshRateChange?: () => void;
   /** An event was accepted, about this site when it names one (the log pipeline reads activity logs). */
-  onEvent?: (siteId: number | undefined) => void;
+  onEvent?: (siteId: number | undefined, event: string) => void;
 }
 
 /** Records per export, and about this many bytes of queue lines. */

@@ -2,7 +2,7 @@
 import pino from "pino";
 import { Registry } from "prom-client";
 import type { SitehostApi } from "../../src/api/types.js";
-import type { Config } from "../../src/config/schema.js";
+import { BACKING_OFF_COLLECTORS, type Config } from "../../src/config/schema.js";
 import { METRIC_FAMILIES } from "../../src/metrics/families.js";
 import { MetricStore } from "../../src/metrics/store.js";
 import { createCollection, type CollectionDeps } from "../../src/scheduling/collection.js";
@@ -16,7 +16,7 @@ export function collectionFor(
   const store = deps.store ?? new MetricStore(METRIC_FAMILIES);
   const registry = deps.registry ?? new Registry();
   const logger = deps.logger ?? pino({ level: "silent" });
-  const { discovery, runner } = createCollection(
+  const { discovery, runner, collectors } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
     { ...deps, api, store, registry, logger },
   );
@@ -28,5 +28,13 @@ export function collectionFor(
     logger,
     now: deps.now,
   });
-  return { discovery, runner, store, registry, readiness: () => policy.check() };
+  return { discovery, runner, collectors, store, registry, readiness: () => policy.check() };
 }
+
+/**
+ * `collectors` settings under which every collector asks every site at every run (no backing off for
+ * unchanged answers): for tests whose runs follow each other on one clock, about something else.
+ */
+export const EVERY_RUN: Record<string, { maxInterval: string }> = Object.fromEntries(
+  BACKING_OFF_COLLECTORS.map((name) => [name, { maxInterval: "1s" }]),
+);

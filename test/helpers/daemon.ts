@@ -2,6 +2,7 @@
  * Test helper: the built daemon (`dist/src/cli/main.js run`) as a child process
  * on a free loopback port, configured through a temporary YAML file.
  */
+import { BACKING_OFF_COLLECTORS } from "../../src/config/schema.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -69,6 +70,8 @@ export async function startDaemonProcess(opts: {
       },
       // Seconds for the defaults' 30 s and 5 minutes: a stream is read at least every 5 s.
       logs: { checkpointDir, pollInterval: "1s", maxPollInterval: "5s", ship: false },
+      // Seconds for the defaults' hours: a site whose answers stay the same is asked at least every 5 s.
+      collectors: Object.fromEntries(BACKING_OFF_COLLECTORS.map((name) => [name, { maxInterval: "5s" }])),
     },
     opts.config ?? {},
   );

@@ -24,7 +24,7 @@ describe("check-config", () => {
     };
     expect(printed.api.clientSecret).toBe("<redacted>");
     expect(printed.api.clientId).toBe("my-id");
-    expect(printed.collectors.backups).toEqual({ enabled: false, schedule: "7 * * * *" });
+    expect(printed.collectors.backups).toEqual({ enabled: false, schedule: "7 * * * *", maxInterval: "4h" });
     expect(printed.web.listenAddress).toBe(":10987");
     expect(r.stderr).toContain("configuration is valid");
   });

@@ -7,7 +7,7 @@ import { ApiHttpError, ApiNetworkError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/routes.js";
 import type { Account, DnsRecord, Site, SslDetails, Zone } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { collectionFor } from "../../helpers/collection.js";
+import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -119,7 +119,7 @@ class Platform {
 function setup() {
   const platform = new Platform();
   const { store, registry, runner } = collectionFor(
-    ConfigSchema.parse({ sites: { exclude: { ids: [3] } } }),
+    ConfigSchema.parse({ sites: { exclude: { ids: [3] } }, collectors: EVERY_RUN }),
     platform.api,
   );
   const series = (name: string) =>
@@ -152,6 +152,7 @@ describe("certificates collector", () => {
     // www.acme.example has no certificate data: no series, not an error; shop, mail and gamma were not asked.
     expect(series("sitehost_exporter_certificate_records")).toEqual([
       'sitehost_exporter_certificate_records{result="failed"} 0',
+      'sitehost_exporter_certificate_records{result="kept"} 0',
       'sitehost_exporter_certificate_records{result="no_data"} 1',
       'sitehost_exporter_certificate_records{result="read"} 2',
       'sitehost_exporter_certificate_records{result="skipped"} 3',

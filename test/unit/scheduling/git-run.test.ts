@@ -4,7 +4,7 @@ import { ApiHttpError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/routes.js";
 import type { Account, GitDeploy, Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { collectionFor } from "../../helpers/collection.js";
+import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -47,7 +47,7 @@ class Platform {
 function setup() {
   const platform = new Platform();
   const clock = { now: Date.UTC(2026, 2, 15, 14) };
-  const { store, registry, runner } = collectionFor(ConfigSchema.parse({}), platform.api, {
+  const { store, registry, runner } = collectionFor(ConfigSchema.parse({ collectors: EVERY_RUN }), platform.api, {
     now: () => clock.now,
   });
   const lines = (prefix: string) =>

@@ -8,7 +8,7 @@ import { ConfigSchema, type CollectorName } from "../../../src/config/schema.js"
 import { makeSite } from "../collectors/fixtures.js";
 import { createCollectors } from "../../../src/collectors/index.js";
 import { sampleFor } from "../../../src/metrics/siteSample.js";
-import { collectionFor } from "../../helpers/collection.js";
+import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 
 const account: Account = {
@@ -90,7 +90,11 @@ function setup(sites = 3, config: Record<string, unknown> = {}, now?: () => numb
     fake.sites.push(makeSite(i));
     fake.domains.set(i, [domain(`d${i}.example`)]);
   }
-  const { store, registry, runner, readiness } = collectionFor(ConfigSchema.parse(config), fake.api, { now });
+  const { store, registry, runner, readiness } = collectionFor(
+    ConfigSchema.parse({ collectors: EVERY_RUN, ...config }),
+    fake.api,
+    { now },
+  );
   const metric = async (name: string, labels: Record<string, string>): Promise<number | undefined> => {
     const m = registry.getSingleMetric(name);
     const v = (await m?.get())?.values.find((x) =>

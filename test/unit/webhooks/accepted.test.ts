@@ -1,4 +1,6 @@
 /** What the webhook receiver does with an accepted event: the record, the count, the refresh, the wait for the queue. */
+import { BACKING_OFF_COLLECTORS } from "../../../src/config/schema.js";
+import { collectorsWokenBy } from "../../../src/webhooks/collectorWakes.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { CheckpointWriteError } from "../../../src/ha/volume.js";
 import { QueueFullError } from "../../../src/webhooks/queue.js";
@@ -91,6 +93,24 @@ describe("accepted events", () => {
       body: '{"event":"site_converted","site":{"id":"43","site_converted_to":"live"}}',
     });
     expect(s.refreshed).toEqual([42, 43]);
+  });
+
+  it("every accepted event is told with its site and name, which decide the collectors it wakes", async () => {
+    const s = await start();
+    await post(s.withToken, { body: '{"event":"plugin_installed","site":{"id":7},"plugin":{"path":"x"}}' });
+    await post(s.withToken, { body: '{"event":"git_deploy_failed"}' });
+    await post(s.withToken, { body: '{"event":"ssh_command","site_id":7,"result":{}}' });
+    await post(s.withToken, { body: '{"event":"something_new","site_id":8}' });
+    expect(s.happened).toEqual([
+      [7, "plugin_installed"],
+      [undefined, "git_deploy_failed"],
+      [7, "ssh_command"],
+      [8, "something_new"],
+    ]);
+    const woken = s.happened.map(([site, event]) => collectorsWokenBy(event, site));
+    // A plugin install: the site's security; a deploy naming no site: git for every site; a command
+    // run: nothing the collectors read; an event this version does not know: every collector that backs off.
+    expect(woken).toEqual([["security"], ["git"], [], BACKING_OFF_COLLECTORS]);
   });
 
   it("the answer waits until the queue confirms the record is durable; only then is it counted", async () => {

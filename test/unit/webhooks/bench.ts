@@ -113,6 +113,8 @@ export async function start(
   const metrics = webhookSelfMetrics(registry);
   const queue = opts.queue === null ? undefined : (opts.queue ?? new ControlledQueue());
   const refreshed: number[] = [];
+  /** Every accepted event as `happened` saw it: its site (or none) and its name. */
+  const happened: Array<[number | undefined, string]> = [];
   const lines: string[] = [];
   const logger = pino(
     { level: "debug" },
@@ -127,6 +129,7 @@ export async function start(
     queue,
     siteName: (id) => names.get(id),
     refresh: (id) => refreshed.push(id),
+    happened: (siteId, event) => happened.push([siteId, event]),
   };
   const state = { target: opts.standby ? undefined : target, throwOnTarget: false };
   const handle = createWebhookHandler({
@@ -165,7 +168,7 @@ export async function start(
     };
   };
   const total = (events: Record<string, number>) => Object.values(events).reduce((a, b) => a + b, 0);
-  return { url, withToken, queue, refreshed, lines, state, counted, total };
+  return { url, withToken, queue, refreshed, happened, lines, state, counted, total };
 }
 
 export const disabled = JSON.stringify({ event: "site_disabled", site: { id: 42, state: "disabled" } });
