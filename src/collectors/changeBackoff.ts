@@ -47,7 +47,9 @@ export class ChangeBackoff {
     const last = this.cadences.get(key);
     const { runEveryMs, maxIntervalMs } = this.settings;
     const intervalMs =
-      last && last.answer === hash ? Math.max(runEveryMs, Math.min(maxIntervalMs, last.intervalMs * 2)) : runEveryMs;
+      last && last.answer === hash
+        ? Math.max(runEveryMs, Math.min(maxIntervalMs, last.intervalMs * 2))
+        : runEveryMs;
     this.cadences.set(key, { dueAt: nowMs + this.spread(key, intervalMs), intervalMs, answer: hash });
   }
 

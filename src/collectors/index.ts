@@ -39,6 +39,10 @@ export function createCollectors(env: CollectorEnv): CollectorSet {
 }
 
 /** Ask again at the next run about a site (undefined: every site) whose answers may have changed. */
-export function wakeCollectors(set: CollectorSet, names: readonly BackingOffCollector[], siteId: number | undefined): void {
+export function wakeCollectors(
+  set: CollectorSet,
+  names: readonly BackingOffCollector[],
+  siteId: number | undefined,
+): void {
   for (const name of names) set[name].wake(siteId);
 }

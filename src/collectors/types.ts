@@ -77,9 +77,9 @@ export interface Wakeable {
 
 /** One collector of each name, under its name: a set without one does not compile. */
 export type CollectorSet = {
-  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & { readonly name: N } & (N extends BackingOffCollector
-      ? Wakeable
-      : unknown);
+  readonly [N in CollectorSetName]: (SiteCollector | AccountCollector) & {
+    readonly name: N;
+  } & (N extends BackingOffCollector ? Wakeable : unknown);
 };
 
 /** What the traffic collector is given: its clock, its polling, where it keeps its counters. */

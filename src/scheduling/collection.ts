@@ -35,7 +35,9 @@ export function trafficPollingSettings(traffic: Config["collectors"]["traffic"])
 }
 
 /** How the collectors that back off for unchanged sites do: runs at their schedules, up to each maxInterval. */
-export function backoffSettings(collectors: Config["collectors"]): Record<BackingOffCollector, ChangeBackoffSettings> {
+export function backoffSettings(
+  collectors: Config["collectors"],
+): Record<BackingOffCollector, ChangeBackoffSettings> {
   const settings = (name: BackingOffCollector): ChangeBackoffSettings => ({
     runEveryMs: 1000 / runsPerSecond(collectors[name].schedule),
     maxIntervalMs: durationMs(collectors[name].maxInterval),

@@ -47,9 +47,13 @@ class Platform {
 function setup() {
   const platform = new Platform();
   const clock = { now: Date.UTC(2026, 2, 15, 14) };
-  const { store, registry, runner } = collectionFor(ConfigSchema.parse({ collectors: EVERY_RUN }), platform.api, {
-    now: () => clock.now,
-  });
+  const { store, registry, runner } = collectionFor(
+    ConfigSchema.parse({ collectors: EVERY_RUN }),
+    platform.api,
+    {
+      now: () => clock.now,
+    },
+  );
   const lines = (prefix: string) =>
     store
       .render()
