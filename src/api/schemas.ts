@@ -157,6 +157,9 @@ export const SiteSchema = lenientObject({
     created: str().optional(),
     accountId: int().optional(),
     favorite: flag().optional(),
+    // Not published; a change asks the collectors that back off again (src/collectors/siteChanges.ts).
+    domainsCount: int().optional(),
+    cmsVersion: str().optional(),
   },
 });
 export type Site = z.infer<typeof SiteSchema>;

@@ -1,5 +1,6 @@
 /** Discovery, the collectors and the runner over them, put together the one way the daemon and `once` run them. */
-import { createCollectors } from "../collectors/index.js";
+import { createCollectors, wakeCollectors } from "../collectors/index.js";
+import { SiteChanges } from "../collectors/siteChanges.js";
 import { UNKEPT_TRAFFIC_STATE, type TrafficStateStore } from "../collectors/trafficState.js";
 import type { TrafficPollingSettings } from "../collectors/trafficPolling.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
@@ -65,6 +66,11 @@ export function createCollection(
     performance: settings.collectors.performance,
     statistics: settings.collectors.statistics,
     backoff: backoffSettings(settings.collectors),
+  });
+  // A site whose listing changed in what a collector's answers follow is asked again by that collector.
+  const siteChanges = new SiteChanges();
+  discovery.onSites((sites) => {
+    for (const [siteId, names] of siteChanges.listed(sites)) wakeCollectors(collectors, names, siteId);
   });
   const runner = new CollectorRunner({
     ...deps,

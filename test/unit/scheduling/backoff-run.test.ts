@@ -120,6 +120,14 @@ describe("collectors backing off for unchanged sites", () => {
     // A command run on a site wakes nothing the domains collector reads.
     expect(collectorsWokenBy("ssh_command", 1)).toEqual([]);
 
+    // A site whose listing changed in what domains follow (a domain added): asked at the next run.
+    // Right after site 3's hourly read it would not be asked at the next run.
+    for (let i = 0; i < 12; i++) await run();
+    while (!(await run()).includes(3));
+    platform.sites = platform.sites.map((s) => (s.id === 3 ? { ...s, domainsCount: 2 } : s));
+    await runner.run("inventory");
+    expect(await run()).toContain(3);
+
     // A read that fails is not an answer: the site is asked again at the next run, and the next.
     wakeCollectors(collectors, ["domains"], 1);
     platform.fail.add(1);
