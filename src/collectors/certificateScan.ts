@@ -41,6 +41,12 @@ interface Known extends CertificateState {
   domain: string;
 }
 
+/** A zone's A records as listed: what its targets are built from while its listing is not due. */
+interface ZoneListing {
+  zone: string;
+  records: Array<{ id: number; name: string; siteId: number | undefined }>;
+}
+
 const NO_DATA: CertificateState = { expiry: undefined, broken: undefined };
 
 const keyOf = (zoneId: number, recordId: number) => `${zoneId}/${recordId}`;
@@ -59,41 +65,55 @@ function notARecord(err: unknown): boolean {
 export class CertificateCollector implements AccountCollector, Wakeable {
   readonly scope = "account";
   readonly name = "certificates";
-  /** The last run's zone list and record listings; undefined before a first run. */
-  private zoneRequests: number | undefined;
+  private ranOnce = false;
   /** Each A record as last known, by `zoneId/recordId`. */
   private known = new Map<string, Known>();
-  /** A record whose certificate details stay the same is read less often (the listings every run). */
+  /** Each zone's A records as last listed, by zone id. */
+  private listings = new Map<number, ZoneListing>();
+  /** A zone whose listing stays the same, a record whose details stay the same, are read less often. */
+  private readonly zones: ChangeBackoff;
   private readonly details: ChangeBackoff;
 
   constructor(
     private readonly env: CollectorEnv,
     backoff: ChangeBackoffSettings = { runEveryMs: 0, maxIntervalMs: 0 },
   ) {
+    this.zones = new ChangeBackoff(backoff);
     this.details = new ChangeBackoff(backoff);
   }
 
-  /** The listings of the last run and the details due; before a first run, one zone and one A record per site. */
+  /** The zone list, the listings and details due; before a first run, one zone and one A record per site. */
   requestsPerRun(sites: readonly Site[]): number {
-    if (this.zoneRequests === undefined) return 1 + 2 * sites.length;
+    if (!this.ranOnce) return 1 + 2 * sites.length;
     const now = this.env.now();
-    let due = 0;
+    let due = 1;
+    for (const id of this.listings.keys()) if (this.zones.dueNext(id, now)) due += 1;
     for (const key of this.known.keys()) if (this.details.dueNext(key, now)) due += 1;
-    return this.zoneRequests + due;
+    return due;
   }
 
-  /** At steady state: the listings at every run, each record's details at its share of the runs. */
+  /** At steady state: the zone list at every run, each listing and each record's details at its share. */
   plannedRequestsPerRun(sites: readonly Site[]): number {
-    if (this.zoneRequests === undefined) return this.requestsPerRun(sites);
-    let details = 0;
-    for (const key of this.known.keys()) details += this.details.share(key);
-    return this.zoneRequests + details;
+    if (!this.ranOnce) return this.requestsPerRun(sites);
+    let planned = 1;
+    for (const id of this.listings.keys()) planned += this.zones.share(id);
+    for (const key of this.known.keys()) planned += this.details.share(key);
+    return planned;
   }
 
-  /** Read the site's records' details at the next run (undefined: every record's). */
+  /**
+   * Read the site's records' details and listings at the next run (undefined: every one); a site with
+   * no record known yet may have one in any zone.
+   */
   wake(siteId: number | undefined): void {
-    if (siteId === undefined) return this.details.wakeAll();
-    for (const [key, record] of this.known) if (record.siteId === siteId) this.details.wake(key);
+    let found = false;
+    for (const [key, record] of this.known) {
+      if (siteId !== undefined && record.siteId !== siteId) continue;
+      found = true;
+      this.details.wake(key);
+      this.zones.wake(zoneOf(key));
+    }
+    if (!found || siteId === undefined) this.zones.wakeAll();
   }
 
   async run(api: SourcedApi, sites: readonly Site[], signal: AbortSignal): Promise<AccountRun> {
@@ -112,26 +132,33 @@ export class CertificateCollector implements AccountCollector, Wakeable {
       zones.items,
       this.env.concurrency,
       async (zone) => {
-        requests += 1;
-        let listing;
-        try {
-          listing = await api.zoneRecords({ zoneId: zone.id }, opts);
-        } catch (err) {
-          if (signal.aborted) throw err;
-          if (status(err) === 404) return; // deleted since the zone list
-          failures.push(errorReason(err));
-          unsure.add(zone.id);
-          return;
+        let listing = this.listings.get(zone.id);
+        if (!listing || this.zones.due(zone.id, startedAt)) {
+          requests += 1;
+          let answer;
+          try {
+            answer = await api.zoneRecords({ zoneId: zone.id }, opts);
+          } catch (err) {
+            if (signal.aborted) throw err;
+            if (status(err) === 404) return; // deleted since the zone list
+            failures.push(errorReason(err));
+            unsure.add(zone.id);
+            return;
+          }
+          listing = {
+            zone: answer.zone.name,
+            records: answer.items
+              .filter(isARecord)
+              .map((r) => ({ id: r.id, name: r.name, siteId: r.siteId ?? undefined })),
+          };
+          this.listings.set(zone.id, listing);
+          if (answer.rejected > 0) {
+            failures.push("schema");
+            unsure.add(zone.id);
+          } else this.zones.answered(zone.id, listing, this.env.now());
         }
-        if (listing.rejected > 0) {
-          failures.push("schema");
-          unsure.add(zone.id);
-        }
-        const zoneName = listing.zone.name;
-        for (const record of listing.items) {
-          if (!isARecord(record)) continue;
-          const site =
-            record.siteId === null || record.siteId === undefined ? undefined : selected.get(record.siteId);
+        for (const record of listing.records) {
+          const site = record.siteId === undefined ? undefined : selected.get(record.siteId);
           // No site, or one this exporter does not watch (filters, another shard): not asked.
           if (!site) {
             counts.skipped += 1;
@@ -141,8 +168,8 @@ export class CertificateCollector implements AccountCollector, Wakeable {
             key: keyOf(zone.id, record.id),
             zoneId: zone.id,
             recordId: record.id,
-            zone: zoneName,
-            domain: certificateDomain(record.name, zoneName),
+            zone: listing.zone,
+            domain: certificateDomain(record.name, listing.zone),
             site,
           });
         }
@@ -160,7 +187,6 @@ export class CertificateCollector implements AccountCollector, Wakeable {
         counts.kept += 1;
       } else asked.push(t);
     }
-    const zoneRequests = requests;
     await forEachLimited(
       asked,
       this.env.concurrency,
@@ -201,8 +227,12 @@ export class CertificateCollector implements AccountCollector, Wakeable {
       if (unsure.has(zoneId) || (!listed.has(zoneId) && zones.rejected > 0)) fresh.set(key, last);
     }
     this.known = fresh;
-    this.zoneRequests = zoneRequests;
+    this.ranOnce = true;
     this.details.retain((key) => fresh.has(key as string));
+    if (zones.rejected === 0) {
+      for (const id of this.listings.keys()) if (!listed.has(id)) this.listings.delete(id);
+      this.zones.retain((id) => listed.has(id as number));
+    }
 
     const grouped = new Map<number, Sample[]>();
     for (const record of fresh.values()) {

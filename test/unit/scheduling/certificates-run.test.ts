@@ -8,6 +8,7 @@ import { ROUTES } from "../../../src/routes.js";
 import type { Account, DnsRecord, Site, SslDetails, Zone } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
+import { wakeCollectors } from "../../../src/collectors/index.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -116,11 +117,16 @@ class Platform {
   });
 }
 
-function setup() {
+function setup(backingOff = false) {
   const platform = new Platform();
-  const { store, registry, runner } = collectionFor(
-    ConfigSchema.parse({ sites: { exclude: { ids: [3] } }, collectors: EVERY_RUN }),
+  const clock = { now: Date.UTC(2026, 2, 15, 14) };
+  const { store, registry, runner, collectors } = collectionFor(
+    ConfigSchema.parse({
+      sites: { exclude: { ids: [3] } },
+      ...(backingOff ? {} : { collectors: EVERY_RUN }),
+    }),
     platform.api,
+    { now: () => clock.now },
   );
   const series = (name: string) =>
     store
@@ -132,7 +138,7 @@ function setup() {
     (await registry.getSingleMetric("sitehost_exporter_collector_site_errors_total")?.get())?.values.find(
       (v) => v.labels.collector === "certificates" && v.labels.reason === reason,
     )?.value;
-  return { platform, store, runner, series, siteErrors };
+  return { platform, store, runner, series, siteErrors, clock, collectors };
 }
 
 describe("certificates collector", () => {
@@ -243,5 +249,42 @@ describe("certificates collector", () => {
     await runner.run("certificates");
     expect(platform.asked.sort()).toEqual([101, 102]);
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toHaveLength(1);
+  });
+
+  it("backs off zones and records whose answers stay the same; a new record or an event is read at the next run", async () => {
+    const { platform, runner, series, clock, collectors } = setup(true);
+    await runner.run("inventory");
+    const HOUR = 3_600_000;
+    /** One run an hour later; the requests it made. */
+    const run = async () => {
+      clock.now += HOUR;
+      const before = platform.requests;
+      platform.asked = [];
+      await runner.run("certificates");
+      return platform.requests - before;
+    };
+    const costs: number[] = [];
+    for (let i = 0; i < 24; i++) costs.push(await run());
+    // First run: the zone list, three listings, three A records of selected sites (7). Then, answers
+    // unchanged, each listing and each record's details after 1, 2, 4 and then 4.8 to 6 hours: over
+    // the last 12 hours the zone list 12 times and each of the six 2 or 3 times (at every run: 84).
+    expect(costs[0]).toBe(7);
+    const last12 = costs.slice(12).reduce((a, b) => a + b, 0);
+    expect(last12).toBeGreaterThanOrEqual(12 + 6 * 2);
+    expect(last12).toBeLessThanOrEqual(12 + 6 * 3);
+    // Kept records still publish their series.
+    expect(series("sitehost_certificate_expiry_timestamp_seconds")).toHaveLength(2);
+
+    // Right after a read of site 2's record it is not due for hours; an event about site 2 (a
+    // conversion) reads its zone's listing and its record's details at the next run.
+    do await run();
+    while (!platform.asked.includes(201));
+    platform.certificates.set(201, sslOf(APRIL, false));
+    wakeCollectors(collectors, ["certificates"], 2);
+    await run();
+    expect(platform.asked).toContain(201);
+    expect(series("sitehost_certificate_broken")).toContain(
+      'sitehost_certificate_broken{site_id="2",site="site-2",zone="beta.example",domain="beta.example"} 0',
+    );
   });
 });
