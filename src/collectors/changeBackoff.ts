@@ -26,6 +26,12 @@ interface Cadence {
 
 export type BackoffKey = number | string;
 
+/** The share of runs that ask about a key whose answers stay the same, at steady state (the spread's mean taken). */
+export function quietShare({ runEveryMs, maxIntervalMs }: ChangeBackoffSettings): number {
+  if (maxIntervalMs <= runEveryMs) return 1;
+  return Math.min(1, runEveryMs / (maxIntervalMs * (1 - 0.2 * 0.5)));
+}
+
 export class ChangeBackoff {
   private readonly cadences = new Map<BackoffKey, Cadence>();
 

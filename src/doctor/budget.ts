@@ -8,7 +8,8 @@ import type { Site } from "../api/schemas.js";
 import { createCollectors } from "../collectors/index.js";
 import { UNKEPT_TRAFFIC_STATE } from "../collectors/trafficState.js";
 import { durationMs } from "../config/duration.js";
-import type { Config } from "../config/schema.js";
+import { quietShare } from "../collectors/changeBackoff.js";
+import { BACKING_OFF_COLLECTORS, type BackingOffCollector, type Config } from "../config/schema.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
 import { backoffSettings, trafficPollingSettings } from "../scheduling/collection.js";
 import { coverageOf, coverageSentence, coverageWays, type Coverage } from "../scheduling/coverage.js";
@@ -16,6 +17,9 @@ import { collectorSources, makePlan } from "../scheduling/plan.js";
 import type { Finding } from "./types.js";
 
 const RATE_LIMIT_HEADER = /^(x-)?rate-?limit|^retry-after$/i;
+
+const isBackingOff = (name: string): name is BackingOffCollector =>
+  (BACKING_OFF_COLLECTORS as readonly string[]).includes(name);
 
 /** Requests per second this many sites plan: the collectors' schedules and the log streams' idle floor. */
 export function plannedFor(
@@ -26,6 +30,7 @@ export function plannedFor(
     { length: sites },
     (_, i) => ({ id: i + 1, name: `site-${i + 1}`, state: "live", tags: [] }) as Site,
   );
+  const backoff = backoffSettings(config.collectors);
   const collectors = createCollectors({
     now: Date.now,
     concurrency: 1,
@@ -35,7 +40,7 @@ export function plannedFor(
     },
     performance: config.collectors.performance,
     statistics: config.collectors.statistics,
-    backoff: backoffSettings(config.collectors),
+    backoff,
   });
   const costs = [
     {
@@ -47,8 +52,11 @@ export function plannedFor(
       .filter((c) => config.collectors[c.name].enabled)
       .map((c) => ({
         name: c.name,
-        // The steady state: traffic polls idle and non-live sites less often than every run.
-        plannedRequestsPerRun: c.plannedRequestsPerRun?.(fake) ?? c.requestsPerRun(fake),
+        // The steady state: traffic polls idle and non-live sites less often than every run; quiet sites
+        // are asked at their collectors' maxInterval, as quiet log streams at logs.maxPollInterval.
+        plannedRequestsPerRun:
+          (c.plannedRequestsPerRun?.(fake) ?? c.requestsPerRun(fake)) *
+          (isBackingOff(c.name) ? quietShare(backoff[c.name]) : 1),
         schedule: config.collectors[c.name].schedule,
       })),
   ];

@@ -77,6 +77,16 @@ describe("doctor says what the budget covers, in the same words and with the sam
     expect(logsOf(true)).toBeCloseTo(2000 / 300 + 1001 / 1800, 3);
   });
 
+  it("quiet sites ask the collectors that back off at about their maxInterval: domains 1,000 sites at about 1.1 an hour", () => {
+    const domainsOf = (maxInterval: string) =>
+      plannedFor(ConfigSchema.parse({ collectors: { domains: { maxInterval } } }), 1000).bySource.domains ??
+      0;
+    // Every 10 minutes: 6 an hour; at 1 h less the spread's mean (a tenth): 1,000 / (3,600 × 0.9) per second.
+    expect(domainsOf("10m")).toBeCloseTo(1000 / 600, 3);
+    expect(domainsOf("1h")).toBeCloseTo(1000 / (3600 * 0.9), 3);
+    expect(domainsOf("1m")).toBeCloseTo(1000 / 600, 3); // under the schedule: every run
+  });
+
   it("well within it: pass, the sentence without ways out", () => {
     const f = budgetFindings(config, [], 10).find((x) => x.id === "budget");
     expect(f?.verdict).toBe("pass");
