@@ -54,7 +54,7 @@ export function exporterWorkSections(d: DashboardBuilder): void {
     stat({
       title: "Certificate records by result",
       description:
-        "A records of the DNS zones in the last certificates run: SSL details read, no certificate data yet, request failed (last samples kept), or skipped (no site, or a site this instance does not select).",
+        "A records of the DNS zones in the last certificates run: SSL details read, kept (unchanged for a while, not due this run), no certificate data yet, request failed (last samples kept), or skipped (no site, or a site this instance does not select).",
       unit: "none",
       targets: [q(`sum by (result) (sitehost_exporter_certificate_records${S})`, { legend: "{{result}}" })],
       show: "both",
@@ -78,6 +78,15 @@ export function exporterWorkSections(d: DashboardBuilder): void {
             legend: "missed",
           },
         ),
+      ],
+    }),
+    stat({
+      title: "Traffic start_at form",
+      description:
+        "The form of start_at the traffic collector sends: phrase (1 hour ago, the documented kind) unless the platform refused it and took offset (-1h) or timestamp (an ISO time an hour before).",
+      unit: "none",
+      targets: [
+        q(`max by (form) (sitehost_exporter_traffic_start_at_form${S}) == 1`, { legend: "{{form}}" }),
       ],
     }),
   ]);

@@ -13,15 +13,18 @@ import {
 } from "./trafficPeriods.js";
 import { countPeriods, type SiteTrafficCounts } from "./trafficCounts.js";
 import { TrafficPolling } from "./trafficPolling.js";
+import {
+  refusesStartAt,
+  START_AT_FORM_NAMES,
+  StartAtChoice,
+  trafficQuery,
+  type StartAtForm,
+} from "./trafficStartAt.js";
 import type { SiteCollector, TrafficEnv } from "./types.js";
 
 export const TRAFFIC_PERIODS_MISSED = "sitehost_exporter_traffic_periods_missed_total";
 
-export const TRAFFIC_QUERY = {
-  startAt: "1 hour ago",
-  metrics: ["requests_persec", "response_bytes_persec"],
-  dimensions: ["page_is_cached"],
-};
+export const TRAFFIC_START_AT_FORM: MetricName = "sitehost_exporter_traffic_start_at_form";
 
 const GAUGES: Readonly<Record<TrafficMetric, MetricName>> = {
   requests_persec: "sitehost_site_requests_per_second",
@@ -83,6 +86,7 @@ export class TrafficCollector implements SiteCollector<TrafficInput> {
   private sites = new Map<number, SiteTrafficCounts>();
   private missedPeriods = 0;
   private changed = false;
+  private readonly startAt = new StartAtChoice();
 
   constructor(private readonly env: TrafficEnv) {
     this.polling = new TrafficPolling(env.polling);
@@ -112,7 +116,7 @@ export class TrafficCollector implements SiteCollector<TrafficInput> {
   }
 
   async fetch(api: SourcedApi, site: Site, signal: AbortSignal): Promise<TrafficInput> {
-    const result = await api.trafficMetrics({ id: site.id, query: TRAFFIC_QUERY }, { signal });
+    const result = await this.ask(api, site, signal);
     const answer = readTrafficAnswer(result);
     if (!answer) return { answer, counts: this.sites.get(site.id) };
     const outcome = countPeriods(this.sites.get(site.id), answer);
@@ -127,6 +131,28 @@ export class TrafficCollector implements SiteCollector<TrafficInput> {
     const window = answer.windowStart === undefined ? undefined : answer.end - answer.windowStart;
     this.polling.answered(site, this.env.now(), outcome.busy, window);
     return { answer, counts: outcome.counts };
+  }
+
+  /** One request in the form in use; when refused, the others in turn for the same site (fails safe). */
+  private async ask(api: SourcedApi, site: Site, signal: AbortSignal): Promise<MetricsResult> {
+    const request = (form: StartAtForm) =>
+      api.trafficMetrics({ id: site.id, query: trafficQuery(form, this.env.now()) }, { signal });
+    const first = this.startAt.current;
+    try {
+      return await request(first);
+    } catch (err) {
+      if (!refusesStartAt(err)) throw err;
+      for (const form of this.startAt.after(first)) {
+        try {
+          const result = await request(form);
+          this.startAt.use(form, first);
+          return result;
+        } catch (other) {
+          if (!refusesStartAt(other)) throw other;
+        }
+      }
+      throw err; // every form refused: the site's, not the form's
+    }
   }
 
   collect(site: Site, input: TrafficInput): Sample[] {
@@ -155,6 +181,13 @@ export class TrafficCollector implements SiteCollector<TrafficInput> {
         this.changed = true;
       }
     }
-    return [{ name: TRAFFIC_PERIODS_MISSED, labels: {}, value: this.missedPeriods }];
+    return [
+      { name: TRAFFIC_PERIODS_MISSED, labels: {}, value: this.missedPeriods },
+      ...START_AT_FORM_NAMES.map((form) => ({
+        name: TRAFFIC_START_AT_FORM,
+        labels: { form },
+        value: form === this.startAt.current ? 1 : 0,
+      })),
+    ];
   }
 }

@@ -364,6 +364,15 @@ export const METRIC_FAMILIES = [
     false,
   ),
   f(
+    "sitehost_exporter_traffic_start_at_form",
+    "traffic",
+    "gauge",
+    ["form"],
+    '1 for the form of the traffic request\'s start_at in use, 0 for the others: phrase ("1 hour ago", the documented kind), offset ("-1h"), timestamp (ISO 8601, an hour before). The collector moves on only when the platform refused the form in use (400, 422) and took another for the same site.',
+    "trafficMetrics",
+    false,
+  ),
+  f(
     "sitehost_exporter_git_sites_not_enrolled",
     "git",
     "gauge",

@@ -52,6 +52,7 @@ interface SimulateFlags {
   activityPerPageOverflow: "clamp" | "reject";
   certificateTimeForm: "iso" | "epoch-seconds" | "datetime";
   gitEventPayload: "bare" | "site";
+  trafficStartAt: "phrase" | "timestamp";
   webhookUrl?: string;
   webhookAttempts: number;
   webhookBackoff: number;
@@ -132,6 +133,14 @@ function addSimulatorOptions(cmd: Command, defaultPort: number): Command {
         .default("clamp"),
     )
     .addOption(
+      new Option(
+        "--traffic-start-at <form>",
+        "start_at the traffic endpoint takes: a phrase, or only an ISO time",
+      )
+        .choices(["phrase", "timestamp"])
+        .default("phrase"),
+    )
+    .addOption(
       new Option("--certificate-time-form <form>", "form of certificate_expiration_date")
         .choices(["iso", "epoch-seconds", "datetime"])
         .default("iso"),
@@ -178,6 +187,7 @@ function simulatorOptions(f: SimulateFlags): Partial<SimulatorOptions> {
     activityPerPageOverflow: f.activityPerPageOverflow,
     certificateTimeForm: f.certificateTimeForm,
     gitEventPayload: f.gitEventPayload,
+    trafficStartAt: f.trafficStartAt,
     webhookUrl: f.webhookUrl ?? null,
     webhookAttempts: Math.max(1, f.webhookAttempts),
     webhookBackoffMs: f.webhookBackoff,

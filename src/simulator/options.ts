@@ -65,6 +65,8 @@ export type PerPageOverflow = "clamp" | "reject";
 export type CertificateTimeForm = "iso" | "epoch-seconds" | "datetime";
 /** git_deploy_* webhook payloads: `event` only (all the platform documents), or with `site: {id}`. */
 export type GitEventPayload = "bare" | "site";
+/** What the traffic endpoint takes as `start_at`: a relative phrase ("1 hour ago", "-1h"), or only an ISO 8601 time (else 400). */
+export type TrafficStartAt = "phrase" | "timestamp";
 
 /** Switches between plausible readings of what the platform's documentation leaves open. */
 export interface SimulatorBehaviour {
@@ -74,6 +76,7 @@ export interface SimulatorBehaviour {
   activityPerPageOverflow: PerPageOverflow;
   certificateTimeForm: CertificateTimeForm;
   gitEventPayload: GitEventPayload;
+  trafficStartAt: TrafficStartAt;
 }
 
 export interface SimulatorOptions extends SimulatorFaults, SimulatorBehaviour {
@@ -126,6 +129,7 @@ export const DEFAULT_SIMULATOR_OPTIONS: SimulatorOptions = {
   activityPerPageOverflow: "clamp",
   certificateTimeForm: "iso",
   gitEventPayload: "bare",
+  trafficStartAt: "phrase",
   webhookUrl: null,
   webhookAttempts: 4,
   webhookBackoffMs: 1000,
@@ -180,6 +184,7 @@ const BEHAVIOUR_KEYS: Record<keyof SimulatorBehaviour, (v: unknown) => boolean> 
   activityPerPageOverflow: oneOf("clamp", "reject"),
   certificateTimeForm: oneOf("iso", "epoch-seconds", "datetime"),
   gitEventPayload: oneOf("bare", "site"),
+  trafficStartAt: oneOf("phrase", "timestamp"),
 };
 
 function problemsOf(
@@ -219,5 +224,6 @@ export function behaviourOf(o: SimulatorOptions): SimulatorBehaviour {
     activityPerPageOverflow: o.activityPerPageOverflow,
     certificateTimeForm: o.certificateTimeForm,
     gitEventPayload: o.gitEventPayload,
+    trafficStartAt: o.trafficStartAt,
   };
 }

@@ -157,6 +157,33 @@ describe("doctor", () => {
     });
   });
 
+  it("the traffic start_at: the phrase taken and an hour answered; a platform that takes only a time: WARN naming the form the collector moves to, exit 0", async () => {
+    const taken = lineOf((await doctor({})).stdout, "Traffic start_at form and window");
+    expect(taken.line).toContain(
+      '[ok  ] Traffic start_at form and window: start_at "1 hour ago" is taken; the answer covers 60 minutes',
+    );
+    sim.control.setBehaviour({ trafficStartAt: "timestamp" });
+    try {
+      const r = await doctor({});
+      expect(r.code, r.stdout).toBe(0);
+      const moved = lineOf(r.stdout, "Traffic start_at form and window");
+      expect(moved.line).toContain(
+        '[WARN] Traffic start_at form and window: the platform refuses start_at "1 hour ago" but takes "',
+      );
+      expect(moved.line).toContain(
+        'the traffic collector moves to it by itself (sitehost_exporter_traffic_start_at_form{form="timestamp"}); the answer covers 60 minutes',
+      );
+      // The endpoint's own line says the phrase was refused and points at the finding.
+      const endpoint = lineOf(r.stdout, "POST /sites/{id}/metrics");
+      expect(endpoint.line).toContain(
+        '[WARN] POST /sites/{id}/metrics: HTTP 400: the metrics endpoint refuses start_at "1 hour ago"',
+      );
+      expect(endpoint.fix).toContain("see the traffic start_at finding");
+    } finally {
+      sim.control.setBehaviour({ trafficStartAt: "phrase" });
+    }
+  });
+
   it("an endpoint whose answers carry Deprecation and Sunset headers: a warning naming it, its sunset and the link, exit 0", async () => {
     const headers = {
       deprecation: "@1798761600",

@@ -57,6 +57,14 @@ export const sitePerformanceReport = siteRoute((p, s) => success(performanceRepo
 export const siteTrafficMetrics = siteRoute((p, s, { body }) => {
   const metrics = Array.isArray(body.metrics) ? body.metrics.map(String) : [];
   const dims = Array.isArray(body.dimensions) ? body.dimensions.map(String) : [];
+  if (p.behaviour.trafficStartAt === "timestamp") {
+    // Only an ISO 8601 time is taken: the window runs from it to now.
+    const at =
+      typeof body.start_at === "string" && body.start_at.includes("T") ? Date.parse(body.start_at) : NaN;
+    if (!Number.isFinite(at)) return reply(400, fail(PROBLEM, ["start_at must be a time in ISO 8601"]));
+    const minutes = Math.max(1, Math.round((p.now() - at) / 60_000));
+    return success(trafficMetrics(s, p.now(), `${minutes} minutes ago`, metrics, dims));
+  }
   return success(trafficMetrics(s, p.now(), body.start_at, metrics, dims));
 });
 
