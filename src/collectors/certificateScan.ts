@@ -39,6 +39,8 @@ interface Known extends CertificateState {
   siteId: number;
   zone: string;
   domain: string;
+  /** What its last read came to: a record kept since counts as that (`kept` for details read). */
+  result: Extract<RecordResult, "read" | "no_data" | "skipped">;
 }
 
 /** A zone's A records as listed: what its targets are built from while its listing is not due. */
@@ -184,7 +186,7 @@ export class CertificateCollector implements AccountCollector, Wakeable {
       // Not due: the details last read stand (the record is still listed, for the same site).
       if (last && last.siteId === t.site.id && !this.details.due(t.key, startedAt)) {
         fresh.set(t.key, last);
-        counts.kept += 1;
+        counts[last.result === "read" ? "kept" : last.result] += 1;
       } else asked.push(t);
     }
     await forEachLimited(
@@ -197,15 +199,16 @@ export class CertificateCollector implements AccountCollector, Wakeable {
           counts.read += 1;
           const state = readCertificate(ssl);
           this.details.answered(t.key, state, this.env.now());
-          fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...state });
+          fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...state, result: "read" });
         } catch (err) {
           if (signal.aborted) throw err;
           const code = status(err);
           if (code === 400 || code === 404) {
             // 400: no certificate information yet (the documented answer); 404: record deleted meanwhile.
-            counts[notARecord(err) ? "skipped" : "no_data"] += 1;
+            const result = notARecord(err) ? "skipped" : "no_data";
+            counts[result] += 1;
             this.details.answered(t.key, NO_DATA, this.env.now());
-            fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...NO_DATA });
+            fresh.set(t.key, { siteId: t.site.id, zone: t.zone, domain: t.domain, ...NO_DATA, result });
             return;
           }
           counts.failed += 1;

@@ -1,8 +1,10 @@
 /**
  * Asking less often what does not change. Each thing a collector asks about (a site, a DNS record) is
  * asked at every run of the schedule until its answer is the same as the last one; then it waits
- * twice as long after each unchanged answer, up to `maxIntervalMs`. A changed answer, or a wake (a
- * webhook event about the site), brings it back to the schedule. Waits above one run are shortened by
+ * twice as long after each unchanged answer, up to `maxIntervalMs`. A first answer counts as one
+ * unchanged answer (two runs): most answers stay the same, and the second run of every collector would
+ * otherwise ask every site again while the others' first runs are still going. A changed answer, or a
+ * wake (a webhook event about the site), brings it back to the schedule. Waits above one run are shortened by
  * up to a fifth, by key, so the things that back off spread over the runs instead of all coming due at
  * the same run. What an answer is compared by: a 32-bit hash of its JSON (a collision only delays one
  * read by one wait).
@@ -52,10 +54,11 @@ export class ChangeBackoff {
     const hash = fnv1a32(JSON.stringify(answer) ?? "");
     const last = this.cadences.get(key);
     const { runEveryMs, maxIntervalMs } = this.settings;
+    const unchangedFrom = !last ? runEveryMs : last.answer === hash ? last.intervalMs : undefined;
     const intervalMs =
-      last && last.answer === hash
-        ? Math.max(runEveryMs, Math.min(maxIntervalMs, last.intervalMs * 2))
-        : runEveryMs;
+      unchangedFrom === undefined
+        ? runEveryMs
+        : Math.max(runEveryMs, Math.min(maxIntervalMs, unchangedFrom * 2));
     this.cadences.set(key, { dueAt: nowMs + this.spread(key, intervalMs), intervalMs, answer: hash });
   }
 

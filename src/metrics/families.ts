@@ -334,7 +334,7 @@ export const METRIC_FAMILIES = [
     "certificates",
     "gauge",
     ["result"],
-    "A records of the DNS zones in the last certificates run, by result: read (SSL details read), kept (details unchanged for a while and not due this run: the last read stands, see collectors.certificates.maxInterval), no_data (no certificate information yet), failed (request failed; last samples kept), skipped (no site, or a site this exporter does not select: not asked).",
+    "A records of the DNS zones in the last certificates run, by result: read (SSL details read), kept (details unchanged for a while and not due this run: the last read stands, see collectors.certificates.maxInterval), no_data (no certificate information yet, read now or kept), failed (request failed; last samples kept), skipped (no site, or a site this exporter does not select: not asked).",
     ["zones", "zoneRecords", "recordSsl"],
     false,
   ),

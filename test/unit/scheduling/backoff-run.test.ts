@@ -34,6 +34,8 @@ class Platform {
     [3, true],
   ]);
   fail = new Set<number>();
+  /** Site id → its domain's name (a new name is a changed answer). */
+  names = new Map<number, string>();
   asked: number[] = [];
   readonly api = fakeApi({
     account: async () => account,
@@ -41,7 +43,9 @@ class Platform {
     domains: async ({ id }) => {
       this.asked.push(id);
       if (this.fail.has(id)) throw new ApiNetworkError(ROUTES.domains.template, "ECONNRESET");
-      return list([domain(this.healthy.get(id) ?? true)]);
+      return list([
+        { ...domain(this.healthy.get(id) ?? true), domainName: this.names.get(id) ?? "d.example" },
+      ]);
     },
   });
 }
@@ -74,11 +78,12 @@ describe("collectors backing off for unchanged sites", () => {
     await runner.run("inventory");
     const askedSite = { 1: 0, 2: 0, 3: 0 } as Record<number, number>;
     for (let i = 0; i < 36; i++) {
-      platform.healthy.set(3, i % 2 === 0); // site 3 flaps: every answer differs from the last
+      platform.names.set(3, `d${i}.example`); // site 3 changes: every answer differs from the last
       for (const id of await run()) askedSite[id] = (askedSite[id] ?? 0) + 1;
     }
-    expect(askedSite[3]).toBe(36);
-    // Six hours: 36 runs; an unchanged site is asked at runs 1, 2, 4 and then about hourly.
+    // A first answer waits two runs; then every answer is new and asks at the next run.
+    expect(askedSite[3]).toBe(35);
+    // Six hours: 36 runs; an unchanged site is asked at runs 1, 3, about 7 and then about hourly.
     for (const id of [1, 2]) {
       expect(askedSite[id]).toBeGreaterThanOrEqual(6);
       expect(askedSite[id]).toBeLessThanOrEqual(10);

@@ -272,8 +272,14 @@ describe("certificates collector", () => {
     const last12 = costs.slice(12).reduce((a, b) => a + b, 0);
     expect(last12).toBeGreaterThanOrEqual(12 + 6 * 2);
     expect(last12).toBeLessThanOrEqual(12 + 6 * 3);
-    // Kept records still publish their series.
+    // Kept records still publish their series; one without certificate data counts as no_data, read or kept.
     expect(series("sitehost_certificate_expiry_timestamp_seconds")).toHaveLength(2);
+    const records = series("sitehost_exporter_certificate_records");
+    expect(records).toContain('sitehost_exporter_certificate_records{result="no_data"} 1');
+    const readOrKept = records
+      .filter((l) => /result="(read|kept)"/.test(l))
+      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(" ") + 1)), 0);
+    expect(readOrKept).toBe(2);
 
     // Right after a read of site 2's record it is not due for hours; an event about site 2 (a
     // conversion) reads its zone's listing and its record's details at the next run.
