@@ -78,7 +78,7 @@ export class CertificateCollector implements AccountCollector, Wakeable {
 
   constructor(
     private readonly env: CollectorEnv,
-    backoff: ChangeBackoffSettings = { runEveryMs: 0, maxIntervalMs: 0 },
+    backoff: ChangeBackoffSettings,
   ) {
     this.zones = new ChangeBackoff(backoff);
     this.details = new ChangeBackoff(backoff);

@@ -10,13 +10,10 @@
  * read by one wait).
  */
 import { fnv1a32 } from "../discovery/shard.js";
+import { dueAtRun, MEAN_SPREAD_FACTOR, spreadWait, type CadenceSettings } from "./cadence.js";
 
-export interface ChangeBackoffSettings {
-  /** The schedule's average time between runs, ms. */
-  runEveryMs: number;
-  /** `collectors.<name>.maxInterval`, ms: the longest wait (at or under runEveryMs: no backoff). */
-  maxIntervalMs: number;
-}
+/** The schedule's runs and `collectors.<name>.maxInterval` (at or under one run: no backoff). */
+export type ChangeBackoffSettings = CadenceSettings;
 
 interface Cadence {
   /** When it is next asked (ms). */
@@ -31,7 +28,7 @@ export type BackoffKey = number | string;
 /** The share of runs that ask about a key whose answers stay the same, at steady state (the spread's mean taken). */
 export function quietShare({ runEveryMs, maxIntervalMs }: ChangeBackoffSettings): number {
   if (maxIntervalMs <= runEveryMs) return 1;
-  return Math.min(1, runEveryMs / (maxIntervalMs * (1 - 0.2 * 0.5)));
+  return Math.min(1, runEveryMs / (maxIntervalMs * MEAN_SPREAD_FACTOR));
 }
 
 export class ChangeBackoff {
@@ -46,7 +43,7 @@ export class ChangeBackoff {
   due(key: BackoffKey, nowMs: number): boolean {
     const cadence = this.cadences.get(key);
     const { runEveryMs } = this.settings;
-    return !cadence || cadence.intervalMs <= runEveryMs || cadence.dueAt <= nowMs + runEveryMs / 2;
+    return !cadence || cadence.intervalMs <= runEveryMs || dueAtRun(cadence.dueAt, nowMs, runEveryMs);
   }
 
   /** After an answer about `key` at `nowMs`: the same as the last one waits longer, another one does not. */
@@ -59,7 +56,11 @@ export class ChangeBackoff {
       unchangedFrom === undefined
         ? runEveryMs
         : Math.max(runEveryMs, Math.min(maxIntervalMs, unchangedFrom * 2));
-    this.cadences.set(key, { dueAt: nowMs + this.spread(key, intervalMs), intervalMs, answer: hash });
+    this.cadences.set(key, {
+      dueAt: nowMs + spreadWait(key, intervalMs, runEveryMs),
+      intervalMs,
+      answer: hash,
+    });
   }
 
   /** Ask about `key` at the next run; its next answer decides how long it waits after that. */
@@ -87,12 +88,5 @@ export class ChangeBackoff {
   /** Forget keys no longer asked about. */
   retain(keep: (key: BackoffKey) => boolean): void {
     for (const key of this.cadences.keys()) if (!keep(key)) this.cadences.delete(key);
-  }
-
-  private spread(key: BackoffKey, intervalMs: number): number {
-    const { runEveryMs } = this.settings;
-    if (intervalMs <= runEveryMs) return runEveryMs;
-    const fraction = (fnv1a32(String(key)) % 1000) / 1000;
-    return Math.max(runEveryMs, intervalMs * (1 - 0.2 * fraction));
   }
 }

@@ -8,15 +8,11 @@
  */
 import type { Site } from "../api/schemas.js";
 import { siteKind } from "../discovery/kind.js";
-import { fnv1a32 } from "../discovery/shard.js";
+import { dueAtRun, spreadWait, type CadenceSettings } from "./cadence.js";
 import { TRAFFIC_SETTLE_SECONDS } from "./trafficCounts.js";
 
-export interface TrafficPollingSettings {
-  /** The schedule's average time between runs, ms. */
-  runEveryMs: number;
-  /** `collectors.traffic.maxInterval`, ms. */
-  maxIntervalMs: number;
-}
+/** The schedule's runs and `collectors.traffic.maxInterval`. */
+export type TrafficPollingSettings = CadenceSettings;
 
 interface SitePolling {
   /** When the site is next asked (ms). */
@@ -36,7 +32,7 @@ export class TrafficPolling {
   /** Whether a run at `nowMs` asks about the site (a site is due within half a run of its time). */
   due(siteId: number, nowMs: number): boolean {
     const polling = this.sites.get(siteId);
-    return !polling || polling.dueAt <= nowMs + this.settings.runEveryMs / 2;
+    return !polling || dueAtRun(polling.dueAt, nowMs, this.settings.runEveryMs);
   }
 
   /** After an answer about the site at `nowMs`: when it is asked next. */
@@ -73,8 +69,6 @@ export class TrafficPolling {
     const ceiling = this.ceilingMs();
     const live = siteKind(site) === "live";
     const wait = live ? Math.min(ceiling, runEveryMs * 2 ** Math.min(idleAnswers, 20)) : ceiling;
-    if (wait <= runEveryMs) return runEveryMs;
-    const spread = (fnv1a32(String(site.id)) % 1000) / 1000;
-    return Math.max(runEveryMs, wait * (1 - 0.2 * spread));
+    return spreadWait(site.id, wait, runEveryMs);
   }
 }

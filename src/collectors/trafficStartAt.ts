@@ -27,9 +27,14 @@ export function trafficQuery(form: StartAtForm, nowMs: number): TrafficQuery {
   return { startAt: START_AT_FORMS[form](nowMs), metrics: METRICS, dimensions: DIMENSIONS };
 }
 
-/** Whether the platform refused the request's parameters (what a start_at it does not take gets). */
+/** Whether an answer's status refuses the request's parameters (what a start_at it does not take gets). */
+export function refusedStatus(status: number): boolean {
+  return status === 400 || status === 422;
+}
+
+/** Whether the platform refused the request's parameters. */
 export function refusesStartAt(err: unknown): boolean {
-  return err instanceof ApiHttpError && (err.status === 400 || err.status === 422);
+  return err instanceof ApiHttpError && refusedStatus(err.status);
 }
 
 /** The form in use, moved on only when another one was taken where it was refused. */

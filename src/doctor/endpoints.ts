@@ -9,7 +9,7 @@ import { apiBaseHint } from "../api/failure.js";
 import type { ProbeAnswer } from "../api/probe.js";
 import { ROUTES } from "../routes.js";
 import type { DnsRecord, Site, Zone } from "../api/schemas.js";
-import { trafficQuery } from "../collectors/trafficStartAt.js";
+import { refusedStatus, trafficQuery } from "../collectors/trafficStartAt.js";
 import type { Config } from "../config/schema.js";
 import { filterSites } from "../discovery/filter.js";
 import { schemaFindings, type SchemaFindings } from "./schema.js";
@@ -120,7 +120,7 @@ function statusFinding(name: EndpointName, users: string[], a: ProbeAnswer, apiU
       fix: "try again later; if it persists, it is the platform's to fix",
     };
   // Judged by the start_at finding, which asks the other forms: it fails when none is taken.
-  if (name === "trafficMetrics" && (status === 400 || status === 422))
+  if (name === "trafficMetrics" && refusedStatus(status))
     return {
       verdict: "warn" as const,
       summary: `HTTP ${status}: the metrics endpoint refuses start_at ${JSON.stringify(trafficQuery("phrase", Date.now()).startAt)}`,

@@ -9,6 +9,7 @@ import { ENDPOINTS } from "../api/endpoints.js";
 import type { ProbeAnswer } from "../api/probe.js";
 import type { MetricsResult } from "../api/schemas.js";
 import {
+  refusedStatus,
   START_AT_FORM_NAMES,
   START_AT_FORMS,
   trafficQuery,
@@ -19,7 +20,6 @@ import type { Finding } from "./types.js";
 /** A window shorter than this loses periods of a site asked every collectors.traffic.maxInterval (up to 45 m). */
 const SHORTEST_WINDOW_SECONDS = 55 * 60;
 
-const refused = (status: number) => status === 400 || status === 422;
 const ok = (status: number) => status >= 200 && status < 300;
 
 async function windowOf(answer: ProbeAnswer): Promise<number | undefined> {
@@ -100,7 +100,7 @@ export async function checkTrafficStartAt(
   if (!first)
     return { finding: finding("info", "not asked: the traffic request could not be made"), answers: [] };
   if (ok(first.status)) return { finding: await judgeWindow(firstForm, first), answers: [] };
-  if (!refused(first.status))
+  if (!refusedStatus(first.status))
     return {
       finding: finding("info", `not judged: the traffic request answered HTTP ${first.status}`),
       answers: [],
@@ -110,7 +110,7 @@ export async function checkTrafficStartAt(
     const answer = await api.probe("trafficMetrics", { id: siteId, query: trafficQuery(form, Date.now()) });
     answers.push(answer);
     if (ok(answer.status)) return { finding: await judgeWindow(form, answer, firstForm), answers };
-    if (!refused(answer.status)) break;
+    if (!refusedStatus(answer.status)) break;
   }
   return {
     finding: finding(

@@ -6,6 +6,7 @@ import type { TrafficPollingSettings } from "../collectors/trafficPolling.js";
 import type { CollectorEnv, CollectorSet } from "../collectors/types.js";
 import { durationMs } from "../config/duration.js";
 import { BACKING_OFF_COLLECTORS, type BackingOffCollector, type Config } from "../config/schema.js";
+import type { CadenceSettings } from "../collectors/cadence.js";
 import type { ChangeBackoffSettings } from "../collectors/changeBackoff.js";
 import { SiteDiscovery } from "../discovery/discovery.js";
 import { runsPerSecond } from "./plan.js";
@@ -27,26 +28,26 @@ export interface CollectionDeps extends RunnerServices {
   createCollectors?: (env: CollectorEnv) => CollectorSet;
 }
 
+/** A collector's runs (its schedule's average interval) and its longest wait (`maxInterval`). */
+function cadenceOf(collector: { schedule: string; maxInterval: string }): CadenceSettings {
+  return {
+    runEveryMs: 1000 / runsPerSecond(collector.schedule),
+    maxIntervalMs: durationMs(collector.maxInterval),
+  };
+}
+
 /** The traffic collector's polling from its settings: runs at the schedule, idle sites up to maxInterval. */
 export function trafficPollingSettings(traffic: Config["collectors"]["traffic"]): TrafficPollingSettings {
-  return {
-    runEveryMs: 1000 / runsPerSecond(traffic.schedule),
-    maxIntervalMs: durationMs(traffic.maxInterval),
-  };
+  return cadenceOf(traffic);
 }
 
 /** How the collectors that back off for unchanged sites do: runs at their schedules, up to each maxInterval. */
 export function backoffSettings(
   collectors: Config["collectors"],
 ): Record<BackingOffCollector, ChangeBackoffSettings> {
-  const settings = (name: BackingOffCollector): ChangeBackoffSettings => ({
-    runEveryMs: 1000 / runsPerSecond(collectors[name].schedule),
-    maxIntervalMs: durationMs(collectors[name].maxInterval),
-  });
-  return Object.fromEntries(BACKING_OFF_COLLECTORS.map((name) => [name, settings(name)])) as Record<
-    BackingOffCollector,
-    ChangeBackoffSettings
-  >;
+  return Object.fromEntries(
+    BACKING_OFF_COLLECTORS.map((name) => [name, cadenceOf(collectors[name])]),
+  ) as Record<BackingOffCollector, ChangeBackoffSettings>;
 }
 
 export function createCollection(
