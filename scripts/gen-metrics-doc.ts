@@ -27,6 +27,9 @@ import { BudgetPlanner } from "../src/scheduling/budgetPlanner.js";
 import { MeasuredRates } from "../src/scheduling/measuredRates.js";
 import { collectorSelfMetrics } from "../src/scheduling/selfMetrics.js";
 import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
+import { SiteStateBook } from "../src/siteState/book.js";
+import { UNKEPT_SITE_STATE } from "../src/siteState/file.js";
+import { MetricStore } from "../src/metrics/store.js";
 
 interface Row {
   name: string;
@@ -163,6 +166,19 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
       }),
     },
     { title: "Webhook receiver", rows: await read((r) => void webhookSelfMetrics(r)) },
+    {
+      title: "Site states",
+      rows: await read(
+        (registry) =>
+          void new SiteStateBook({
+            store: new MetricStore(METRIC_FAMILIES),
+            registry,
+            file: UNKEPT_SITE_STATE,
+            logger: pino({ level: "silent" }),
+            webhooks: true,
+          }),
+      ),
+    },
   ];
 }
 
@@ -186,11 +202,13 @@ export async function generateMetricsDoc(): Promise<string> {
     "## Site and account metrics\n",
   ];
   for (const [collector, families] of byCollector) {
-    // Webhook events are received, not collected.
+    // Webhook events are received, not collected; site states come from events, activity logs and the site list.
     parts.push(
       collector === "webhooks"
         ? "### Webhook events (`webhooks.enabled`)\n"
-        : `### Collector \`${collector}\`\n`,
+        : collector === "state"
+          ? "### Site states: maintenance mode, hacked, events by site\n"
+          : `### Collector \`${collector}\`\n`,
     );
     parts.push(table(families.map(familyRow), true));
   }

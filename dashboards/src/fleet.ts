@@ -77,6 +77,48 @@ export function fleetDashboard(): Dashboard {
     }),
   ]);
 
+  section(d, "Maintenance mode and hacked sites", [
+    problemCount({
+      title: "In maintenance mode",
+      description:
+        "Sites in maintenance mode (visitors get the maintenance page while the platform state says live), from webhook events and activity logs.",
+      unit: "none",
+      w: 4,
+      h: 6,
+      targets: [q(`count(sitehost_site_maintenance_mode${S} == 1) or vector(0)`, { legend: "maintenance" })],
+    }),
+    problemCount({
+      title: "Hacked",
+      description: "Sites the platform's support marked hacked (and disabled) and has not enabled again.",
+      unit: "none",
+      w: 4,
+      h: 6,
+      targets: [q(`count(sitehost_site_hacked${S} == 1) or vector(0)`, { legend: "hacked" })],
+    }),
+    table({
+      title: "Maintenance mode (on first)",
+      description: "Every site's maintenance mode; sites in maintenance sort to the top.",
+      unit: "none",
+      w: 8,
+      h: 6,
+      targets: [q(`sort_desc(sitehost_site_maintenance_mode${S})`, { table: true })],
+      siteLink: "column",
+      words: { "0": ["Off", "green"], "1": ["Maintenance", "orange"] },
+      columns: { value: "Mode", hide: ["site_id"] },
+    }),
+    table({
+      title: "Hacked (first)",
+      description: "Whether the platform's support marked each site hacked; hacked sites sort to the top.",
+      unit: "none",
+      w: 8,
+      h: 6,
+      targets: [q(`sort_desc(sitehost_site_hacked${S})`, { table: true })],
+      siteLink: "column",
+      words: { "0": ["No", "green"], "1": ["Hacked", "red"] },
+      columns: { value: "Hacked", hide: ["site_id"] },
+    }),
+  ]);
+
   section(d, "Traffic", [
     trafficSeries({
       title: "Requests per second",

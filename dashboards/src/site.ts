@@ -53,11 +53,25 @@ export function siteDashboard(): Dashboard {
       targets: [q(`sitehost_site_state${S} == 1`, { legend: "{{state}}" })],
       show: "name",
     }),
+    stat({
+      title: "Maintenance mode and hacked",
+      description:
+        "Maintenance mode (visitors get the maintenance page; the platform state still says live) and whether the platform's support marked the site hacked, from its webhook events and activity log.",
+      unit: "none",
+      w: 4,
+      h: 5,
+      targets: [
+        q(`sitehost_site_maintenance_mode${S}`, { legend: "maintenance" }),
+        q(`sitehost_site_hacked${S}`, { legend: "hacked" }),
+      ],
+      words: { "0": ["no", "green"], "1": ["yes", "red"] },
+      show: "both",
+    }),
     table({
       title: "Site",
       description: "Site metadata: display name, URL, data center, PHP version, environment and kind.",
       unit: "none",
-      w: 14,
+      w: 10,
       h: 5,
       targets: [q(`sitehost_site_info${S}`, { table: true })],
       columns: { value: "Value", hide: ["Value"] },

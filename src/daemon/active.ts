@@ -40,6 +40,9 @@ import { Scheduler } from "../scheduling/scheduler.js";
 import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
 import type { CheckpointMemory } from "../logs/checkpointMemory.js";
+import { SiteStateBook } from "../siteState/book.js";
+import { factsOfActivity, factsOfEvent } from "../siteState/facts.js";
+import { siteStateFile, UNKEPT_SITE_STATE } from "../siteState/file.js";
 import { collectorsWokenBy } from "../webhooks/collectorWakes.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
@@ -132,6 +135,14 @@ export async function activate(
   holdsLock: boolean,
 ): Promise<ActiveExporter> {
   const { registry, api, store, webhooks, exportHealth, volume, fence, checkpointMemory } = core;
+  // Maintenance mode and hacked, by site: from events, activity logs and the site list.
+  const siteStates = new SiteStateBook({
+    store,
+    registry,
+    file: holdsLock && config.logs.enabled ? siteStateFile(config.logs.checkpointDir) : UNKEPT_SITE_STATE,
+    logger,
+    webhooks: webhooks !== undefined,
+  });
   const logs = config.logs.enabled
     ? new LogPipeline({
         config,
@@ -145,6 +156,8 @@ export async function activate(
         checkpointMemory,
         // Entries are stamped by the platform: the tailers work in its time.
         platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
+        onSiteActivity: (siteId, entry, atMs) =>
+          siteStates.observe(siteId, factsOfActivity(entry), atMs, "activity"),
       })
     : undefined;
   // V8's memory saver mode while the log path is quiet, where the exporter chose the heap flags.
@@ -169,6 +182,7 @@ export async function activate(
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
   discovery.onSites((sites) => domains.retain(sites));
+  discovery.onSites((sites) => siteStates.updateSites(sites, Date.now()));
   // The sites' SLO objectives, for the rules that compare the log-based and probe SLIs with them.
   const objectives = new SloObjectives(store, config.slos, objectivesInUse(config));
   discovery.onSites((sites) => objectives.update(sites));
@@ -247,6 +261,7 @@ export async function activate(
           },
         ),
     },
+    { name: "site states", start: () => siteStates.load(), stop: () => siteStates.flush() },
     { name: "measured rates", start: () => measured.start(), stop: () => measured.stop() },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {
@@ -273,9 +288,12 @@ export async function activate(
           },
           // What the refreshes cost shows in the request plan as it changes, not only after a discovery.
           onRefreshRateChange: () => planner.update(),
-          onEvent: (siteId: number | undefined, event: string) => {
+          onEvent: (siteId, payload) => {
             logs?.siteEvent(siteId);
-            wakeCollectors(collectors, collectorsWokenBy(event, siteId), siteId);
+            wakeCollectors(collectors, collectorsWokenBy(payload.event, siteId), siteId);
+            if (siteId === undefined) return;
+            siteStates.observe(siteId, factsOfEvent(payload), Date.now(), "webhook");
+            siteStates.event(siteId, payload.event);
           },
         }),
       stop: () => webhooks.stop(),

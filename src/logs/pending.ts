@@ -11,3 +11,9 @@ export interface PendingRecord {
   /** Index of this occurrence among identical entries (identical lines in one second are all real). */
   occurrence: number;
 }
+
+/** An activity log entry (what only the activity streams read): it has an id and an action name. */
+export function isActivityEntry(entry: StreamEntry): entry is ActivityEntry {
+  const { id, name } = entry as { id?: unknown; name?: unknown };
+  return typeof name === "string" && (typeof id === "number" || typeof id === "string");
+}

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { ActivityEntry } from "../api/logSchemas.js";
 import type { LogStream, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
 import { durationMs } from "../config/duration.js";
@@ -34,6 +35,7 @@ import {
   StreamReports,
 } from "./reporting.js";
 import { arrivalIntervalMs } from "./pace.js";
+import { isActivityEntry } from "./pending.js";
 import { SCROLL_PAGE_SIZE } from "./read/decide.js";
 import { type ResourceIdentity, streamResource } from "./resource.js";
 import { LogScheduler, type LogPolling } from "./scheduler.js";
@@ -65,6 +67,11 @@ export interface LogPipelineDeps {
    * and the lag are worked out in the platform's time, `clock` corrected by this. Default 0.
    */
   platformOffsetMs?: () => number;
+  /**
+   * Each entry of a site's activity log that a read meets and may not have shipped yet (it may meet
+   * one again), with its time by this process's clock: what the site's states are learnt from.
+   */
+  onSiteActivity?: (siteId: number, entry: ActivityEntry, atMs: number) => void;
   /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
   volume?: CheckpointVolume;
   /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
@@ -281,7 +288,11 @@ export class LogPipeline {
         ? { activity: Math.max(this.pollMs, durationMs(logs.activityPollInterval)) }
         : {},
       tailing: { php: tailing("php"), server: tailing("server"), activity: tailing("activity") },
-      claim: (fp, key) => this.activityClaims.claim(fp, key, this.clock.now()),
+      claim: (fp, key, siteId, entry, timeMs) => {
+        if (siteId !== ACCOUNT.id && isActivityEntry(entry))
+          this.deps.onSiteActivity?.(siteId, entry, timeMs - this.platformOffsetMs());
+        return this.activityClaims.claim(fp, key, this.clock.now());
+      },
       reports: this.reports,
       sinkFor: (who) => {
         // The streams of one site share their spec's resource, and so one sink (its encoded frame).

@@ -15,7 +15,7 @@ import type { ExportOutcome } from "./otlp/outcome.js";
 import type { ProtoWriter } from "./otlp/protoWriter.js";
 import type { BatchSender, LogSink } from "./otlp/sink.js";
 import type { ResourceIdentity } from "./resource.js";
-import type { PendingRecord } from "./pending.js";
+import type { PendingRecord, StreamEntry } from "./pending.js";
 import type { PreparedPage, RecordCounter, RecordEncoder } from "./prepared.js";
 import { lagOf, type ReportedStream, type StreamReports } from "./reporting.js";
 import type { RequestTimeSetting } from "./requestCounts.js";
@@ -30,7 +30,7 @@ import {
 } from "./streams.js";
 import type { ScheduledStream } from "./scheduler.js";
 import type { ManagedStream } from "./streamSet.js";
-import type { PageSource, PagingProblem } from "./read/types.js";
+import type { ClaimEntry, PageSource, PagingProblem } from "./read/types.js";
 import {
   type ReadOutcome,
   type SiteIdentity,
@@ -56,8 +56,11 @@ export interface StreamContext {
   maxPollMs: Readonly<Partial<Record<LogStream, number>>>;
   /** The tailers' settings by kind of stream (one object for every stream of a kind). */
   tailing: Readonly<Record<LogStream, TailerOptions>>;
-  /** For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? */
-  claim: (fingerprint: string, key: string) => boolean;
+  /**
+   * For claimed kinds: may this stream ship the entry (see StreamKind.claimed)? Sees every entry of
+   * a read that may be new, the site's (its id; the account's is 0) and its time by the platform.
+   */
+  claim: (fingerprint: string, key: string, siteId: number, entry: StreamEntry, timeMs: number) => boolean;
   reports: StreamReports;
   /** The sink under the resource of these records. */
   sinkFor: (resource: ResourceIdentity) => LogSink;
@@ -126,10 +129,12 @@ export class TailedStream
   }
 
   /** For a claimed kind, what a read asks of each entry (made per read: no closure per stream). */
-  get claim(): ((fingerprint: string) => boolean) | undefined {
-    const { kind, key } = this;
-    const { ctx } = this;
-    return kind.claimed ? (fp: string) => ctx.claim(fp, key) : undefined;
+  get claim(): ClaimEntry | undefined {
+    const { kind, key, ctx } = this;
+    const siteId = this.named.id;
+    return kind.claimed
+      ? (fp: string, entry: StreamEntry, timeMs: number) => ctx.claim(fp, key, siteId, entry, timeMs)
+      : undefined;
   }
 
   get encoder(): RecordEncoder {

@@ -25,6 +25,7 @@ import { type ReadContext, ReadRun } from "./read/run.js";
 import type { PreparedPage, RecordEncoder } from "./prepared.js";
 import type { ReadPace } from "./pace.js";
 import type {
+  ClaimEntry,
   EndReason,
   PageOutlet,
   PageSource,
@@ -119,7 +120,7 @@ export abstract class Tailer implements PageOutlet, ReadContext, TailedParts {
   abstract readonly opts: TailerOptions;
   abstract readonly events: TailerEvents;
   abstract readonly encoder: RecordEncoder;
-  abstract readonly claim: ((fingerprint: string) => boolean) | undefined;
+  abstract readonly claim: ClaimEntry | undefined;
   /** A scroll (PHP and web-server logs) or numbered pages (activity). */
   protected abstract readonly source: PageSource;
   protected abstract readonly checkpoints: CheckpointStore;

@@ -14,7 +14,7 @@ import type { MetricFamily } from "./family.js";
  */
 const f = <N extends string>(
   name: N,
-  collector: CollectorName | "logs" | "slo" | "webhooks",
+  collector: CollectorName | "logs" | "slo" | "webhooks" | "state",
   type: MetricFamily["type"],
   labels: readonly string[],
   help: string,
@@ -437,6 +437,30 @@ export const METRIC_FAMILIES = [
     "Webhook events the platform delivered and the exporter accepted, by event name. With webhooks enabled every documented event starts at 0; a name outside the safe pattern, or beyond the 64th distinct name, counts as other.",
     { from: "POST webhooks.path (the platform's webhooks)" },
     false,
+  ),
+  f(
+    "sitehost_site_events_total",
+    "state",
+    "counter",
+    ["event"],
+    "Webhook events about the site, by documented event name (other names count only in sitehost_events_total). A site's series appear at its first event.",
+    { from: "POST webhooks.path (the platform's webhooks)" },
+  ),
+  f(
+    "sitehost_site_maintenance_mode",
+    "state",
+    "gauge",
+    [],
+    "1 while the site is in maintenance mode (visitors get the maintenance page), as the newest of its maintenance_mode event, its activity log's maintenance entries and a conversion to sandbox says; 0 otherwise, and until one says so (the platform has no endpoint that reads the mode).",
+    { from: "POST webhooks.path and POST /sites/{id}/logs/activity" },
+  ),
+  f(
+    "sitehost_site_hacked",
+    "state",
+    "gauge",
+    [],
+    "1 once support marked the site hacked (site_hacked event or activity entry; the site is disabled), 0 again when the site is enabled again (by event, activity entry or the site list).",
+    { from: "POST webhooks.path, POST /sites/{id}/logs/activity and GET /sites" },
   ),
 ] as const;
 

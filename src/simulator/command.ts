@@ -280,6 +280,10 @@ export function demoCommand(): Command {
         const webhookUrl = `${daemon.url}${config.webhooks.path}`;
         if (!flags.webhookUrl) sim.control.setWebhookUrl(`${webhookUrl}?token=${webhookToken}`);
         const firstId = sim.control.sites()[0]?.site.id ?? 0;
+        // One site left in maintenance mode and one marked hacked by support, for the panels and alerts.
+        const [maintained, hacked] = [2, 6].map((i) => sim.control.sites()[i]?.site);
+        if (maintained) sim.control.setMaintenanceMode(maintained.id, true);
+        if (hacked) sim.control.hackSite(hacked.id);
         process.stdout.write(
           [
             "",
@@ -294,6 +298,13 @@ export function demoCommand(): Command {
             `    deploys, on-demand backups, restores and activity logs; make things happen with, e.g.:`,
             `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/disable   (a site_disabled webhook: the state changes at once)`,
             `    curl -X POST ${sim.authUrl}/_simulator/sites/${firstId}/git/deploy -H 'content-type: application/json' -d '{"fail": true}'`,
+            ...(maintained && hacked
+              ? [
+                  `    ${maintained.name} was put in maintenance mode and ${hacked.name} marked hacked at start (the Fleet overview's`,
+                  `    "Maintenance mode and hacked sites" row); turn maintenance off again with:`,
+                  `    curl -X POST ${sim.authUrl}/_simulator/sites/${maintained.id}/maintenance-mode -H 'content-type: application/json' -d '{"enabled": false}'`,
+                ]
+              : []),
             "",
             "  Prometheus scrape config:",
             "    scrape_configs:",

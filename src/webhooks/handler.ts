@@ -16,7 +16,7 @@ import { systemClock, type Clock } from "../util/time.js";
 import type { WebhookAuth } from "./auth.js";
 import { MAX_BODY_BYTES, parsePayload, readBody, type BodySource } from "./body.js";
 import type { EventCounts, RejectReason, WebhookSelfMetrics } from "./metrics.js";
-import { SITE_EVENTS, siteIdOf } from "./payload.js";
+import { SITE_EVENTS, siteIdOf, type WebhookPayload } from "./payload.js";
 import { CheckpointWriteError } from "../ha/volume.js";
 import { QueueFullError } from "./queue.js";
 import { buildRecord } from "./record.js";
@@ -44,7 +44,7 @@ export interface WebhookTarget {
   /** Read a site again soon (site events). */
   refresh(siteId: number): void;
   /** Any accepted event, with its site when it names one (the activity logs have an entry; collectors may ask again). */
-  happened?(siteId: number | undefined, event: string): void;
+  happened?(siteId: number | undefined, payload: WebhookPayload): void;
 }
 
 export interface WebhookHandlerDeps {
@@ -167,6 +167,6 @@ export function createWebhookHandler(deps: WebhookHandlerDeps): WebhookHandler {
     answer(res, 200, { status: "accepted" });
     log.debug({ event: payload.event, label, siteId }, "webhook event accepted");
     if (siteId !== undefined && SITE_EVENTS.has(payload.event)) target.refresh(siteId);
-    target.happened?.(siteId, payload.event);
+    target.happened?.(siteId, payload);
   };
 }

@@ -24,6 +24,7 @@ import { WebhookAuth } from "./auth.js";
 import { WebhookDelivery } from "./delivery.js";
 import { createWebhookHandler, type WebhookHandler, type WebhookTarget } from "./handler.js";
 import { EventCounts, webhookSelfMetrics, type WebhookSelfMetrics } from "./metrics.js";
+import type { WebhookPayload } from "./payload.js";
 import { QUEUE_FILE, WebhookQueue } from "./queue.js";
 import { SiteRefresher, type RefresherOptions, type RefreshTarget } from "./refresh.js";
 
@@ -48,7 +49,7 @@ export interface ActivationInputs {
   /** The refreshes' request rate changed: re-plan the budget. */
   onRefreshRateChange?: () => void;
   /** An event was accepted, about this site when it names one (the log pipeline reads activity logs). */
-  onEvent?: (siteId: number | undefined, event: string) => void;
+  onEvent?: (siteId: number | undefined, payload: WebhookPayload) => void;
 }
 
 /** Records per export, and about this many bytes of queue lines. */

@@ -283,16 +283,16 @@ describe("dashboards and alert rules against a live exporter", () => {
     // Events that did not happen are charted at 0, not left out or made up.
     expect(shown.find((x) => x.metric.event === "site_hacked")?.value).toBe(0);
 
-    // A hacked site pages at once.
+    // A hacked site pages at once, naming the site.
     const live = sim.control.sites().find((s) => s.site.state === "live");
     sim.control.hackSite(live?.site.id as number);
     const alert = await am.waitForAlert(
-      (x) => x.labels.alertname === "SitehostEventSiteHacked" && x.status === "firing",
+      (x) => x.labels.alertname === "SitehostSiteHacked" && x.status === "firing",
       60_000,
     );
-    expect(alert.labels).toMatchObject({ severity: "critical", job: JOB, instance });
+    expect(alert.labels).toMatchObject({ severity: "critical", job: JOB, instance, site: live?.site.name });
     expect(alert.annotations.description).toContain(
-      `${instance} received at least one site_hacked webhook event in the last hour`,
+      `Site ${live?.site.name} (id ${live?.site.id}) was marked hacked`,
     );
   }, 90_000);
 

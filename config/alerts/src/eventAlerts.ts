@@ -24,13 +24,6 @@ export const EVENT_GROUP: GroupDef = {
     "Webhook events (webhooks.enabled): each alert fires as soon as the platform reports the event and\nstays for an hour. sitehost_events_total has no site labels; the event's log record names the site.",
   rules: [
     eventAlert(
-      "SitehostEventSiteHacked",
-      "site_hacked",
-      "critical",
-      "The platform's support marked a site as hacked and disabled it.",
-      ": a site was found compromised and disabled; only the platform's support can mark it safe again. The event's log record (event name site_hacked) names the site.",
-    ),
-    eventAlert(
       "SitehostEventRestoreFailed",
       "site_restore_failed",
       "warning",
@@ -58,5 +51,14 @@ export const EVENT_GROUP: GroupDef = {
       "A git deploy failed.",
       "; the site keeps running the code of its previous deploy.",
     ),
+    alert({
+      alert: "SitehostWebhookEventsLost",
+      severity: "warning",
+      expr: (c) =>
+        `sum by (${c.by}) (increase(sitehost_exporter_site_state_corrections_total{${c.sel}}[1h])) > 0`,
+      summary: "Site states changed without the webhook event that should have said so.",
+      description: () =>
+        "{{ $labels.instance }} learnt {{ $value | humanize }} maintenance or hacked state change(s) in the last hour from activity logs or the site list that no webhook event had reported: the platform's events are not all arriving.",
+    }),
   ],
 };

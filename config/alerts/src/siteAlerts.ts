@@ -21,6 +21,26 @@ export const SITE_GROUP: GroupDef = {
       description: (c) =>
         `Site {{ $labels.site }} (id {{ $labels.site_id }}) has been in state disabled for ${c.for}; it serves no visitors.`,
     }),
+    alert({
+      alert: "SitehostSiteHacked",
+      severity: "critical",
+      expr: (c) => `sitehost_site_hacked{${c.sel}} == 1`,
+      summary: "The platform's support marked a site as hacked.",
+      description: () =>
+        "Site {{ $labels.site }} (id {{ $labels.site_id }}) was marked hacked by the platform's support and disabled; only support can mark it safe again.",
+    }),
+    alert({
+      alert: "SitehostSiteMaintenanceModeLeftOn",
+      severity: "warning",
+      // `for` rather than a window over the gauge: an instant selector costs one sample a site.
+      for: "2h",
+      comment:
+        "The mode is known from events and activity entries only; sitehost_site_state says live meanwhile.",
+      expr: (c) => `sitehost_site_maintenance_mode{${c.sel}} == 1`,
+      summary: "A site has been left in maintenance mode.",
+      description: (c) =>
+        `Site {{ $labels.site }} (id {{ $labels.site_id }}) has been in maintenance mode for ${c.for}; visitors get the maintenance page.`,
+    }),
     alert<"threshold">({
       alert: "SitehostSiteStorageNearLimit",
       severity: "warning",

@@ -27,7 +27,7 @@
  */
 import { earlierFingerprint } from "../entry.js";
 import type { PendingRecord, StreamEntry } from "../pending.js";
-import type { Order, PageEntries, ReadBounds } from "./types.js";
+import type { ClaimEntry, Order, PageEntries, ReadBounds } from "./types.js";
 
 export interface PageVerdict {
   /** New entries, in page order. */
@@ -162,7 +162,7 @@ export class PageReader {
      */
     private readonly unique = false,
     /** May this stream ship the entry (activity: another stream did not claim it)? */
-    private readonly claim?: (fp: string) => boolean,
+    private readonly claim?: ClaimEntry,
   ) {}
 
   /** Where a newest-first read of this pass stops. */
@@ -279,7 +279,7 @@ export class PageReader {
         verdict.deduplicated += 1;
         continue;
       }
-      if ((this.unique && n > 1) || (this.claim && !this.claim(fp))) {
+      if ((this.unique && n > 1) || (this.claim && !this.claim(fp, entry, t))) {
         verdict.deduplicated += 1;
         continue;
       }

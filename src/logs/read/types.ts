@@ -61,6 +61,12 @@ export interface TailerEvents {
 /** A stream's entries, as its fingerprints see them. */
 export type Fingerprint = (entry: StreamEntry) => string;
 
+/**
+ * For a claimed kind (StreamKind.claimed): may this stream ship an entry that may be new (another
+ * stream did not claim it)? `timeMs`: the entry's time by the platform.
+ */
+export type ClaimEntry = (fingerprint: string, entry: StreamEntry, timeMs: number) => boolean;
+
 /** A tailer's settings, shared by every stream of a kind. */
 export interface TailerOptions {
   overlapMs: number;
@@ -87,7 +93,7 @@ export interface StreamParts {
   /** Encodes a new record for the collector as soon as it is read. */
   readonly encoder: RecordEncoder;
   /** Activity streams: may this stream ship an entry another stream may also list? */
-  readonly claim: ((fingerprint: string) => boolean) | undefined;
+  readonly claim: ClaimEntry | undefined;
 }
 
 /** Where a read's new records go: the stream's shipper (see StreamShipper). */

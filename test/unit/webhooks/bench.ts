@@ -129,7 +129,7 @@ export async function start(
     queue,
     siteName: (id) => names.get(id),
     refresh: (id) => refreshed.push(id),
-    happened: (siteId, event) => happened.push([siteId, event]),
+    happened: (siteId, payload) => happened.push([siteId, payload.event]),
   };
   const state = { target: opts.standby ? undefined : target, throwOnTarget: false };
   const handle = createWebhookHandler({
