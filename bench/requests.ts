@@ -40,6 +40,8 @@ const SOURCE_OF: Record<RouteName, BudgetSource | "auth"> = {
   account: "inventory",
   sites: "inventory",
   site: "inventory",
+  phpVersions: "inventory",
+  gitConfig: "git",
   statistics: "statistics",
   usageReport: "usage",
   performanceReport: "performance",

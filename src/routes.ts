@@ -23,6 +23,8 @@ export const ROUTES = {
   account: route("GET", "/account"),
   accountActivity: route("POST", "/account/logs/activity"),
   sites: route("GET", "/sites"),
+  // Before `site`, whose template would match it too.
+  phpVersions: route("GET", "/sites/php-versions"),
   site: route("GET", "/sites/{id}"),
   statistics: route("GET", "/sites/{id}/statistics"),
   usageReport: route("GET", "/sites/{id}/reports/usage"),
@@ -38,6 +40,7 @@ export const ROUTES = {
   serverLogs: route("GET", "/sites/{id}/logs/server"),
   siteActivity: route("POST", "/sites/{id}/logs/activity"),
   gitHistory: route("GET", "/sites/{id}/git/history"),
+  gitConfig: route("GET", "/sites/{id}/git"),
   zones: route("GET", "/zones"),
   zoneRecords: route("GET", "/zones/{zone_id}/records"),
   recordSsl: route("GET", "/zones/{zone_id}/records/{record_id}/ssl"),

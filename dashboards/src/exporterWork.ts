@@ -190,6 +190,20 @@ export function exporterWorkSections(d: DashboardBuilder): void {
       targets: [q(`sum(sitehost_exporter_webhook_queued_records${S})`, { legend: "queued" })],
       min: 0,
     }),
+    timeSeries({
+      title: "Site states the events missed",
+      description:
+        "Maintenance and hacked states learnt from activity logs or the site list that no webhook event had reported, per interval, by state and source: events the platform did not deliver (SitehostWebhookEventsLost). Zero when all is well.",
+      unit: "short",
+      w: 24,
+      targets: [
+        q(
+          `sum by (state, source) (increase(sitehost_exporter_site_state_corrections_total${S}[$__rate_interval]))`,
+          { legend: "{{state}} from {{source}}" },
+        ),
+      ],
+      min: 0,
+    }),
   ]);
 
   section(d, "Process", [

@@ -67,11 +67,21 @@ export function siteDashboard(): Dashboard {
       words: { "0": ["no", "green"], "1": ["yes", "red"] },
       show: "both",
     }),
+    stat({
+      title: "PHP version supported",
+      description:
+        "Whether the site's PHP version is among those the platform supports (GET /sites/php-versions); a dropped version stops getting security fixes.",
+      unit: "none",
+      w: 3,
+      h: 5,
+      targets: [q(`sitehost_site_php_version_supported${S}`, { legend: "supported" })],
+      words: { "0": ["no", "red"], "1": ["yes", "green"] },
+    }),
     table({
       title: "Site",
       description: "Site metadata: display name, URL, data center, PHP version, environment and kind.",
       unit: "none",
-      w: 10,
+      w: 7,
       h: 5,
       targets: [q(`sitehost_site_info${S}`, { table: true })],
       columns: { value: "Value", hide: ["Value"] },

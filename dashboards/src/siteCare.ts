@@ -141,7 +141,7 @@ export function siteCareSections(d: DashboardBuilder): void {
       description:
         "Time left before the certificate of each domain of the site expires (A records of the DNS zones); orange within 14 days, red within 3.",
       unit: "s",
-      w: 10,
+      w: 7,
       targets: [
         q(`sitehost_certificate_expiry_timestamp_seconds${S} - time()`, {
           legend: "{{domain}}",
@@ -175,6 +175,19 @@ export function siteCareSections(d: DashboardBuilder): void {
       unit: "s",
       w: 4,
       targets: [q(`time() - sitehost_site_git_last_deploy_timestamp_seconds${S}`, { legend: "last deploy" })],
+    }),
+    stat({
+      title: "Git connection",
+      description:
+        "Whether the site's git deployment is connected to its repository and a provider token is stored; empty when the site is not enrolled in the git integration. Disconnected, pushes are not deployed.",
+      unit: "none",
+      w: 3,
+      targets: [
+        q(`sitehost_site_git_connected${S}`, { legend: "connected" }),
+        q(`sitehost_site_git_token_stored${S}`, { legend: "token" }),
+      ],
+      words: { "0": ["No", "red"], "1": ["Yes", "green"] },
+      show: "both",
     }),
   ]);
 

@@ -400,6 +400,22 @@ export const GitDeploySchema = lenientObject({
 });
 export type GitDeploy = z.infer<typeof GitDeploySchema>;
 
+/** A site's git configuration: whether it is connected to its repository, with a token stored. */
+export const GitConfigSchema = lenientObject({
+  required: {},
+  expected: { connected: flag(), hasToken: flag() },
+  optional: {
+    repository: str().nullable().optional(),
+    branch: str().nullable().optional(),
+    destinationPath: str().nullable().optional(),
+    repositorySubdirectory: str().nullable().optional(),
+  },
+});
+export type GitConfig = z.infer<typeof GitConfigSchema>;
+
+/** One PHP version the platform supports ("8.3"); a bare number is read as its text. */
+export const PhpVersionSchema = z.union([z.string().min(1), z.number().transform(String)]);
+
 // ---------------------------------------------------------------- DNS and certificates
 
 export const ZoneSchema = lenientObject({

@@ -4,7 +4,7 @@
  * event without naming their state, so failure is recognised by the usual words for it. Any other
  * state (processing, queued, ...) is not final: the deploy before it counts until it ends.
  */
-import type { GitDeploy } from "../api/schemas.js";
+import type { GitConfig, GitDeploy } from "../api/schemas.js";
 import { parseApiTime } from "../api/times.js";
 import type { Sample } from "../metrics/sample.js";
 import { sampleFor, type SiteRef } from "../metrics/siteSample.js";
@@ -39,5 +39,23 @@ export function collectGit(site: SiteRef, deploys: readonly GitDeploy[]): Sample
   return [
     sampleFor(site, "sitehost_site_git_last_deploy_timestamp_seconds", {}, newest.at),
     sampleFor(site, "sitehost_site_git_last_deploy_success", {}, newest.success ? 1 : 0),
+  ];
+}
+
+/**
+ * The site's git connection: connected to its repository, and a token stored. A configuration the
+ * platform no longer has (404: disconnected and cleared) is neither; a field it did not send publishes
+ * no series (counted as drift by the API client).
+ */
+export function collectGitConnection(site: SiteRef, config: GitConfig | "none"): Sample[] {
+  const connected = config === "none" ? false : config.connected;
+  const hasToken = config === "none" ? false : config.hasToken;
+  return [
+    ...(connected === undefined
+      ? []
+      : [sampleFor(site, "sitehost_site_git_connected", {}, connected ? 1 : 0)]),
+    ...(hasToken === undefined
+      ? []
+      : [sampleFor(site, "sitehost_site_git_token_stored", {}, hasToken ? 1 : 0)]),
   ];
 }

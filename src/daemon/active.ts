@@ -293,7 +293,6 @@ export async function activate(
             wakeCollectors(collectors, collectorsWokenBy(payload.event, siteId), siteId);
             if (siteId === undefined) return;
             siteStates.observe(siteId, factsOfEvent(payload), Date.now(), "webhook");
-            siteStates.event(siteId, payload.event);
           },
         }),
       stop: () => webhooks.stop(),

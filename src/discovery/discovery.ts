@@ -15,7 +15,7 @@ import type { RejectedRecord, SitehostApi } from "../api/types.js";
 import type { CollectorName, Config } from "../config/schema.js";
 import type { MetricStore } from "../metrics/store.js";
 import { filterSites } from "./filter.js";
-import { collectAccount, collectSite } from "./inventory.js";
+import { collectAccount, collectSite, phpMinor } from "./inventory.js";
 import { discoveryMetrics, type DiscoveryMetrics } from "./metrics.js";
 
 /** The error of a listing whose every record was rejected, naming the first one's field. */
@@ -56,6 +56,10 @@ export class SiteDiscovery {
   private tick = 0;
   /** The tick at which a single-site refresh last settled each site. */
   private readonly refreshedAt = new Map<number, number>();
+  /** The PHP versions the platform supports, as last read (undefined until read once). */
+  private phpVersions: ReadonlySet<string> | undefined;
+  /** Why they could not be read last time (said once per cause). */
+  private phpVersionsFailure: string | undefined;
   /** Why the account could not be read last time (said once per cause). */
   private accountFailure: string | undefined;
   /** When the first discovery succeeded (ms, the injected clock). */
@@ -92,9 +96,9 @@ export class SiteDiscovery {
     this.listeners.push(listener);
   }
 
-  /** One GET /account and one GET /sites per page of sites. */
+  /** One GET /account, one GET /sites/php-versions and one GET /sites per page of sites. */
   static requestsPerListing(sites: number): number {
-    return 1 + Math.max(1, Math.ceil(sites / SITES_PER_PAGE));
+    return 2 + Math.max(1, Math.ceil(sites / SITES_PER_PAGE));
   }
 
   requestsPerRun(sites: readonly Site[]): number {
@@ -110,6 +114,7 @@ export class SiteDiscovery {
     try {
       [listed, account] = await Promise.all([
         this.deps.api.allSites(opts),
+        this.readPhpVersions(opts, failures),
         this.deps.api.account(undefined, opts).catch((err: unknown) => {
           // The account view is nice to have; discovery stands without it. Said once per cause.
           const reason = errorReason(err);
@@ -118,7 +123,7 @@ export class SiteDiscovery {
           this.accountFailure = reason;
           return undefined;
         }),
-      ]);
+      ]).then(([sites, , acc]) => [sites, acc] as const);
       // Not one usable site: the platform's format changed under us. Keep the last good list (and
       // every series and tailer built on it) rather than go blind, and fail the run naming the field.
       if (listed.items.length === 0 && listed.rejected > 0)
@@ -136,7 +141,7 @@ export class SiteDiscovery {
     for (const site of selected) {
       keep.add(String(site.id));
       if (!newer.has(site.id))
-        this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, now));
+        this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, now, this.phpVersions));
     }
     // Sites gone (or filtered out) lose every series of every collector at once.
     this.deps.store.retainSites(keep);
@@ -194,11 +199,30 @@ export class SiteDiscovery {
       return;
     }
     const known = this.byId.has(site.id);
-    this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, this.now()));
+    this.deps.store.replaceSite(this.name, String(site.id), collectSite(site, this.now(), this.phpVersions));
     this.setCurrent(known ? this.current.map((s) => (s.id === site.id ? site : s)) : [...this.current, site]);
     if (!known) {
       this.log.info({ site: site.name, siteId: site.id }, "new site found by a refresh");
       this.notify();
+    }
+  }
+
+  /**
+   * The supported PHP versions, nice to have like the account view: a failed read keeps the last list
+   * (or none: no support series), said once per cause. An empty list is not believed (every site would
+   * read as unsupported).
+   */
+  private async readPhpVersions(opts: { signal: AbortSignal; source: BudgetSource }, failures: string[]) {
+    try {
+      const versions = (await this.deps.api.phpVersions(undefined, opts)).items;
+      if (versions.length > 0) this.phpVersions = new Set(versions.map(phpMinor));
+      this.phpVersionsFailure = undefined;
+    } catch (err) {
+      const reason = errorReason(err);
+      failures.push(reason);
+      if (reason !== this.phpVersionsFailure)
+        this.log.warn({ err, reason }, "could not read the supported PHP versions; keeping the last list");
+      this.phpVersionsFailure = reason;
     }
   }
 

@@ -25,7 +25,17 @@ export function collectAccount(account: Account): Sample[] {
   ];
 }
 
-export function collectSite(site: Site, nowMs: number): Sample[] {
+/** A PHP version as major.minor ("8.3.12" and "8.3" are both "8.3"); another form as it is. */
+export function phpMinor(version: string): string {
+  const m = /^\s*(\d+)\.(\d+)/.exec(version);
+  return m ? `${m[1]}.${m[2]}` : version.trim();
+}
+
+/**
+ * A site's inventory series. `supportedPhp`: the platform's supported PHP versions as major.minor,
+ * when known; a site with a PHP version then says whether it is among them.
+ */
+export function collectSite(site: Site, nowMs: number, supportedPhp?: ReadonlySet<string>): Sample[] {
   const out: Sample[] = [
     sampleFor(
       site,
@@ -42,6 +52,15 @@ export function collectSite(site: Site, nowMs: number): Sample[] {
       1,
     ),
   ];
+  if (supportedPhp && site.phpVersion)
+    out.push(
+      sampleFor(
+        site,
+        "sitehost_site_php_version_supported",
+        {},
+        supportedPhp.has(phpMinor(site.phpVersion)) ? 1 : 0,
+      ),
+    );
   const states = new Set<string>(KNOWN_STATES);
   states.add(site.state);
   for (const state of states)

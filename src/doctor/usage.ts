@@ -8,7 +8,7 @@ import type { LogStream } from "../api/schemas.js";
 import type { CollectorName, Config } from "../config/schema.js";
 
 export const COLLECTOR_ENDPOINTS: Record<CollectorName, readonly EndpointName[]> = {
-  inventory: ["sites", "account"],
+  inventory: ["sites", "account", "phpVersions"],
   traffic: ["trafficMetrics"],
   statistics: ["statistics"],
   usage: ["usageReport"],
@@ -16,7 +16,7 @@ export const COLLECTOR_ENDPOINTS: Record<CollectorName, readonly EndpointName[]>
   security: ["pluginAlerts", "themeAlerts"],
   domains: ["domains"],
   backups: ["backups", "ondemandBackups", "restores"],
-  git: ["gitHistory"],
+  git: ["gitHistory", "gitConfig"],
   certificates: ["zones", "zoneRecords", "recordSsl"],
 };
 

@@ -66,6 +66,14 @@ export const METRIC_FAMILIES = [
     "sites",
   ),
   f(
+    "sitehost_site_php_version_supported",
+    "inventory",
+    "gauge",
+    [],
+    "1 when the site's PHP version (major.minor) is among the versions the platform supports, 0 when it is not (the site runs a version the platform dropped). No series for a site without a PHP version, or until the list was read once.",
+    ["sites", "phpVersions"],
+  ),
+  f(
     "sitehost_site_state",
     "inventory",
     "stateset",
@@ -355,6 +363,22 @@ export const METRIC_FAMILIES = [
     "gitHistory",
   ),
   f(
+    "sitehost_site_git_connected",
+    "git",
+    "gauge",
+    [],
+    "1 while the site's git deployment is connected to its repository, 0 once it is not (disconnected, or its configuration gone): deploys stop without another signal. Sites enrolled in the git integration only.",
+    "gitConfig",
+  ),
+  f(
+    "sitehost_site_git_token_stored",
+    "git",
+    "gauge",
+    [],
+    "1 while a git provider token is stored for the site, 0 once it is cleared (a disconnect clears it too). Sites enrolled in the git integration only.",
+    "gitConfig",
+  ),
+  f(
     "sitehost_exporter_traffic_periods_missed_total",
     "traffic",
     "counter",
@@ -437,14 +461,6 @@ export const METRIC_FAMILIES = [
     "Webhook events the platform delivered and the exporter accepted, by event name. With webhooks enabled every documented event starts at 0; a name outside the safe pattern, or beyond the 64th distinct name, counts as other.",
     { from: "POST webhooks.path (the platform's webhooks)" },
     false,
-  ),
-  f(
-    "sitehost_site_events_total",
-    "state",
-    "counter",
-    ["event"],
-    "Webhook events about the site, by documented event name (other names count only in sitehost_events_total). A site's series appear at its first event.",
-    { from: "POST webhooks.path (the platform's webhooks)" },
   ),
   f(
     "sitehost_site_maintenance_mode",

@@ -40,8 +40,12 @@ export interface SimulatorControl {
   /** A finished git deploy (git_deploy_completed, or git_deploy_failed with `fail`); throws when not enrolled. */
   recordDeploy(id: number, input?: DeployInput): GitDeploy;
   enrollGit(id: number): void;
+  /** DELETE /sites/{id}/git as a user would: disconnected, its token cleared (the git config says so). */
+  disconnectGit(id: number): void;
   /** Toggles, or sets when `enabled` is given; returns the new state. */
   setMaintenanceMode(id: number, enabled?: boolean): boolean;
+  /** What GET /sites/php-versions lists from now on (sites keep the version they run). */
+  setSupportedPhpVersions(versions: readonly string[]): void;
   toggleBasicAuthentication(id: number): boolean;
   runSshCommand(id: number, command: string): void;
   /** Throws when the type's 3 slots are in use. */
@@ -126,7 +130,13 @@ export function createControl(p: Platform): SimulatorControl {
       return entry;
     },
     enrollGit: (id) => p.git.enroll(must(id)),
+    disconnectGit: (id) => {
+      if (!p.git.disconnect(must(id))) throw new Error(`site ${id} is not enrolled in git`);
+    },
     setMaintenanceMode: (id, enabled) => op.setMaintenanceMode(p, must(id), enabled),
+    setSupportedPhpVersions: (versions) => {
+      p.phpVersions = [...versions];
+    },
     toggleBasicAuthentication: (id) => op.toggleBasicAuthentication(p, must(id)),
     runSshCommand: (id, command) => op.runSshCommand(p, must(id), command),
     createOnDemandBackup: (id, type, options = {}) =>

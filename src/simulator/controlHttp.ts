@@ -105,6 +105,7 @@ function siteActions(c: SimulatorControl): Record<string, Action> {
         ),
       ),
     "git/enroll": (id) => (c.enrollGit(id), done),
+    "git/disconnect": (id) => attempt(() => (c.disconnectGit(id), done)),
     "maintenance-mode": (id, b) => reply(200, { enabled: c.setMaintenanceMode(id, optBool(b.enabled)) }),
     "basic-authentication": (id) => reply(200, { enabled: c.toggleBasicAuthentication(id) }),
     ssh: (id, b) => {

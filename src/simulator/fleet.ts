@@ -17,7 +17,8 @@ const DATACENTERS = [
   ["DCA", "Washington DC"],
   ["DFW", "Dallas"],
 ] as const;
-const PHP_VERSIONS = ["8.3", "8.4", "8.5"] as const;
+/** The PHP versions the platform supports at start (GET /sites/php-versions); sites run one of them. */
+export const PHP_VERSIONS = ["8.3", "8.4", "8.5"] as const;
 const WORDS = [
   "acme",
   "bakery",

@@ -33,6 +33,9 @@ export interface DeployInput {
 interface GitSite {
   repository: string;
   branch: string;
+  /** Connected to its repository, with a token stored (both cleared by a disconnect). */
+  connected: boolean;
+  hasToken: boolean;
   /** Newest first. */
   history: GitDeploy[];
 }
@@ -78,6 +81,8 @@ export class GitStore {
     const site: GitSite = {
       repository: `https://git.example/agency/${data.site.name}.git`,
       branch: "main",
+      connected: true,
+      hasToken: true,
       history: [],
     };
     if (data.index === 12) return site;
@@ -127,12 +132,40 @@ export class GitStore {
     return this.get(data)?.history;
   }
 
+  /** The site's git configuration as GET /sites/{id}/git answers it; undefined when not enrolled. */
+  config(data: SimSiteData):
+    | {
+        repository: string;
+        branch: string;
+        destinationPath: string;
+        repositorySubdirectory: string;
+        connected: boolean;
+        hasToken: boolean;
+      }
+    | undefined {
+    const site = this.get(data);
+    if (!site) return undefined;
+    const { repository, branch, connected, hasToken } = site;
+    return { repository, branch, destinationPath: "", repositorySubdirectory: "", connected, hasToken };
+  }
+
+  /** DELETE /sites/{id}/git: the connection and its stored token are gone; false when not enrolled. */
+  disconnect(data: SimSiteData): boolean {
+    const site = this.get(data);
+    if (!site) return false;
+    site.connected = false;
+    site.hasToken = false;
+    return true;
+  }
+
   /** Enroll a site (as support would); a no-op for an enrolled one. */
   enroll(data: SimSiteData): void {
     if (this.get(data)) return;
     this.sites.set(data.site.id, {
       repository: `https://git.example/agency/${data.site.name}.git`,
       branch: "main",
+      connected: true,
+      hasToken: true,
       history: [],
     });
   }

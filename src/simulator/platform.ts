@@ -6,7 +6,7 @@
 import { activityHistory, ActivityLog } from "./activity.js";
 import { RequestBudget } from "./budget.js";
 import { DnsStore } from "./dns.js";
-import { buildFleet, buildSite, type SimSiteData } from "./fleet.js";
+import { buildFleet, buildSite, PHP_VERSIONS, type SimSiteData } from "./fleet.js";
 import { GitStore } from "./git.js";
 import { SimLogs, type LogOrder, type LogSource, type ScrollMode } from "./logs.js";
 import { ScrollStore } from "./scrolls.js";
@@ -53,6 +53,8 @@ export class Platform {
   /** Sites in maintenance mode and with basic authentication (the site record has no field for them). */
   readonly maintenance = new Set<number>();
   readonly basicAuth = new Set<number>();
+  /** What GET /sites/php-versions lists (a test may drop one the sites still run). */
+  phpVersions: string[] = [...PHP_VERSIONS];
 
   private readonly byId: Map<number, SimSiteData>;
   private ordered: SimSiteData[] = [];

@@ -5,7 +5,7 @@
  * marked safe). The newest word wins, by the time it took effect, so a late or repeated one never
  * turns a state back. With webhooks on, a state that only the activity log or the site list brought
  * is a delivery the platform did not make: counted in
- * `sitehost_exporter_site_state_corrections_total`. Also counts each site's webhook events.
+ * `sitehost_exporter_site_state_corrections_total`.
  */
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
@@ -14,7 +14,6 @@ import { counter } from "../metrics/selfMetric.js";
 import { sampleFor } from "../metrics/siteSample.js";
 import type { Sample } from "../metrics/sample.js";
 import type { MetricStore } from "../metrics/store.js";
-import { KNOWN_EVENTS } from "../webhooks/payload.js";
 import { SITE_STATES, type FactReading, type SiteStateName } from "./facts.js";
 import type { FactSource, KnownFact, SiteFacts, SiteStateStore } from "./file.js";
 
@@ -25,8 +24,6 @@ const FAMILY: Record<SiteStateName, "sitehost_site_maintenance_mode" | "sitehost
   maintenance: "sitehost_site_maintenance_mode",
   hacked: "sitehost_site_hacked",
 };
-
-const COUNTED_EVENTS: ReadonlySet<string> = new Set(KNOWN_EVENTS);
 
 /**
  * A hacked site listed as anything but disabled this long after it was marked is safe again; sooner,
@@ -48,7 +45,6 @@ export interface SiteStateBookOptions {
 
 export class SiteStateBook {
   private readonly facts = new Map<number, SiteFacts>();
-  private readonly events = new Map<number, Map<string, number>>();
   private readonly sites = new Map<number, Site>();
   private readonly corrections;
   private readonly unclear;
@@ -100,15 +96,6 @@ export class SiteStateBook {
     if (changed) this.changed(siteId);
   }
 
-  /** An accepted webhook event about a watched site, counted by its name (documented names only). */
-  event(siteId: number, event: string): void {
-    if (!COUNTED_EVENTS.has(event) || !this.sites.has(siteId)) return;
-    let counts = this.events.get(siteId);
-    if (!counts) this.events.set(siteId, (counts = new Map()));
-    counts.set(event, (counts.get(event) ?? 0) + 1);
-    this.publish(siteId);
-  }
-
   /** The sites watched now, as listed at `atMs`: names, and a hacked site listed as anything but disabled is safe again. */
   updateSites(sites: readonly Site[], atMs: number): void {
     const listed = new Set<number>();
@@ -128,7 +115,6 @@ export class SiteStateBook {
     for (const id of [...this.sites.keys()]) {
       if (listed.has(id)) continue;
       this.sites.delete(id);
-      this.events.delete(id);
       this.opts.store.replaceSite(STATE_COLLECTOR, String(id), []);
     }
     // Saved states of sites no longer watched (deleted, filtered out, another shard's) are dropped.
@@ -185,8 +171,6 @@ export class SiteStateBook {
     const samples: Sample[] = SITE_STATES.map((state) =>
       sampleFor(site, FAMILY[state], {}, this.isOn(siteId, state) ? 1 : 0),
     );
-    for (const [event, value] of this.events.get(siteId) ?? [])
-      samples.push(sampleFor(site, "sitehost_site_events_total", { event }, value));
     this.opts.store.replaceSite(STATE_COLLECTOR, String(siteId), samples);
   }
 

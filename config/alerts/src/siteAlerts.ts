@@ -41,6 +41,15 @@ export const SITE_GROUP: GroupDef = {
       description: (c) =>
         `Site {{ $labels.site }} (id {{ $labels.site_id }}) has been in maintenance mode for ${c.for}; visitors get the maintenance page.`,
     }),
+    alert({
+      alert: "SitehostSitePhpVersionUnsupported",
+      severity: "warning",
+      for: "1h",
+      expr: (c) => `sitehost_site_php_version_supported{${c.sel}} == 0`,
+      summary: "A site runs a PHP version the platform no longer supports.",
+      description: () =>
+        "Site {{ $labels.site }} (id {{ $labels.site_id }}) runs a PHP version that is not among the platform's supported versions; it gets no security fixes.",
+    }),
     alert<"threshold">({
       alert: "SitehostSiteStorageNearLimit",
       severity: "warning",
@@ -130,6 +139,17 @@ time() - sitehost_site_restore_last_timestamp_seconds{${c.sel}} < ${c.p.days} * 
       summary: "The latest git deploy of a site failed.",
       description: () =>
         "The newest finished git deploy of site {{ $labels.site }} (id {{ $labels.site_id }}) failed; the site does not run the code last pushed for it.",
+    }),
+    alert({
+      alert: "SitehostSiteGitDisconnected",
+      severity: "warning",
+      for: "15m",
+      comment: "Only sites that have deployed with git: an enrolled site that never used it is left alone.",
+      expr: (c) =>
+        `sitehost_site_git_connected{${c.sel}} == 0 and sitehost_site_git_last_deploy_timestamp_seconds{${c.sel}}`,
+      summary: "A site's git deployment is no longer connected to its repository.",
+      description: () =>
+        "Site {{ $labels.site }} (id {{ $labels.site_id }}) deployed with git before, but its git deployment is no longer connected: new pushes are not deployed.",
     }),
     alert<"days">({
       alert: "SitehostCertificateExpiringSoon",

@@ -32,7 +32,9 @@ export const API_HANDLERS: Record<ApiRouteName, Handler> = {
   serverLogs: logs.serverLogs,
   siteActivity: activity.siteActivity,
   gitHistory: resources.gitHistory,
+  gitConfig: resources.gitConfig,
   zones: dns.zones,
+  phpVersions: sites.phpVersions,
   zoneRecords: dns.zoneRecords,
   recordSsl: dns.recordSsl,
 };

@@ -23,6 +23,12 @@ export const gitHistory = siteRoute((p, s, ctx) => {
   return success(p.corruptor.list(one.items, "deploy"), one.page);
 });
 
+export const gitConfig = siteRoute((p, s) => {
+  const config = p.git.config(s);
+  if (!config) return reply(422, fail("Unprocessable Entity", NOT_ENROLLED));
+  return success(config);
+});
+
 export const ondemandBackups = siteRoute((p, s) =>
   success(p.corruptor.list(p.ondemand.list(s, p.now()), "ondemand")),
 );

@@ -16,6 +16,8 @@ export const SITES_MAX_PER_PAGE = 1000;
 
 export const account: Handler = (p) => success(accountFor(p.sites()));
 
+export const phpVersions: Handler = (p) => success(p.phpVersions);
+
 export const sites: Handler = (p, ctx) => {
   const listed = p.listed();
   if (param(ctx, "paginate") !== "true")

@@ -48,6 +48,7 @@ export const SELF_METRICS: readonly string[] = [
   "sitehost_exporter_api_planned_requests_per_second",
   "sitehost_exporter_api_budget_requests_per_second",
   "sitehost_exporter_api_requests_per_site_hour",
+  "sitehost_exporter_site_state_corrections_total",
   "sitehost_exporter_shard_info",
   "sitehost_exporter_checkpoint_lock_held",
   "sitehost_exporter_checkpoint_lock_holder_info",

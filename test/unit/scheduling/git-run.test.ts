@@ -26,6 +26,8 @@ class Platform {
     [3, [deploy("processing", "2026-03-15T13:00:00Z"), deploy("failed", "2026-03-15T12:00:00Z")]],
   ]);
   failures = new Map<number, Error>();
+  /** Enrolled sites whose git configuration says disconnected (and no token), or is gone (404). */
+  disconnected = new Map<number, "cleared" | "gone">([[3, "cleared"]]);
   asked: number[] = [];
   readonly api = fakeApi({
     account: async () => account,
@@ -40,6 +42,13 @@ class Platform {
       const h = this.history.get(id);
       if (!h) throw notEnrolled();
       return list(h);
+    },
+    gitConfig: async ({ id }, opts) => {
+      expect(opts?.source).toBe("git");
+      if (!this.history.has(id)) throw notEnrolled();
+      const gone = this.disconnected.get(id);
+      if (gone === "gone") throw new ApiHttpError(ROUTES.gitConfig.template, 404, "Not Found", []);
+      return gone === "cleared" ? { connected: false, hasToken: false } : { connected: true, hasToken: true };
     },
   });
 }
@@ -73,10 +82,14 @@ describe("git collector", () => {
     await runner.run("inventory");
     expect((await runner.run("git")).result).toBe("success");
     expect(lines("sitehost_site_git_")).toEqual([
+      `sitehost_site_git_connected{site_id="1",site="site-1"} 1`,
+      `sitehost_site_git_connected{site_id="3",site="site-3"} 0`,
       `sitehost_site_git_last_deploy_success{site_id="1",site="site-1"} 1`,
       `sitehost_site_git_last_deploy_success{site_id="3",site="site-3"} 0`,
       `sitehost_site_git_last_deploy_timestamp_seconds{site_id="1",site="site-1"} ${NOON}`,
       `sitehost_site_git_last_deploy_timestamp_seconds{site_id="3",site="site-3"} ${NOON}`,
+      `sitehost_site_git_token_stored{site_id="1",site="site-1"} 1`,
+      `sitehost_site_git_token_stored{site_id="3",site="site-3"} 0`,
     ]);
     expect(lines("sitehost_exporter_git_sites_not_enrolled")).toEqual([
       "sitehost_exporter_git_sites_not_enrolled 1",
@@ -88,7 +101,7 @@ describe("git collector", () => {
     await runner.run("inventory");
     await runner.run("git");
     expect(platform.asked.sort()).toEqual([1, 2, 3]);
-    expect(runner.requestsPerRun("git")).toBe(2);
+    expect(runner.requestsPerRun("git")).toBe(4); // history and configuration of the two enrolled sites
 
     platform.asked = [];
     clock.now += 23 * HOUR;
@@ -99,7 +112,7 @@ describe("git collector", () => {
 
     platform.asked = [];
     clock.now += 1 * HOUR;
-    expect(runner.requestsPerRun("git")).toBe(3);
+    expect(runner.requestsPerRun("git")).toBe(6);
     await runner.run("git");
     expect(platform.asked.sort()).toEqual([1, 2, 3]);
     expect(lines("sitehost_site_git_last_deploy_success")).toContain(
@@ -120,6 +133,19 @@ describe("git collector", () => {
     expect(lines("sitehost_exporter_git_sites_not_enrolled")).toEqual([
       "sitehost_exporter_git_sites_not_enrolled 0",
     ]);
+  });
+
+  it("a configuration that is gone (404) is disconnected without a token, not a failure", async () => {
+    const { platform, runner, lines } = setup();
+    platform.disconnected.set(1, "gone");
+    await runner.run("inventory");
+    expect((await runner.run("git")).result).toBe("success");
+    expect(lines("sitehost_site_git_connected")).toContain(
+      'sitehost_site_git_connected{site_id="1",site="site-1"} 0',
+    );
+    expect(lines("sitehost_site_git_token_stored")).toContain(
+      'sitehost_site_git_token_stored{site_id="1",site="site-1"} 0',
+    );
   });
 
   it("another error (403: no git scope) is a failure of that site that keeps its last samples", async () => {

@@ -358,7 +358,7 @@ describe("CollectorRunner", () => {
     });
     expect(costs.security?.requestsPerRun).toBe(6); // plugins and themes
     expect(costs.backups?.requestsPerRun).toBe(9); // automatic, on-demand, restores
-    expect(costs.inventory?.requestsPerRun).toBe(2); // the account and one page of sites
+    expect(costs.inventory?.requestsPerRun).toBe(3); // the account, the PHP versions and one page of sites
     expect(costs.usage?.enabled).toBe(false);
   });
 

@@ -102,19 +102,6 @@ describe("the sites' maintenance and hacked states", () => {
     expect(value("sitehost_site_hacked", 1)).toBe(0);
   });
 
-  it("counts each site's documented events; other names are left to sitehost_events_total", () => {
-    const { book, store } = rig();
-    book.updateSites([makeSite(1)], T);
-    book.event(1, "plugin_installed");
-    book.event(1, "plugin_installed");
-    book.event(1, "made_up_event");
-    book.event(99, "plugin_installed"); // not watched
-    const text = store.render();
-    expect(metricValue(text, "sitehost_site_events_total", 'event="plugin_installed"')).toBe(2);
-    expect(text).not.toContain("made_up_event");
-    expect(text).not.toContain('site_id="99"');
-  });
-
   it("a site no longer watched loses its series", () => {
     const { book, store } = rig();
     book.updateSites([makeSite(1), makeSite(2)], T);
