@@ -42,6 +42,7 @@ const SOURCE_OF: Record<RouteName, BudgetSource | "auth"> = {
   site: "inventory",
   phpVersions: "inventory",
   gitConfig: "git",
+  cmsUsers: "access",
   statistics: "statistics",
   usageReport: "usage",
   performanceReport: "performance",
@@ -74,6 +75,7 @@ const FAST: Record<BackingOffCollector, { schedule: string; speedUp: number }> =
   backups: { schedule: "0 */6 * * * *", speedUp: 10 },
   certificates: { schedule: "30 */6 * * * *", speedUp: 10 },
   git: { schedule: "0 */2 * * * *", speedUp: 7.5 },
+  access: { schedule: "30 */2 * * * *", speedUp: 7.5 },
 };
 
 function fastCollectors(): Record<string, { schedule: string; maxInterval: string }> {

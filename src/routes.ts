@@ -41,6 +41,7 @@ export const ROUTES = {
   siteActivity: route("POST", "/sites/{id}/logs/activity"),
   gitHistory: route("GET", "/sites/{id}/git/history"),
   gitConfig: route("GET", "/sites/{id}/git"),
+  cmsUsers: route("GET", "/sites/{id}/cms/users"),
   zones: route("GET", "/zones"),
   zoneRecords: route("GET", "/zones/{zone_id}/records"),
   recordSsl: route("GET", "/zones/{zone_id}/records/{record_id}/ssl"),

@@ -226,5 +226,30 @@ export function siteDashboard(): Dashboard {
 
   siteSloSection(d);
   siteCareSections(d);
+  section(d, "Access", [
+    stat({
+      title: "CMS users and administrators",
+      description:
+        "Users of the site's cms and how many are administrators (the access collector). No administrator count for a site with more than 1,000 users.",
+      unit: "none",
+      w: 8,
+      h: 6,
+      targets: [
+        q(`sitehost_site_cms_users${S}`, { legend: "users" }),
+        q(`count(sitehost_site_cms_administrator_info${S})`, { legend: "administrators" }),
+      ],
+      show: "both",
+    }),
+    table({
+      title: "Administrators",
+      description:
+        "Each administrator of the site's cms by login; a login new within the hour fires SitehostSiteCmsAdministratorAdded.",
+      unit: "none",
+      w: 16,
+      h: 6,
+      targets: [q(`sitehost_site_cms_administrator_info${S}`, { table: true })],
+      columns: { value: "Value", hide: ["Value", "site_id"] },
+    }),
+  ]);
   return finalize(d.build());
 }

@@ -12,6 +12,7 @@ import {
   BackupEntrySchema,
   DnsRecordSchema,
   DomainSchema,
+  CmsUserListingSchema,
   GitConfigSchema,
   GitDeploySchema,
   MetricsResultSchema,
@@ -144,6 +145,11 @@ export const ENDPOINTS = {
     decode: pagedList(GitDeploySchema),
   }),
   gitConfig: define({ route: "gitConfig", request: site, decode: object(GitConfigSchema) }),
+  cmsUsers: define({
+    route: "cmsUsers",
+    request: ({ id, ...p }: SiteRef & PageRef) => ({ params: { id }, query: pageQuery(p) }),
+    decode: object(CmsUserListingSchema),
+  }),
   zones: define({ route: "zones", request: noInput, decode: list(ZoneSchema) }),
   phpVersions: define({ route: "phpVersions", request: noInput, decode: list(PhpVersionSchema) }),
   zoneRecords: define({

@@ -413,6 +413,25 @@ export const GitConfigSchema = lenientObject({
 });
 export type GitConfig = z.infer<typeof GitConfigSchema>;
 
+/** A cms user of a site: login and roles (a comma-separated string). The e-mail is never published. */
+export const CmsUserSchema = lenientObject({
+  required: { user_login: str(1) },
+  expected: { roles: str() },
+  optional: {
+    id: z.union([exactInt(), z.string()]).optional(),
+    display_name: str().nullable().optional(),
+    user_email: str().nullable().optional(),
+  },
+});
+export type CmsUser = z.infer<typeof CmsUserSchema>;
+
+/** One page of a site's cms users, with how many there are in all. */
+export const CmsUserListingSchema = z.looseObject({
+  users: z.array(CmsUserSchema),
+  total_user_count: z.coerce.number().int().nonnegative().optional(),
+});
+export type CmsUserListing = z.infer<typeof CmsUserListingSchema>;
+
 /** One PHP version the platform supports ("8.3"); a bare number is read as its text. */
 export const PhpVersionSchema = z.union([z.string().min(1), z.number().transform(String)]);
 

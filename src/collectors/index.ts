@@ -12,6 +12,7 @@ import { backupsCollector } from "./backupsCollector.js";
 import type { ChangeBackoffSettings } from "./changeBackoff.js";
 import { CertificateCollector } from "./certificateScan.js";
 import { domainsCollector } from "./domains.js";
+import { AccessCollector } from "./access.js";
 import { GitCollector } from "./gitCollector.js";
 import { performanceCollector } from "./performance.js";
 import { securityCollector } from "./security.js";
@@ -35,6 +36,7 @@ export function createCollectors(env: CollectorEnv): CollectorSet {
     backups: backingOff(backupsCollector, backoff("backups"), env.now),
     git: backingOff(new GitCollector(env), backoff("git"), env.now),
     certificates: new CertificateCollector(env, backoff("certificates")),
+    access: backingOff(new AccessCollector(), backoff("access"), env.now),
   };
 }
 

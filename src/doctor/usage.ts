@@ -17,6 +17,7 @@ export const COLLECTOR_ENDPOINTS: Record<CollectorName, readonly EndpointName[]>
   domains: ["domains"],
   backups: ["backups", "ondemandBackups", "restores"],
   git: ["gitHistory", "gitConfig"],
+  access: ["cmsUsers"],
   certificates: ["zones", "zoneRecords", "recordSsl"],
 };
 

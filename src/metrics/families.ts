@@ -379,6 +379,22 @@ export const METRIC_FAMILIES = [
     "gitConfig",
   ),
   f(
+    "sitehost_site_cms_users",
+    "access",
+    "gauge",
+    [],
+    "Users of the site's cms, as the platform counts them.",
+    "cmsUsers",
+  ),
+  f(
+    "sitehost_site_cms_administrator_info",
+    "access",
+    "info",
+    ["login"],
+    "One series per administrator of the site's cms, by login (never the e-mail): a login that appears is a new administrator; count them with count by (site_id). None for a site with more than 1,000 users (not read to the end).",
+    "cmsUsers",
+  ),
+  f(
     "sitehost_exporter_traffic_periods_missed_total",
     "traffic",
     "counter",

@@ -42,6 +42,8 @@ export interface SimulatorControl {
   enrollGit(id: number): void;
   /** DELETE /sites/{id}/git as a user would: disconnected, its token cleared (the git config says so). */
   disconnectGit(id: number): void;
+  /** A cms user with these roles (comma-separated, e.g. administrator) appears on the site. */
+  addCmsUser(id: number, login: string, roles: string): void;
   /** Toggles, or sets when `enabled` is given; returns the new state. */
   setMaintenanceMode(id: number, enabled?: boolean): boolean;
   /** What GET /sites/php-versions lists from now on (sites keep the version they run). */
@@ -130,6 +132,7 @@ export function createControl(p: Platform): SimulatorControl {
       return entry;
     },
     enrollGit: (id) => p.git.enroll(must(id)),
+    addCmsUser: (id, login, roles) => void p.cmsUsers.add(must(id), login, roles),
     disconnectGit: (id) => {
       if (!p.git.disconnect(must(id))) throw new Error(`site ${id} is not enrolled in git`);
     },

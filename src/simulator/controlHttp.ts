@@ -106,6 +106,11 @@ function siteActions(c: SimulatorControl): Record<string, Action> {
       ),
     "git/enroll": (id) => (c.enrollGit(id), done),
     "git/disconnect": (id) => attempt(() => (c.disconnectGit(id), done)),
+    "cms-users": (id, b) => {
+      if (typeof b.login !== "string" || b.login === "") return bad("login is required");
+      c.addCmsUser(id, b.login, typeof b.roles === "string" ? b.roles : "subscriber");
+      return done;
+    },
     "maintenance-mode": (id, b) => reply(200, { enabled: c.setMaintenanceMode(id, optBool(b.enabled)) }),
     "basic-authentication": (id) => reply(200, { enabled: c.toggleBasicAuthentication(id) }),
     ssh: (id, b) => {

@@ -6,6 +6,7 @@
 import { activityHistory, ActivityLog } from "./activity.js";
 import { RequestBudget } from "./budget.js";
 import { DnsStore } from "./dns.js";
+import { CmsUserStore } from "./cmsUsers.js";
 import { buildFleet, buildSite, PHP_VERSIONS, type SimSiteData } from "./fleet.js";
 import { GitStore } from "./git.js";
 import { SimLogs, type LogOrder, type LogSource, type ScrollMode } from "./logs.js";
@@ -47,6 +48,7 @@ export class Platform {
   readonly activity: ActivityLog;
   readonly dns: DnsStore;
   readonly git: GitStore;
+  readonly cmsUsers = new CmsUserStore();
   readonly ondemand: OnDemandBackups;
   readonly restores: RestoreStore;
   readonly webhooks: WebhookSender;
@@ -144,6 +146,7 @@ export class Platform {
     this.byId.delete(id);
     this.reorder();
     this.git.forget(id);
+    this.cmsUsers.forget(id);
     this.ondemand.forget(id);
     this.restores.forget(id);
     this.maintenance.delete(id);

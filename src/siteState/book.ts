@@ -31,6 +31,15 @@ const FAMILY: Record<SiteStateName, "sitehost_site_maintenance_mode" | "sitehost
  */
 export const LISTED_SAFE_AFTER_MS = 5 * 60_000;
 
+/**
+ * An event's time is when it arrived; an activity entry's is when the platform wrote it, on the
+ * platform's clock, known here only as well as its Date headers say (to the second). A word polled
+ * later must be this much newer than an event's to turn the state, so an entry of the toggle just
+ * before a reported one, stamped a little late, does not undo it. An event after a polled word, and
+ * words of one source, compare exactly.
+ */
+export const CROSS_SOURCE_MARGIN_MS = 30_000;
+
 /** A save follows a change by this much, so a burst of changes is one write. */
 const SAVE_DELAY_MS = 1000;
 
@@ -147,7 +156,8 @@ export class SiteStateBook {
   ): boolean {
     let facts = this.facts.get(siteId);
     const known = facts?.[state];
-    if (known && atMs < known.atMs) return false;
+    const margin = known?.source === "webhook" && source !== "webhook" ? CROSS_SOURCE_MARGIN_MS : 0;
+    if (known && (margin === 0 ? atMs < known.atMs : atMs <= known.atMs + margin)) return false;
     const was = known?.on ?? false;
     if (known && known.on === on) {
       // The same word again: keep the first time it took effect and the source that said it first.

@@ -141,6 +141,18 @@ time() - sitehost_site_restore_last_timestamp_seconds{${c.sel}} < ${c.p.days} * 
         "The newest finished git deploy of site {{ $labels.site }} (id {{ $labels.site_id }}) failed; the site does not run the code last pushed for it.",
     }),
     alert({
+      alert: "SitehostSiteCmsAdministratorAdded",
+      severity: "warning",
+      comment:
+        "A login that was not an administrator an hour ago, on a site whose users were read then (not a new site, nor the exporter's first hour).",
+      expr: (c) =>
+        `(sitehost_site_cms_administrator_info{${c.sel}} unless sitehost_site_cms_administrator_info{${c.sel}} offset 1h)
+and on (${c.byWith("site_id")}) (sitehost_site_cms_users{${c.sel}} offset 1h)`,
+      summary: "A site has a new cms administrator.",
+      description: () =>
+        "Site {{ $labels.site }} (id {{ $labels.site_id }}) has a new cms administrator: {{ $labels.login }}. A new administrator is the classic sign of a compromised site; check that someone meant to add it.",
+    }),
+    alert({
       alert: "SitehostSiteGitDisconnected",
       severity: "warning",
       for: "15m",

@@ -33,6 +33,7 @@ export const API_HANDLERS: Record<ApiRouteName, Handler> = {
   siteActivity: activity.siteActivity,
   gitHistory: resources.gitHistory,
   gitConfig: resources.gitConfig,
+  cmsUsers: resources.cmsUsers,
   zones: dns.zones,
   phpVersions: sites.phpVersions,
   zoneRecords: dns.zoneRecords,

@@ -29,6 +29,21 @@ export const gitConfig = siteRoute((p, s) => {
   return success(config);
 });
 
+/** The listing's shape as the documentation gives it; the table names are the simulator's own. */
+export const cmsUsers = siteRoute((p, s, ctx) => {
+  const { page, perPage } = paging(ctx);
+  return success({
+    users: p.cmsUsers.page(s, page, perPage),
+    total_user_count: p.cmsUsers.total(s),
+    per_page: perPage,
+    page,
+    table_prefix: "cms_",
+    user_table: "cms_users",
+    user_meta_table: "cms_usermeta",
+    capabilities_meta_key: "cms_capabilities",
+  });
+});
+
 export const ondemandBackups = siteRoute((p, s) =>
   success(p.corruptor.list(p.ondemand.list(s, p.now()), "ondemand")),
 );

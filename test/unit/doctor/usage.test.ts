@@ -37,6 +37,7 @@ const ANSWERS: Partial<Record<EndpointName | "allSites", unknown>> = {
     zone: { id: 3, name: "acme.example" },
   },
   recordSsl: { certificate_expiration_date: "2030-01-01T00:00:00Z" },
+  cmsUsers: { users: [], total_user_count: 0 },
 };
 
 function recordingApi(asked: Set<string>): SitehostApi {

@@ -66,6 +66,9 @@ class FakeApi {
     ondemandBackups: async () => list([]),
     restores: async () => list([]),
     gitHistory: async () => list([]),
+    gitConfig: async () => ({ connected: true, hasToken: true }),
+    cmsUsers: async () => ({ users: [], total_user_count: 0 }),
+    phpVersions: async () => list(["8.3"]),
     zones: async () => list([]),
     site: async ({ id: siteId }) => {
       const site = this.sites.find((x) => x.id === siteId);
@@ -251,6 +254,7 @@ describe("CollectorRunner", () => {
       "domains",
       "certificates",
       "git",
+      "access",
     ] as const) {
       await runner.run(name);
       expect(readiness().ready).toBe(false);
@@ -272,6 +276,7 @@ describe("CollectorRunner", () => {
       "certificates",
       "git",
       "backups",
+      "access",
     ];
     for (const name of others) await runner.run(name as CollectorName);
     fake.hold(); // the domains run crawls

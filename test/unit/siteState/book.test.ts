@@ -6,7 +6,7 @@ import { Registry } from "prom-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { METRIC_FAMILIES } from "../../../src/metrics/families.js";
 import { MetricStore } from "../../../src/metrics/store.js";
-import { LISTED_SAFE_AFTER_MS, SiteStateBook } from "../../../src/siteState/book.js";
+import { CROSS_SOURCE_MARGIN_MS, LISTED_SAFE_AFTER_MS, SiteStateBook } from "../../../src/siteState/book.js";
 import { factsOfEvent } from "../../../src/siteState/facts.js";
 import {
   SITE_STATE_FILE,
@@ -79,6 +79,23 @@ describe("the sites' maintenance and hacked states", () => {
     book.observe(1, on("maintenance"), T + 1000, "activity");
     expect(value("sitehost_site_maintenance_mode", 1)).toBe(0);
     book.observe(1, on("maintenance"), T + 120_000, "activity");
+    expect(value("sitehost_site_maintenance_mode", 1)).toBe(1);
+  });
+
+  it("an entry stamped a moment after the event, on the platform's clock, does not undo a later toggle", () => {
+    const { book, value } = rig();
+    book.updateSites([makeSite(1)], T);
+    // Turned off, then on again at once; the off entry's time reads a second after the on event's arrival.
+    book.observe(1, off("maintenance"), T, "webhook");
+    book.observe(1, on("maintenance"), T + 200, "webhook");
+    book.observe(1, off("maintenance"), T + 1200, "activity");
+    book.observe(1, on("maintenance"), T + 1300, "activity");
+    expect(value("sitehost_site_maintenance_mode", 1)).toBe(1);
+    // A toggle well after the event, that only the activity log reports, counts.
+    book.observe(1, off("maintenance"), T + CROSS_SOURCE_MARGIN_MS + 5000, "activity");
+    expect(value("sitehost_site_maintenance_mode", 1)).toBe(0);
+    // An event right after a polled word turns it at once.
+    book.observe(1, on("maintenance"), T + CROSS_SOURCE_MARGIN_MS + 6000, "webhook");
     expect(value("sitehost_site_maintenance_mode", 1)).toBe(1);
   });
 
