@@ -75,7 +75,7 @@ const FAST: Record<BackingOffCollector, { schedule: string; speedUp: number }> =
   backups: { schedule: "0 */6 * * * *", speedUp: 10 },
   certificates: { schedule: "30 */6 * * * *", speedUp: 10 },
   git: { schedule: "0 */2 * * * *", speedUp: 7.5 },
-  access: { schedule: "30 */2 * * * *", speedUp: 7.5 },
+  access: { schedule: "30 */3 * * * *", speedUp: 10 },
 };
 
 function fastCollectors(): Record<string, { schedule: string; maxInterval: string }> {

@@ -42,7 +42,7 @@ export const DEFAULT_SCHEDULES = {
   backups: "7 * * * *", // automatic backups are daily; an hour is ample to flag a stale one
   certificates: "13 * * * *", // certificates last months; an hour is ample to warn 14 and 3 days ahead
   git: "4,19,34,49 * * * *", // deploys happen during the day; a failed one shows within 15 minutes
-  access: "9,24,39,54 * * * *", // a new administrator is the classic sign of a compromised site
+  access: "9,39 * * * *", // a new administrator is the classic sign of a compromised site
 } as const satisfies Record<string, string>;
 
 export type CollectorName = keyof typeof DEFAULT_SCHEDULES;
@@ -58,7 +58,7 @@ export const DEFAULT_MAX_INTERVALS = {
   backups: "4h", // daily backups: the stale-backup alert allows a day and more
   git: "1h", // a failed deploy wakes every site (its event names none)
   certificates: "6h", // the expiry warnings look 14 and 3 days ahead
-  access: "1h", // a new administrator shows within the hour, though no event announces it
+  access: "2h", // a new administrator shows within two hours, though no event announces it
 } as const satisfies Partial<Record<CollectorName, string>>;
 export type BackingOffCollector = keyof typeof DEFAULT_MAX_INTERVALS;
 export const BACKING_OFF_COLLECTORS = Object.keys(DEFAULT_MAX_INTERVALS) as readonly BackingOffCollector[];

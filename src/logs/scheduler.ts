@@ -8,7 +8,7 @@
  * interval (`logs.maxPollInterval`, its freshness bound), paced for whole pages when busy. A read that
  * found nothing waits twice as long as the last (up to the longest), and never less than its rate
  * asks; one that stopped at the page cap goes again at once. Waits are shortened at random by up to a
- * tenth, so streams spread out and never wait longer than their interval.
+ * twenty-fifth, so streams spread out and never wait longer than their interval.
  *
  * Hints can only shorten a wait. `nudge` (its site's uncached traffic): a stream is brought forward
  * once when the hint's rate would read it at most half as far apart as now; again only after a read
@@ -60,8 +60,12 @@ export interface LogPolling {
   readsPerSecond: number;
 }
 
-/** Each wait is shortened to a random share of its interval from this much, so reads spread out. */
-const SPREAD_FROM = 0.9;
+/**
+ * Each wait is shortened to a random share of its interval from this much, so reads spread out: a
+ * twenty-fifth (12 s of 5 minutes) is spread enough, and a tenth cost a quiet site's three streams
+ * more than a request an hour.
+ */
+const SPREAD_FROM = 0.96;
 const MEAN_SPREAD = (1 + SPREAD_FROM) / 2;
 /** How much the latest read moves a stream's overhead (an exponentially weighted average). */
 const OVERHEAD_WEIGHT = 0.3;

@@ -9,7 +9,7 @@ const STALE_AFTER = {
   domains: 2400,
   security: 7200,
   git: 3600,
-  access: 3600,
+  access: 5400,
   backups: 10800,
   certificates: 10800,
   statistics: 36000,
