@@ -6,10 +6,10 @@
  * exporter holds its lock) the counters live in memory: each start begins them at zero from the
  * newest settled period, so the periods while the exporter was down are not counted, and none twice.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../util/atomicFile.js";
+import { readStateFile } from "../util/stateFile.js";
 import type { SiteTrafficCounts } from "./trafficCounts.js";
 
 export const TRAFFIC_STATE_FILE = "traffic.json";
@@ -44,29 +44,11 @@ export function trafficStateFile(dir: string): TrafficStateStore {
   return {
     location: file,
     async load() {
-      let text: string;
-      try {
-        text = await readFile(file, "utf8");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw err;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new Error(`${file}: not JSON`);
-      }
-      const parsed = FileSchema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new Error(
-          `${file}: ${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "not a traffic state"}`,
-        );
-      }
+      const data = await readStateFile(file, FileSchema, "a traffic state");
+      if (!data) return undefined;
       const sites = new Map<number, SiteTrafficCounts>();
-      for (const [id, counts] of Object.entries(parsed.data.sites)) sites.set(Number(id), counts);
-      return { sites, missedPeriods: parsed.data.missedPeriods };
+      for (const [id, counts] of Object.entries(data.sites)) sites.set(Number(id), counts);
+      return { sites, missedPeriods: data.missedPeriods };
     },
     async save(state) {
       const body: z.infer<typeof FileSchema> = {

@@ -5,11 +5,11 @@
  * restart would otherwise be lost until the site changes again. Without a directory (or while another
  * exporter holds its lock) the states live in memory.
  */
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 import { writeFileAtomic } from "../util/atomicFile.js";
-import { SITE_STATES, type SiteStateName } from "./facts.js";
+import { readStateFile } from "../util/stateFile.js";
+import type { SiteStateName } from "./facts.js";
 
 export const SITE_STATE_FILE = "site-state.json";
 
@@ -43,7 +43,10 @@ const FileSchema = z.strictObject({
   version: z.literal(1),
   sites: z.record(
     z.string().regex(/^[1-9]\d{0,15}$/),
-    z.strictObject(Object.fromEntries(SITE_STATES.map((s) => [s, FactSchema.optional()]))),
+    z.strictObject({
+      maintenance: FactSchema.optional(),
+      hacked: FactSchema.optional(),
+    } satisfies Record<SiteStateName, unknown>),
   ),
 });
 
@@ -52,28 +55,10 @@ export function siteStateFile(dir: string): SiteStateStore {
   return {
     location: file,
     async load() {
-      let text: string;
-      try {
-        text = await readFile(file, "utf8");
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw err;
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        throw new Error(`${file}: not JSON`);
-      }
-      const parsed = FileSchema.safeParse(json);
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0];
-        throw new Error(
-          `${file}: ${issue?.path.join(".") || "(top)"}: ${issue?.message ?? "not a site state"}`,
-        );
-      }
+      const data = await readStateFile(file, FileSchema, "a site state");
+      if (!data) return undefined;
       const sites = new Map<number, SiteFacts>();
-      for (const [id, facts] of Object.entries(parsed.data.sites)) sites.set(Number(id), facts as SiteFacts);
+      for (const [id, facts] of Object.entries(data.sites)) sites.set(Number(id), facts);
       return sites;
     },
     async save(sites) {

@@ -38,3 +38,12 @@ export function collectionFor(
 export const EVERY_RUN: Record<string, { maxInterval: string }> = Object.fromEntries(
   BACKING_OFF_COLLECTORS.map((name) => [name, { maxInterval: "1s" }]),
 );
+
+/** The store's exposition lines that start with `prefix`, sorted. */
+export function linesOf(store: MetricStore, prefix: string): string[] {
+  return store
+    .render()
+    .split("\n")
+    .filter((l) => l.startsWith(prefix))
+    .sort();
+}

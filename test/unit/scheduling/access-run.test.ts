@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { Account, CmsUser, Site } from "../../../src/api/schemas.js";
 import { isAdministrator } from "../../../src/collectors/access.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
+import { collectionFor, EVERY_RUN, linesOf } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -45,12 +45,7 @@ function setup() {
   const { store, runner } = collectionFor(ConfigSchema.parse({ collectors: EVERY_RUN }), platform.api, {
     now: () => Date.UTC(2026, 10, 29, 12),
   });
-  const lines = (prefix: string) =>
-    store
-      .render()
-      .split("\n")
-      .filter((l) => l.startsWith(prefix))
-      .sort();
+  const lines = (prefix: string) => linesOf(store, prefix);
   return { platform, runner, lines, store };
 }
 

@@ -4,7 +4,7 @@ import { ApiHttpError } from "../../../src/api/errors.js";
 import { ROUTES } from "../../../src/routes.js";
 import type { Account, GitDeploy, Site } from "../../../src/api/schemas.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { collectionFor, EVERY_RUN } from "../../helpers/collection.js";
+import { collectionFor, EVERY_RUN, linesOf } from "../../helpers/collection.js";
 import { fakeApi, list } from "../../helpers/fakeApi.js";
 import { makeSite } from "../collectors/fixtures.js";
 
@@ -63,12 +63,7 @@ function setup() {
       now: () => clock.now,
     },
   );
-  const lines = (prefix: string) =>
-    store
-      .render()
-      .split("\n")
-      .filter((l) => l.startsWith(prefix))
-      .sort();
+  const lines = (prefix: string) => linesOf(store, prefix);
   const runs = async (result: string) =>
     (await registry.getSingleMetric("sitehost_exporter_collector_runs_total")?.get())?.values.find(
       (v) => v.labels.collector === "git" && v.labels.result === result,
