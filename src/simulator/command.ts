@@ -268,6 +268,7 @@ export function demoCommand(): Command {
             security: { schedule: "*/2 * * * *" },
             domains: { schedule: "* * * * *" },
             backups: { schedule: "*/5 * * * *" },
+            access: { schedule: "* * * * *", maxInterval: "5m" },
           },
           logs: { ship: Boolean(otlp), startFrom: "-5m", pollInterval: "10s", checkpointDir },
           web: { listenAddress: `127.0.0.1:${flags.listen}` },
@@ -280,10 +281,24 @@ export function demoCommand(): Command {
         const webhookUrl = `${daemon.url}${config.webhooks.path}`;
         if (!flags.webhookUrl) sim.control.setWebhookUrl(`${webhookUrl}?token=${webhookToken}`);
         const firstId = sim.control.sites()[0]?.site.id ?? 0;
-        // One site left in maintenance mode and one marked hacked by support, for the panels and alerts.
-        const [maintained, hacked] = [2, 6].map((i) => sim.control.sites()[i]?.site);
+        // What the posture panels and alerts show: a site left in maintenance mode, one marked hacked by
+        // support, a git deployment disconnected (index 3k sites are enrolled, with deploys), PHP 8.3
+        // dropped from the supported versions (a third of the sites run it) and, a few minutes in, a
+        // new administrator on a site the exporter has read before.
+        const [maintained, hacked, gitSite, adminSite] = [2, 6, 9, 1].map(
+          (i) => sim.control.sites()[i]?.site,
+        );
         if (maintained) sim.control.setMaintenanceMode(maintained.id, true);
         if (hacked) sim.control.hackSite(hacked.id);
+        if (gitSite) sim.control.disconnectGit(gitSite.id);
+        sim.control.setSupportedPhpVersions(["8.4", "8.5"]);
+        const newAdmin = adminSite
+          ? setTimeout(
+              () => sim.control.addCmsUser(adminSite.id, "helpdesk-temp", "administrator"),
+              5 * 60_000,
+            )
+          : undefined;
+        newAdmin?.unref();
         process.stdout.write(
           [
             "",
@@ -301,7 +316,10 @@ export function demoCommand(): Command {
             ...(maintained && hacked
               ? [
                   `    ${maintained.name} was put in maintenance mode and ${hacked.name} marked hacked at start (the Fleet overview's`,
-                  `    "Maintenance mode and hacked sites" row); turn maintenance off again with:`,
+                  `    "Maintenance mode and hacked sites" row), ${gitSite?.name ?? "a site"}'s git deployment disconnected, PHP 8.3`,
+                  `    dropped from the supported versions; ${adminSite?.name ?? "a site"} gets a new administrator after 5 minutes`,
+                  `    (Site detail's Administrators; its alert compares with an hour before, so it fires in a run of over an hour).`,
+                  `    Turn maintenance off again with:`,
                   `    curl -X POST ${sim.authUrl}/_simulator/sites/${maintained.id}/maintenance-mode -H 'content-type: application/json' -d '{"enabled": false}'`,
                 ]
               : []),
