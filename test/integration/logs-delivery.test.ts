@@ -131,11 +131,17 @@ describe.each([
     receiver.setFailing(503);
     marks.write();
     // The first refusal happens, and the daemon counts it: from then on the tailers fetch nothing.
-    await waitFor("an export refused and counted by the daemon", async () => {
-      if (receiver.requests.refused === 0) return false;
-      const failures = metricValues(await scrape(daemon), "sitehost_exporter_log_export_failures_total");
-      return failures.reduce((a, b) => a + b, 0) > 0;
-    });
+    // Over http/json the OpenTelemetry SDK's exporter retries a refused export itself (5 attempts,
+    // about 8 s of backoff with jitter up to a fifth) before the daemon sees the failure.
+    await waitFor(
+      "an export refused and counted by the daemon",
+      async () => {
+        if (receiver.requests.refused === 0) return false;
+        const failures = metricValues(await scrape(daemon), "sitehost_exporter_log_export_failures_total");
+        return failures.reduce((a, b) => a + b, 0) > 0;
+      },
+      { timeoutMs: 30_000 },
+    );
     const pagesBefore = sim.control.stats().logPageRequests;
     // Six seconds of outage with lines written all along.
     for (let i = 0; i < 4; i++) {
