@@ -75,7 +75,11 @@ it("reads a site's activity log on its event, and not before the safety poll wit
   );
   const [quiet, woken] = sim.control.sites().map((s) => s.site.id) as [number, number];
 
-  // Backed off: the activity streams' reads, counted at the simulator, stop within a minute.
+  // Backed off. A stream that has found nothing doubles its interval from logs.pollInterval (1 s)
+  // towards 10 minutes, each wait shortened by at most 4 % (the scheduler's spread): waits of 1, 2,
+  // ... 32 s, then 61.4 to 64 s. So 40 s without a read, counted at the simulator over all four
+  // streams, means every stream is in a wait of at least 61.4 s that began before those 40 s: none
+  // is read again for at least 21 s, time enough for the event below and its reads.
   const reads = () =>
     Object.entries(sim.control.stats().requests)
       .filter(([key]) => key.includes("/logs/activity "))
@@ -83,16 +87,16 @@ it("reads a site's activity log on its event, and not before the safety poll wit
   let last = -1;
   let steadySince = performance.now();
   await waitFor(
-    "activity reads backed off (none for 30 s)",
+    "activity reads backed off (none for 40 s)",
     () => {
       const now = reads();
       if (now !== last) {
         last = now;
         steadySince = performance.now();
       }
-      return performance.now() - steadySince > 30_000;
+      return performance.now() - steadySince > 40_000;
     },
-    { timeoutMs: 120_000, intervalMs: 500 },
+    { timeoutMs: 180_000, intervalMs: 500 },
   );
 
   // No event: an entry appended to the log alone is not read before the safety poll.
@@ -116,4 +120,4 @@ it("reads a site's activity log on its event, and not before the safety poll wit
   const bodies = activityBodies(receiver.records);
   expect(bodies.filter((b) => b.includes("wp plugin list"))).toHaveLength(1);
   expect(bodies.some((b) => b.includes("without event"))).toBe(false);
-}, 240_000);
+}, 300_000);

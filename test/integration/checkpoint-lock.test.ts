@@ -30,6 +30,13 @@ afterEach(async () => {
 const until = (what: string, cond: () => Promise<boolean> | boolean, timeoutMs: number) =>
   waitFor(what, cond, { timeoutMs, intervalMs: 200 });
 
+/**
+ * `rm -r` of a directory its exporters keep writing to: a file written during the removal makes
+ * the last rmdir fail with ENOTEMPTY, and the removal is tried again, as a person would.
+ */
+const removeUnderWriters = (dir: string) =>
+  rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+
 const holds = async (d: DaemonProcess) =>
   metricValue(await scrape(d), "sitehost_exporter_checkpoint_lock_held") === 1;
 
@@ -154,7 +161,7 @@ describe("checkpoint directory across processes", () => {
     const b = await start();
     await until("the standby's log line", () => b.logs().includes("standing by"), 10_000);
 
-    await rm(checkpointDir, { recursive: true, force: true });
+    await removeUnderWriters(checkpointDir);
     await mkdir(checkpointDir);
     // A finds out at its next checkpoint write or heartbeat, stops collecting and shipping, and
     // stands by; the recreated directory is free, so one of the two takes it properly.
@@ -219,7 +226,7 @@ describe("checkpoint directory across processes", () => {
     const shippedBefore = receiver.records.length;
     expect(shippedBefore).toBeGreaterThan(3);
 
-    await rm(checkpointDir, { recursive: true, force: true });
+    await removeUnderWriters(checkpointDir);
     await mkdir(checkpointDir);
     await until("A to lose the lock", () => a.logs().includes("lost the checkpoint lock"), 20_000);
     await until("A to hold the lock again", () => holds(a), 30_000);
