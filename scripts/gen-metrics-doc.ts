@@ -30,6 +30,8 @@ import { webhookSelfMetrics } from "../src/webhooks/metrics.js";
 import { SiteStateBook } from "../src/siteState/book.js";
 import { UNKEPT_SITE_STATE } from "../src/siteState/file.js";
 import { MetricStore } from "../src/metrics/store.js";
+import { ChangeBook } from "../src/changes/book.js";
+import { UNKEPT_CHANGES } from "../src/changes/file.js";
 
 interface Row {
   name: string;
@@ -179,6 +181,18 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
           }),
       ),
     },
+    {
+      title: "Changes",
+      rows: await read(
+        (registry) =>
+          void new ChangeBook({
+            store: new MetricStore(METRIC_FAMILIES),
+            registry,
+            file: UNKEPT_CHANGES,
+            logger: pino({ level: "silent" }),
+          }),
+      ),
+    },
   ];
 }
 
@@ -208,7 +222,9 @@ export async function generateMetricsDoc(): Promise<string> {
         ? "### Webhook events (`webhooks.enabled`)\n"
         : collector === "state"
           ? "### Site states: maintenance mode, hacked, events by site\n"
-          : `### Collector \`${collector}\`\n`,
+          : collector === "changes"
+            ? "### Changes: deploys, plugins, themes, restores, PHP, conversions, maintenance, access\n"
+            : `### Collector \`${collector}\`\n`,
     );
     parts.push(table(families.map(familyRow), true));
   }

@@ -41,6 +41,9 @@ import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
 import type { CheckpointMemory } from "../logs/checkpointMemory.js";
 import { SiteStateBook } from "../siteState/book.js";
+import { ChangeBook } from "../changes/book.js";
+import { collectedChanges, reportActivity, reportEvent } from "../changes/feeds.js";
+import { changesFile, UNKEPT_CHANGES } from "../changes/file.js";
 import { factsOfActivity, factsOfEvent } from "../siteState/facts.js";
 import { siteStateFile, UNKEPT_SITE_STATE } from "../siteState/file.js";
 import { collectorsWokenBy } from "../webhooks/collectorWakes.js";
@@ -75,11 +78,16 @@ export interface ActiveExporter {
 }
 
 /** After a site's run: the domains kept for /sd/probes, and the log pipeline's traffic hint. */
-function siteCollected(domains: DomainBook, logs: LogPipeline | undefined): SiteCollectedListener {
+function siteCollected(
+  domains: DomainBook,
+  logs: LogPipeline | undefined,
+  changes: SiteCollectedListener,
+): SiteCollectedListener {
   const hint = logs && trafficHint(logs);
   return (collector, site, samples) => {
     domains.record(collector, site, samples);
     hint?.(collector, site, samples);
+    changes(collector, site, samples);
   };
 }
 
@@ -143,6 +151,13 @@ export async function activate(
     logger,
     webhooks: webhooks !== undefined,
   });
+  // Changes by site (deploys, plugins, restores, ...): from events, activity logs and polling.
+  const changes = new ChangeBook({
+    store,
+    registry,
+    file: holdsLock && config.logs.enabled ? changesFile(config.logs.checkpointDir) : UNKEPT_CHANGES,
+    logger,
+  });
   const logs = config.logs.enabled
     ? new LogPipeline({
         config,
@@ -156,8 +171,10 @@ export async function activate(
         checkpointMemory,
         // Entries are stamped by the platform: the tailers work in its time.
         platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
-        onSiteActivity: (siteId, entry, atMs) =>
-          siteStates.observe(siteId, factsOfActivity(entry), atMs, "activity"),
+        onSiteActivity: (siteId, entry, atMs) => {
+          siteStates.observe(siteId, factsOfActivity(entry), atMs, "activity");
+          reportActivity(changes, siteId, entry, atMs);
+        },
       })
     : undefined;
   // V8's memory saver mode while the log path is quiet, where the exporter chose the heap flags.
@@ -178,11 +195,19 @@ export async function activate(
   const trafficState = holdsLock ? trafficStateFile(config.logs.checkpointDir) : UNKEPT_TRAFFIC_STATE;
   const { discovery, runner, collectors } = createCollection(
     { sites: config.sites, collectors: config.collectors, maxConcurrency: config.api.maxConcurrency },
-    { api, store, registry, logger, trafficState, onSiteCollected: siteCollected(domains, logs) },
+    {
+      api,
+      store,
+      registry,
+      logger,
+      trafficState,
+      onSiteCollected: siteCollected(domains, logs, collectedChanges(changes)),
+    },
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
   discovery.onSites((sites) => domains.retain(sites));
   discovery.onSites((sites) => siteStates.updateSites(sites, Date.now()));
+  discovery.onSites((sites) => changes.updateSites(sites, Date.now()));
   // The sites' SLO objectives, for the rules that compare the log-based and probe SLIs with them.
   const objectives = new SloObjectives(store, config.slos, objectivesInUse(config));
   discovery.onSites((sites) => objectives.update(sites));
@@ -262,6 +287,7 @@ export async function activate(
         ),
     },
     { name: "site states", start: () => siteStates.load(), stop: () => siteStates.flush() },
+    { name: "site changes", start: () => changes.load(), stop: () => changes.flush() },
     { name: "measured rates", start: () => measured.start(), stop: () => measured.stop() },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {
@@ -293,6 +319,7 @@ export async function activate(
             wakeCollectors(collectors, collectorsWokenBy(payload.event, siteId), siteId);
             if (siteId === undefined) return;
             siteStates.observe(siteId, factsOfEvent(payload), Date.now(), "webhook");
+            reportEvent(changes, payload, Date.now());
           },
         }),
       stop: () => webhooks.stop(),

@@ -14,7 +14,7 @@ import type { MetricFamily } from "./family.js";
  */
 const f = <N extends string>(
   name: N,
-  collector: CollectorName | "logs" | "slo" | "webhooks" | "state",
+  collector: CollectorName | "logs" | "slo" | "webhooks" | "state" | "changes",
   type: MetricFamily["type"],
   labels: readonly string[],
   help: string,
@@ -493,6 +493,25 @@ export const METRIC_FAMILIES = [
     [],
     "1 once support marked the site hacked (site_hacked event or activity entry; the site is disabled), 0 again when the site is enabled again (by event, activity entry or the site list).",
     { from: "POST webhooks.path, POST /sites/{id}/logs/activity and GET /sites" },
+  ),
+  f(
+    "sitehost_site_change_timestamp_seconds",
+    "changes",
+    "gauge",
+    ["kind"],
+    "Time of the site's latest change of this kind (deploy, plugin, theme, restore, php, conversion, maintenance, access) in the last 24 hours, Unix seconds, by its most precise report; a series only while there is one. Each change once, however many of its webhook event, activity log entry and polled lists report it.",
+    {
+      from: "POST webhooks.path, POST /sites/{id}/logs/activity, GET /sites, GET /sites/{id}/git/history, GET /sites/{id}/restores, GET /sites/{id}/cms/users",
+    },
+  ),
+  f(
+    "sitehost_changes_total",
+    "changes",
+    "counter",
+    ["kind"],
+    "Changes to the watched sites since the exporter started, by kind, each counted once when it is first learnt.",
+    { from: "the change markers' sources (see sitehost_site_change_timestamp_seconds)" },
+    false,
   ),
 ] as const;
 
