@@ -14,6 +14,7 @@ import {
   trafficRate,
   trafficSeries,
 } from "./panels.js";
+import { changeAnnotation } from "./site.js";
 import { fleetSloSection, lokiVariable } from "./slo.js";
 
 export const FLEET_UID = "sitehost-fleet";
@@ -27,7 +28,10 @@ export function fleetDashboard(): Dashboard {
       "Every site of the hosting account: states, capacity, traffic, storage, security, performance, domains, backups, certificates, git deploys, restores and the platform's webhook events.",
     from: "now-6h",
     refresh: "1m",
-  }).withVariable(lokiVariable());
+  })
+    .withVariable(lokiVariable())
+    // Off by default: a fleet's changes are many marks; the site dashboard shows one site's.
+    .annotation(changeAnnotation(S, "{{kind}} on {{site}}", false));
 
   fleetSloSection(d);
   section(d, "Sites and account", [
@@ -116,6 +120,49 @@ export function fleetDashboard(): Dashboard {
       siteLink: "column",
       words: { "0": ["No", "green"], "1": ["Hacked", "red"] },
       columns: { value: "Hacked", hide: ["site_id"] },
+    }),
+  ]);
+
+  section(d, "Changes", [
+    stat({
+      title: "Sites changed in the last 24 h",
+      description:
+        "Sites with a change in the last 24 hours, by kind: deploys, plugin and theme changes, restores, PHP versions, conversions, maintenance toggles and access changes, each told by its webhook event, activity log entry or the polled lists.",
+      unit: "none",
+      w: 6,
+      h: 6,
+      targets: [
+        q(`count by (kind) (sitehost_site_change_timestamp_seconds${S})`, {
+          legend: "{{kind}}",
+          instant: true,
+        }),
+      ],
+      show: "both",
+    }),
+    timeSeries({
+      title: "Changes",
+      description:
+        "Changes to the sites by kind over time, each counted once when the exporter learnt it (from a webhook event, an activity log entry or polling).",
+      unit: "short",
+      w: 8,
+      h: 6,
+      targets: [
+        q(`sum by (kind) (increase(sitehost_changes_total${S}[$__rate_interval]))`, { legend: "{{kind}}" }),
+      ],
+      min: 0,
+    })
+      .drawStyle(GraphDrawStyle.Bars)
+      .fillOpacity(80),
+    table({
+      title: "Latest changes (newest first)",
+      description:
+        "Each site's latest change of each kind in the last 24 hours, newest first. Turn on the Changes annotation (top of the dashboard) to see them on the graphs.",
+      unit: "dateTimeAsIso",
+      w: 10,
+      h: 6,
+      targets: [q(`sort_desc(sitehost_site_change_timestamp_seconds${S} * 1000)`, { table: true })],
+      siteLink: "column",
+      columns: { value: "When", hide: ["site_id"] },
     }),
   ]);
 

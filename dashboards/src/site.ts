@@ -9,8 +9,8 @@ import { siteVariable } from "./variables.js";
 export const SITE_UID = "sitehost-site";
 
 /**
- * Git deploys as annotations: each newest finished deploy at its own time (the metric's value), green
- * when it succeeded and red when it failed. A deploy overtaken between two collector runs is not shown.
+ * Failed git deploys as annotations, each newest finished deploy at its own time (the metric's
+ * value); successful ones are changes. A deploy overtaken between two collector runs is not shown.
  */
 function deployAnnotation(name: string, success: 0 | 1, color: string): AnnotationQueryBuilder {
   const site = sel('site="$site"');
@@ -28,6 +28,25 @@ function deployAnnotation(name: string, success: 0 | 1, color: string): Annotati
     .textFormat("{{site}}");
 }
 
+/**
+ * Changes (deploys, plugins, themes, restores, PHP versions, conversions, maintenance, access) as
+ * annotations, each at its own time (the marker's value), named by its kind.
+ */
+export function changeAnnotation(selector: string, text: string, enabled = true): AnnotationQueryBuilder {
+  const expr = `sitehost_site_change_timestamp_seconds${selector} * 1000`;
+  return new AnnotationQueryBuilder()
+    .name("Changes")
+    .datasource(DS)
+    .enable(enabled)
+    .iconColor("blue")
+    .target(q(expr).refId("Anno"))
+    .expr(expr)
+    .useValueForTime(true)
+    .step("60s")
+    .titleFormat("{{kind}}")
+    .textFormat(text);
+}
+
 export function siteDashboard(): Dashboard {
   const S = sel('site="$site"');
   const d = sitehostDashboard({
@@ -40,7 +59,7 @@ export function siteDashboard(): Dashboard {
   })
     .withVariable(siteVariable())
     .withVariable(lokiVariable())
-    .annotation(deployAnnotation("Git deploy", 1, "green"))
+    .annotation(changeAnnotation(sel('site="$site"'), "{{kind}} on {{site}}"))
     .annotation(deployAnnotation("Failed git deploy", 0, "red"));
 
   section(d, "Overview", [
@@ -109,6 +128,19 @@ export function siteDashboard(): Dashboard {
       w: 9,
       targets: [q(`${metric}${S}`, { legend: "{{period}}", instant: true })],
     });
+  section(d, "Changes", [
+    table({
+      title: "Changes in the last 24 h",
+      description:
+        "The site's latest change of each kind in the last 24 hours (deploy, plugin, theme, restore, php, conversion, maintenance, access), newest first, each counted once whichever of its webhook event, activity log entry and the polled lists told it. They are also the blue annotations on the graphs; the activity log in Loki has who did what.",
+      unit: "dateTimeAsIso",
+      w: 24,
+      h: 6,
+      targets: [q(`sort_desc(sitehost_site_change_timestamp_seconds${S} * 1000)`, { table: true })],
+      columns: { value: "When", hide: ["site_id", "site"] },
+    }),
+  ]);
+
   section(d, "Traffic", [
     trafficSeries({
       title: "Requests per second",

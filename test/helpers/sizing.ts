@@ -98,7 +98,8 @@ buckets beyond the default bounds. The test checks that the defaults plus those 
 
 What a site's own data adds or takes away: a series per domain (three families), per known
 vulnerability and per extension status; a restore, an on-demand backup or an extension update only
-while there is one; a PHP severity (\`notice\`, \`deprecated\`, \`other\`), a status class (\`1xx\`,
+while there is one; a change marker per kind of change the site had in the last 24 hours (up to eight,
+[changes.md](changes.md)); a PHP severity (\`notice\`, \`deprecated\`, \`other\`), a status class (\`1xx\`,
 \`other\`, and 2xx to 4xx of edge-cache hits) and untimed edge-cache hits only once one is counted.
 The simulator's sites have some of each, so real accounts land near these figures.
 `;

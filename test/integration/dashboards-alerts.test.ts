@@ -118,6 +118,8 @@ beforeAll(async () => {
   daemonLogs = captureOutput(daemon);
   await waitForReady(`http://${instance}/-/ready`, daemon, daemonLogs, 45_000);
   sim.control.setWebhookUrl(`http://${instance}/webhook?token=${webhookToken}`);
+  // A change (its event and activity entry) for the change panels and annotations.
+  sim.control.installPlugin(sim.control.sites()[0]?.site.id as number, { path: "hello-dolly/hello.php" });
 
   // A test copy of the rules with SitehostSiteDisabled's `for` shortened so the test stays short.
   const rules = parse(

@@ -158,19 +158,23 @@ describe("generated dashboards", () => {
     expect(notCharted).toEqual([]);
   });
 
-  it("the site dashboard marks git deploys (successful and failed) as annotations at the deploy's own time", () => {
+  it("the site dashboard marks its changes and failed git deploys as annotations at their own time", () => {
     const site = all.find(([, d]) => d.json.uid === "sitehost-site")?.[1].json as DashboardJson;
     const annotations = site.annotations?.list ?? [];
-    expect(annotations.map((a) => a.name)).toEqual(["Git deploy", "Failed git deploy"]);
+    expect(annotations.map((a) => a.name)).toEqual(["Changes", "Failed git deploy"]);
     for (const a of annotations) {
       expect(a.datasource).toEqual({ type: "prometheus", uid: "${datasource}" });
       expect(a.useValueForTime).toBe(true);
-      // Grafana reads the value as milliseconds.
-      expect(a.expr).toMatch(/^sitehost_site_git_last_deploy_timestamp_seconds\{[^}]*\} \* 1000 /);
       expect(a.target?.expr).toBe(a.expr);
     }
-    expect(annotationExprsOf(site).filter((e) => e.endsWith("== 1"))).toHaveLength(2);
-    expect(annotationExprsOf(site).filter((e) => e.endsWith("== 0"))).toHaveLength(2);
+    // Grafana reads the value as milliseconds.
+    const [changes, failed] = annotations;
+    expect(changes?.expr).toMatch(
+      /^sitehost_site_change_timestamp_seconds\{[^}]*site="\$site"[^}]*\} \* 1000$/,
+    );
+    expect(failed?.expr).toMatch(
+      /^sitehost_site_git_last_deploy_timestamp_seconds\{[^}]*\} \* 1000 .* == 0$/,
+    );
   });
 
   it("log-derived counters are charted on the site dashboard as rates by status class and severity", () => {

@@ -63,7 +63,18 @@ const variable = (d: DashboardJson, name: string): VariableJson | undefined =>
   d.templating.list.find((v) => v.name === name);
 
 /** Grafana unit ids the dashboards may use (Grafana's valueFormats categories). */
-const UNITS = new Set(["none", "short", "percentunit", "reqps", "Bps", "bytes", "s", "cps", "ops"]);
+const UNITS = new Set([
+  "none",
+  "short",
+  "percentunit",
+  "reqps",
+  "Bps",
+  "bytes",
+  "s",
+  "cps",
+  "ops",
+  "dateTimeAsIso",
+]);
 /** Panel kinds the linter's panel rules look at. */
 const LINTED_PANELS = new Set(["stat", "timeseries", "gauge", "table"]);
 
