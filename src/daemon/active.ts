@@ -44,6 +44,8 @@ import { SiteStateBook } from "../siteState/book.js";
 import { ChangeBook } from "../changes/book.js";
 import { collectedChanges, reportActivity, reportEvent } from "../changes/feeds.js";
 import { changesFile, UNKEPT_CHANGES } from "../changes/file.js";
+import { ErrorGroupBook } from "../logs/errorGroups.js";
+import { errorGroupsFile, UNKEPT_ERROR_GROUPS } from "../logs/errorGroupsFile.js";
 import { factsOfActivity, factsOfEvent } from "../siteState/facts.js";
 import { siteStateFile, UNKEPT_SITE_STATE } from "../siteState/file.js";
 import { collectorsWokenBy } from "../webhooks/collectorWakes.js";
@@ -158,6 +160,18 @@ export async function activate(
     file: holdsLock && config.logs.enabled ? changesFile(config.logs.checkpointDir) : UNKEPT_CHANGES,
     logger,
   });
+  // PHP error groups by site: a new one after a change is what broke.
+  const errorGroups =
+    config.logs.enabled && config.logs.streams.includes("php")
+      ? new ErrorGroupBook({
+          store,
+          registry,
+          file: holdsLock ? errorGroupsFile(config.logs.checkpointDir) : UNKEPT_ERROR_GROUPS,
+          logger,
+          // Entries are stamped by the platform.
+          now: () => Date.now() + (api.clockOffset()?.offsetMs ?? 0),
+        })
+      : undefined;
   const logs = config.logs.enabled
     ? new LogPipeline({
         config,
@@ -171,6 +185,7 @@ export async function activate(
         checkpointMemory,
         // Entries are stamped by the platform: the tailers work in its time.
         platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
+        ...(errorGroups ? { errorGroups } : {}),
         onSiteActivity: (siteId, entry, atMs) => {
           siteStates.observe(siteId, factsOfActivity(entry), atMs, "activity");
           reportActivity(changes, siteId, entry, atMs);
@@ -208,6 +223,7 @@ export async function activate(
   discovery.onSites((sites) => domains.retain(sites));
   discovery.onSites((sites) => siteStates.updateSites(sites, Date.now()));
   discovery.onSites((sites) => changes.updateSites(sites, Date.now()));
+  if (errorGroups) discovery.onSites((sites) => errorGroups.updateSites(sites));
   // The sites' SLO objectives, for the rules that compare the log-based and probe SLIs with them.
   const objectives = new SloObjectives(store, config.slos, objectivesInUse(config));
   discovery.onSites((sites) => objectives.update(sites));
@@ -288,6 +304,11 @@ export async function activate(
     },
     { name: "site states", start: () => siteStates.load(), stop: () => siteStates.flush() },
     { name: "site changes", start: () => changes.load(), stop: () => changes.flush() },
+    errorGroups && {
+      name: "PHP error groups",
+      start: () => errorGroups.load(),
+      stop: () => errorGroups.flush(),
+    },
     { name: "measured rates", start: () => measured.start(), stop: () => measured.stop() },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { Logger } from "pino";
 import type { Registry } from "prom-client";
+import type { ErrorGroupBook } from "./errorGroups.js";
 import type { ActivityEntry } from "../api/logSchemas.js";
 import type { LogStream, Site } from "../api/schemas.js";
 import type { SitehostApi } from "../api/types.js";
@@ -72,6 +73,8 @@ export interface LogPipelineDeps {
    * one again), with its time by this process's clock: what the site's states are learnt from.
    */
   onSiteActivity?: (siteId: number, entry: ActivityEntry, atMs: number) => void;
+  /** Where PHP error records are grouped (their records then carry the group). */
+  errorGroups?: ErrorGroupBook;
   /** Whether logs.checkpointDir takes writes (failed writes go there; while it does not, nothing is read). */
   volume?: CheckpointVolume;
   /** Why this process may not write checkpoints now (it does not hold the lock), or undefined. */
@@ -282,6 +285,7 @@ export class LogPipeline {
           );
       },
       requestDurations: this.deps.requestDurations ?? true,
+      ...(this.deps.errorGroups ? { errorGroups: this.deps.errorGroups } : {}),
       clock: this.platform,
       // With webhooks, an activity log is read on its site's events, and otherwise this often.
       maxPollMs: this.deps.config.webhooks.enabled

@@ -11,6 +11,7 @@ import {
   ServerLogEntrySchema,
   type LogEntry,
   type LogStream,
+  type PhpLogEntry,
   type ScrollStream,
   type ServerLogEntry,
   type Site,
@@ -21,7 +22,16 @@ import { parseDuration } from "../config/duration.js";
 import { entryFingerprinter } from "./canonicalEntry.js";
 import type { EntryFingerprint } from "./entry.js";
 import { knownHttpMethods } from "../config/otelEnv.js";
-import { ACTIVITY_MAPPING, counterKey, PHP_MAPPING, serverMapping, type EntryMapping } from "./mapper.js";
+import {
+  ACTIVITY_MAPPING,
+  counterKey,
+  PHP_MAPPING,
+  phpSeverity,
+  serverMapping,
+  type EntryMapping,
+} from "./mapper.js";
+import { errorGroupFingerprint, GROUPED_SEVERITIES } from "./errorGroup.js";
+import type { ErrorGroupBook } from "./errorGroups.js";
 import {
   AttributeObject,
   type AttributeWriter,
@@ -212,9 +222,25 @@ const MAPPINGS = {
   activity: ACTIVITY_MAPPING,
 } as Record<LogStream, EntryMapping<StreamEntry>>;
 
-/** A record's attributes: its entry's own, then its site, stream and unique id. */
-function addAttributes(out: AttributeWriter, site: SiteIdentity, stream: LogStream, r: PendingRecord): void {
+/** A PHP error record's group (errorGroup.ts), and whether it is the group's first record. */
+export interface RecordGroup {
+  fingerprint: string;
+  first: boolean;
+}
+
+/** A record's attributes: its entry's own, its PHP error group, then its site, stream and unique id. */
+function addAttributes(
+  out: AttributeWriter,
+  site: SiteIdentity,
+  stream: LogStream,
+  r: PendingRecord,
+  group: RecordGroup | undefined,
+): void {
   MAPPINGS[stream].attributes(r.entry, out);
+  if (group) {
+    out.add("sitehost.php.error_group", group.fingerprint);
+    if (group.first) out.add("sitehost.php.error_group.first", true);
+  }
   if (site.id !== 0) {
     out.add("sitehost.site.id", String(site.id));
     out.add("sitehost.site.name", site.name);
@@ -229,9 +255,10 @@ export function outgoingRecord(
   stream: LogStream,
   r: PendingRecord,
   observedMs: number,
+  group?: RecordGroup,
 ): OutgoingRecord {
   const attributes = new AttributeObject();
-  addAttributes(attributes, site, stream, r);
+  addAttributes(attributes, site, stream, r, group);
   return { ...MAPPINGS[stream].head(r.entry, r.timeMs), observedMs, attributes: attributes.attributes };
 }
 
@@ -249,8 +276,9 @@ export function encoderFor(
   stream: LogStream,
   now: () => number,
   counting: ServerCounting = { requestTime: "auto", durations: true },
+  errorGroups?: ErrorGroupBook,
 ): StreamEncoder {
-  return new SinkEncoder(sink, site, stream, now, counting);
+  return new SinkEncoder(sink, site, stream, now, counting, stream === "php" ? errorGroups : undefined);
 }
 
 /** One per stream, so its parts are methods and fields rather than closures (thousands of streams). */
@@ -259,7 +287,10 @@ class SinkEncoder implements StreamEncoder {
   private current: PendingRecord | undefined;
   // One function for every record of the stream (no closure per record): it reads `current`.
   private readonly writeAttributes = (out: AttributeWriter): void =>
-    addAttributes(out, this.named, this.stream, this.current as PendingRecord);
+    addAttributes(out, this.named, this.stream, this.current as PendingRecord, this.group);
+  /** The group of the record being encoded (one object reused: no allocation per record). */
+  private readonly groupSlot: RecordGroup = { fingerprint: "", first: false };
+  private group: RecordGroup | undefined;
   private readonly mapping: EntryMapping<StreamEntry>;
 
   constructor(
@@ -268,6 +299,7 @@ class SinkEncoder implements StreamEncoder {
     private readonly stream: LogStream,
     private readonly now: () => number,
     counting: ServerCounting,
+    private readonly errorGroups: ErrorGroupBook | undefined,
   ) {
     this.mapping = MAPPINGS[stream];
     this.counter = counterFor(stream, counting, () => this.named);
@@ -276,8 +308,9 @@ class SinkEncoder implements StreamEncoder {
   readonly counter: RecordCounter | undefined;
 
   encode(w: ProtoWriter, r: PendingRecord): void {
+    this.group = this.errorGroups && this.groupOf(r, this.errorGroups);
     if (!this.sink.encodeFrom) {
-      this.sink.encode(w, outgoingRecord(this.named, this.stream, r, this.now()));
+      this.sink.encode(w, outgoingRecord(this.named, this.stream, r, this.now(), this.group));
       return;
     }
     const head = this.mapping.head(r.entry, r.timeMs) as RecordHead;
@@ -289,6 +322,24 @@ class SinkEncoder implements StreamEncoder {
 
   rename(site: SiteIdentity): void {
     this.named = site;
+  }
+
+  /** A PHP error entry's group, counted in the book; undefined for the severities not grouped. */
+  private groupOf(r: PendingRecord, book: ErrorGroupBook): RecordGroup | undefined {
+    const entry = r.entry as PhpLogEntry;
+    const severity = phpSeverity(entry.severity).label;
+    if (!GROUPED_SEVERITIES.has(severity)) return undefined;
+    const slot = this.groupSlot;
+    slot.fingerprint = errorGroupFingerprint(entry.message, entry.file);
+    slot.first = book.observe(
+      this.named.id,
+      slot.fingerprint,
+      severity,
+      r.timeMs,
+      r.fingerprint,
+      r.occurrence,
+    );
+    return slot;
   }
 }
 

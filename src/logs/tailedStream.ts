@@ -29,6 +29,7 @@ import {
   type StreamSpec,
 } from "./streams.js";
 import type { ScheduledStream } from "./scheduler.js";
+import type { ErrorGroupBook } from "./errorGroups.js";
 import type { ManagedStream } from "./streamSet.js";
 import type { ClaimEntry, PageSource, PagingProblem } from "./read/types.js";
 import {
@@ -50,6 +51,8 @@ export interface StreamContext {
   unitDecided?: ServerCounting["unitDecided"];
   /** false: web-server records count their status alone (see LogPipelineDeps). */
   requestDurations: boolean;
+  /** The sites' PHP error groups (PHP records are grouped and marked). */
+  errorGroups?: ErrorGroupBook;
   /** The platform's time (lag, observed times): entries are stamped by the platform. */
   clock: Clock;
   /** Longest read intervals by kind of stream, where not logs.maxPollInterval (ScheduledStream). */
@@ -223,11 +226,18 @@ export class TailedStream
 
   private recordEncoder(): StreamEncoder {
     const { ctx } = this;
-    this.made ??= encoderFor(ctx.sink, this.named, this.kind.stream, () => ctx.clock.now(), {
-      requestTime: ctx.requestTimeUnit,
-      durations: ctx.requestDurations,
-      ...(ctx.unitDecided ? { unitDecided: ctx.unitDecided } : {}),
-    });
+    this.made ??= encoderFor(
+      ctx.sink,
+      this.named,
+      this.kind.stream,
+      () => ctx.clock.now(),
+      {
+        requestTime: ctx.requestTimeUnit,
+        durations: ctx.requestDurations,
+        ...(ctx.unitDecided ? { unitDecided: ctx.unitDecided } : {}),
+      },
+      ctx.errorGroups,
+    );
     return this.made;
   }
 

@@ -513,6 +513,23 @@ export const METRIC_FAMILIES = [
     { from: "the change markers' sources (see sitehost_site_change_timestamp_seconds)" },
     false,
   ),
+  f(
+    "sitehost_site_php_error_group_new_timestamp_seconds",
+    "logs",
+    "gauge",
+    ["severity"],
+    "Time the site's latest new PHP error group of this severity (fatal, parse, error, warning) first appeared in its log, Unix seconds, for 24 hours after: a group is an error's message and file with numbers, quoted values and its line taken out, and a new one is first seen after the exporter began keeping the site's groups. A series only while there is one.",
+    "phpLogs",
+  ),
+  f(
+    "sitehost_php_error_groups_new_total",
+    "logs",
+    "counter",
+    ["severity"],
+    "New PHP error groups over the watched sites since the exporter started, by severity (see sitehost_site_php_error_group_new_timestamp_seconds).",
+    "phpLogs",
+    false,
+  ),
 ] as const;
 
 /** The name of a published family: what `Sample.name` and the metric store accept. */

@@ -12,6 +12,7 @@ import { ConfigSchema, DEFAULT_PORT } from "../config/schema.js";
 import { createLogger, type LogFormat } from "../logging.js";
 import type { RunningSimulator, SimulatorOptions } from "./index.js";
 import { LOG_ORDERS, type LogOrder } from "./options.js";
+import { brokenPluginError } from "./operations.js";
 
 const int = (name: string) => (v: string) => {
   const n = Number(v);
@@ -299,6 +300,22 @@ export function demoCommand(): Command {
             )
           : undefined;
         newAdmin?.unref();
+        // A few minutes in, a plugin update that breaks a site: its change marker, then a fatal PHP
+        // error it never logged before, every minute (SitehostSitePhpNewFatalErrorAfterChange).
+        const brokenSite = sim.control.sites()[4]?.site;
+        const brokenPlugin = "booking-calendar";
+        let fatalEveryMinute: NodeJS.Timeout | undefined;
+        const pluginUpdate = brokenSite
+          ? setTimeout(() => {
+              sim.control.updatePlugin(brokenSite.id, { path: brokenPlugin, breaks: true });
+              fatalEveryMinute = setInterval(
+                () => sim.control.appendLog(brokenSite.id, "php", brokenPluginError(brokenPlugin, 41)),
+                60_000,
+              );
+              fatalEveryMinute.unref();
+            }, 3 * 60_000)
+          : undefined;
+        pluginUpdate?.unref();
         process.stdout.write(
           [
             "",
@@ -318,7 +335,8 @@ export function demoCommand(): Command {
                   `    ${maintained.name} was put in maintenance mode and ${hacked.name} marked hacked at start (the Fleet overview's`,
                   `    "Maintenance mode and hacked sites" row), ${gitSite?.name ?? "a site"}'s git deployment disconnected, PHP 8.3`,
                   `    dropped from the supported versions; ${adminSite?.name ?? "a site"} gets a new administrator after 5 minutes`,
-                  `    (Site detail's Administrators; its alert compares with an hour before, so it fires in a run of over an hour).`,
+                  `    (Site detail's Administrators; its alert compares with an hour before, so it fires in a run of over an hour);`,
+                  `    an update of ${brokenPlugin} on ${brokenSite?.name ?? "a site"} after 3 minutes breaks it (a change marker, then a new fatal PHP error).`,
                   `    Turn maintenance off again with:`,
                   `    curl -X POST ${sim.authUrl}/_simulator/sites/${maintained.id}/maintenance-mode -H 'content-type: application/json' -d '{"enabled": false}'`,
                 ]

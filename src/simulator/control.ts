@@ -37,6 +37,8 @@ export interface SimulatorControl {
   /** A data transfer between two sites: sync_success, or sync_failed with `fail`. */
   syncSites(fromId: number, toId: number, input?: op.SyncInput): void;
   installPlugin(id: number, input: op.PluginInstall): void;
+  /** A plugin updated (activity entry, no event); with `breaks`, a new fatal error in the site's PHP log. */
+  updatePlugin(id: number, input: op.PluginUpdate): void;
   /** A finished git deploy (git_deploy_completed, or git_deploy_failed with `fail`); throws when not enrolled. */
   recordDeploy(id: number, input?: DeployInput): GitDeploy;
   enrollGit(id: number): void;
@@ -93,7 +95,7 @@ export function createControl(p: Platform): SimulatorControl {
     if ("problem" in o) throw new Error(o.problem);
     return o.ok;
   };
-  return {
+  const control: SimulatorControl = {
     setFaults: (f) => p.setFaults(f),
     faults: () => ({ ...p.faults }),
     setBehaviour: (b) => p.setBehaviour(b),
@@ -126,6 +128,10 @@ export function createControl(p: Platform): SimulatorControl {
     restoreSite: (id, input = {}) => op.restoreSite(p, must(id), input),
     syncSites: (fromId, toId, input = {}) => op.syncSites(p, must(fromId), must(toId), input),
     installPlugin: (id, input) => op.installPlugin(p, must(id), input),
+    updatePlugin(id, input) {
+      op.updatePlugin(p, must(id), input);
+      if (input.breaks) control.appendLog(id, "php", op.brokenPluginError(input.path, 40 + (p.now() % 7)));
+    },
     recordDeploy(id, input = {}) {
       const entry = op.recordDeploy(p, must(id), input);
       if (!entry) throw new Error(`site ${id} is not enrolled in the git integration`);
@@ -178,4 +184,5 @@ export function createControl(p: Platform): SimulatorControl {
     stats: () => structuredClone(p.stats),
     resetStats: () => p.resetStats(),
   };
+  return control;
 }

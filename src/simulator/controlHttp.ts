@@ -93,6 +93,11 @@ function siteActions(c: SimulatorControl): Record<string, Action> {
       });
       return done;
     },
+    "plugins/update": (id, b) => {
+      if (typeof b.path !== "string" || b.path === "") return bad("path is required");
+      c.updatePlugin(id, { path: b.path, version: optString(b.version), breaks: optBool(b.breaks) });
+      return done;
+    },
     "git/deploy": (id, b) =>
       attempt(() =>
         reply(

@@ -217,6 +217,52 @@ export function installPlugin(p: Platform, data: SimSiteData, input: PluginInsta
   emit(p, { event: "plugin_installed", site, plugin });
 }
 
+export interface PluginUpdate {
+  /** The plugin's slug (or path: its last part is the slug). */
+  path: string;
+  version?: string;
+  /** The new version breaks the site: a fatal error the site never logged, from its plugin file. */
+  breaks?: boolean;
+}
+
+/**
+ * A plugin updated: its activity entry (the platform documents no webhook for updates); with `breaks`,
+ * the fatal error the new version causes, which `brokenPluginError` writes.
+ */
+export function updatePlugin(p: Platform, data: SimSiteData, input: PluginUpdate): void {
+  const slug = input.path.replace(/^.*\//, "").replace(/\.(?:zip|php)$/, "");
+  const plugin = data.plugins.find((e) => e.name === slug);
+  const from = plugin?.version ?? "1.0.0";
+  const to = input.version ?? bumpMinor(from);
+  if (plugin) {
+    plugin.version = to;
+    plugin.updateVersion = null;
+  }
+  note(p, {
+    name: "plugin_updated",
+    siteId: data.site.id,
+    source: "ui",
+    message: `${slug} updated from ${from} to ${to}`,
+  });
+}
+
+function bumpMinor(version: string): string {
+  const [major = "1", minor = "0"] = version.split(".");
+  return `${major}.${Number(minor) + 1}.0`;
+}
+
+/** The PHP log entry of a plugin whose update broke the site (the line varies, the group does not). */
+export function brokenPluginError(path: string, line: number): Record<string, unknown> {
+  const slug = path.replace(/^.*\//, "").replace(/\.(?:zip|php)$/, "");
+  const file = `/www/wp-content/plugins/${slug}/${slug}.php`;
+  return {
+    severity: "Fatal error",
+    file,
+    line,
+    message: `PHP Fatal error:  Uncaught Error: Call to undefined function ${slug.replace(/\W/g, "_")}_legacy_init() in ${file}:${line}\nStack trace:\n#0 /www/wp-settings.php(545): include_once()\n#1 {main}\n  thrown in ${file} on line ${line}`,
+  };
+}
+
 /** A finished git deploy; undefined when the site is not enrolled. */
 export function recordDeploy(p: Platform, data: SimSiteData, input: DeployInput): GitDeploy | undefined {
   const entry = p.git.deploy(data, input, p.now());

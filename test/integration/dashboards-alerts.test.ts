@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { startSimulator, type RunningSimulator } from "../../src/simulator/index.js";
+import { brokenPluginError } from "../../src/simulator/operations.js";
 import { startAlertmanager, type RunningAlertmanager } from "../helpers/alertmanager.js";
 import { evenIntervals, ruleStatuses, shippedRuleFiles } from "../helpers/ruleHealth.js";
 import { freePort } from "../helpers/ports.js";
@@ -296,6 +297,24 @@ describe("dashboards and alert rules against a live exporter", () => {
     expect(alert.annotations.description).toContain(
       `Site ${live?.site.name} (id ${live?.site.id}) was marked hacked`,
     );
+  }, 90_000);
+
+  it("a fatal PHP error the site never logged, after a plugin install, pages naming the change", async () => {
+    // The plugin was installed on the first site at the start (its event and activity entry): now the
+    // error it causes appears in the site's PHP log.
+    const first = sim.control.sites()[0]?.site;
+    sim.control.appendLog(first?.id as number, "php", brokenPluginError("hello-dolly", 12));
+    const alert = await am.waitForAlert(
+      (x) => x.labels.alertname === "SitehostSitePhpNewFatalErrorAfterChange" && x.status === "firing",
+      60_000,
+    );
+    expect(alert.labels).toMatchObject({ severity: "warning", job: JOB, site: first?.name, kind: "plugin" });
+    expect(alert.annotations.description).toContain(`after its latest change of kind plugin`);
+    // Only that site: the other sites' errors were learnt from the logs they already had.
+    const firing = await prom.query(
+      `ALERTS{alertname="SitehostSitePhpNewFatalErrorAfterChange", alertstate="firing"}`,
+    );
+    expect(firing.map((x) => x.metric.site)).toEqual([first?.name]);
   }, 90_000);
 
   it("disabling a site in the platform makes SitehostSiteDisabled reach Alertmanager's receiver", async () => {

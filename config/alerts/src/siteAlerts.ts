@@ -152,6 +152,27 @@ and on (${c.byWith("site_id")}) (sitehost_site_cms_users{${c.sel}} offset 1h)`,
       description: () =>
         "Site {{ $labels.site }} (id {{ $labels.site_id }}) has a new cms administrator: {{ $labels.login }}. A new administrator is the classic sign of a compromised site; check that someone meant to add it.",
     }),
+    alert<"minutes">({
+      alert: "SitehostSitePhpNewFatalErrorAfterChange",
+      severity: "warning",
+      comment:
+        "A PHP error group of severity fatal or parse first seen on a site within the given minutes after one of its changes (the nearest one before it names the change); it fires for that long after the error's first entry, once.",
+      params: { minutes: 60 },
+      paramDocs: { minutes: "How soon after a change a new fatal error counts, and how long the alert fires." },
+      expr: (c) =>
+        `bottomk by (${c.byWith("site_id")}) (1,
+  (
+    max by (${c.byWith("site_id", "site")}) (sitehost_site_php_error_group_new_timestamp_seconds{${c.sel}, severity=~"fatal|parse"})
+    - on (${c.byWith("site_id")}) group_right ()
+    sitehost_site_change_timestamp_seconds{${c.sel}}
+  ) >= 0 < ${c.p.minutes} * 60
+)
+and on (${c.byWith("site_id")})
+  time() - max by (${c.byWith("site_id")}) (sitehost_site_php_error_group_new_timestamp_seconds{${c.sel}, severity=~"fatal|parse"}) < ${c.p.minutes} * 60`,
+      summary: "A new fatal PHP error appeared on a site soon after a change.",
+      description: () =>
+        "Site {{ $labels.site }} (id {{ $labels.site_id }}) logs a fatal PHP error it did not log before, {{ $value | humanizeDuration }} after its latest change of kind {{ $labels.kind }}. The change may have broken it: the PHP log records carry sitehost.php.error_group, the change's activity or webhook record says who did what.",
+    }),
     alert({
       alert: "SitehostSiteGitDisconnected",
       severity: "warning",
