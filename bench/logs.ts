@@ -2,13 +2,14 @@
  * Log pipeline benchmark (records/s, CPU per 1,000 records, peak RSS while a one-million-record
  * backlog drains, lag under a steady load).
  *
- *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady] [sites] [durations-off]
+ *   npx tsc -p tsconfig.json && npx node dist/bench/logs.js [newest-first|oldest-first] [backlog] [spreadSeconds] [no-steady] [sites] [durations-off] [php] [groups-off]
  *   node dist/bench/logs.js busy [entriesPerSecond=30] [seconds=120] [lateFraction=0] [lateMaxSeconds=0]
  *     log reads per 1,000 records (late*: that share of entries becomes visible up to that much later)
  *   node dist/bench/logs.js idle [streams=200] [minutes=20]            log reads per idle stream-hour
  *   (sites: the backlog is spread evenly over that many sites' server streams, drained by the
  *   pipeline's concurrent tailers; default 1; durations-off: web-server records count their status
- *   alone, the baseline of bench/histogram.ts)
+ *   alone, the baseline of bench/histogram.ts; php: the sites' PHP streams instead of their web-server
+ *   streams; groups-off: PHP error records not grouped, the baseline of bench/errorGroups.ts)
  *   (defaults: newest-first 1000000 10800; oldest-first snapshots re-read the whole 7-day retention
  *   every cycle, so with a frozen clock they page through rate × 7 days first)
  *
@@ -37,6 +38,8 @@ import { ConfigSchema } from "../src/config/schema.js";
 import { V8_FLAGS } from "../src/cli/v8Flags.js";
 import { MemorySaver } from "../src/logs/memorySaver.js";
 import { LogPipeline } from "../src/logs/pipeline.js";
+import { ErrorGroupBook } from "../src/logs/errorGroups.js";
+import { UNKEPT_ERROR_GROUPS } from "../src/logs/errorGroupsFile.js";
 import { METRIC_FAMILIES } from "../src/metrics/families.js";
 import { MetricStore } from "../src/metrics/store.js";
 import { startSimulator } from "../src/simulator/index.js";
@@ -118,6 +121,8 @@ async function setup(
   pollInterval: string,
   maxRequestsPerSecond = 10_000,
   requestDurations = true,
+  stream: "server" | "php" = "server",
+  errorGroups = true,
 ) {
   const { proc, served } = await child(childArgs);
   const dir = await mkdtemp(join(tmpdir(), "bench-logs-"));
@@ -131,7 +136,7 @@ async function setup(
       // records/s; the benchmark measures the pipeline, not that limit.
       maxRequestsPerSecond,
     },
-    logs: { streams: ["server"], startFrom: startFrom(served), pollInterval, checkpointDir: dir },
+    logs: { streams: [stream], startFrom: startFrom(served), pollInterval, checkpointDir: dir },
   });
   const registry = new Registry();
   const logger = pino({ level: "warn" });
@@ -141,7 +146,22 @@ async function setup(
     OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: served.otlp,
     OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf",
   };
-  const pipeline = new LogPipeline({ config, api, registry, logger, store, env, requestDurations });
+  // As the daemon does: PHP error records grouped by site (off: the baseline of bench/errorGroups.ts).
+  const groups =
+    stream === "php" && errorGroups
+      ? new ErrorGroupBook({ store, registry, file: UNKEPT_ERROR_GROUPS, logger, now: Date.now })
+      : undefined;
+  groups?.updateSites(served.sites);
+  const pipeline = new LogPipeline({
+    config,
+    api,
+    registry,
+    logger,
+    store,
+    env,
+    requestDurations,
+    ...(groups ? { errorGroups: groups } : {}),
+  });
   // What the daemon does when it runs with the heap flags it chooses (bench/run.ts gives them to
   // this process): V8's memory saver mode while the log path is quiet, off while it drains.
   const saver = V8_FLAGS.logs.every((flag) => process.execArgv.includes(flag))
@@ -176,6 +196,8 @@ async function backlog(
   seconds: number,
   sites: number,
   durations = true,
+  stream: "server" | "php" = "server",
+  groups = true,
 ): Promise<void> {
   const rate = size / seconds / sites;
   const { served, pipeline, shipped, close } = await setup(
@@ -184,6 +206,8 @@ async function backlog(
     "1s",
     10_000,
     durations,
+    stream,
+    groups,
   );
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -220,7 +244,9 @@ async function backlog(
       phase: "backlog",
       order,
       sites,
+      stream,
       durations,
+      groups: stream === "php" && groups,
       records: last,
       seconds: +elapsed.toFixed(2),
       recordsPerSecond: Math.round(last / elapsed),
@@ -355,6 +381,15 @@ if (argv[0] === "--serve") {
   // Spread over 3 hours by default (≈ 93 records/s): the overlap window then holds ≈ 93 × 120 ≈ 11,000
   // fingerprints, which every checkpoint write carries.
   const seconds = Number(argv[2] ?? 10_800);
-  await backlog(order, size, seconds, Number(argv[4] ?? 1), argv[5] !== "durations-off");
+  const flags = argv.slice(5);
+  await backlog(
+    order,
+    size,
+    seconds,
+    Number(argv[4] ?? 1),
+    !flags.includes("durations-off"),
+    flags.includes("php") ? "php" : "server",
+    !flags.includes("groups-off"),
+  );
   if (argv[3] !== "no-steady") await steady(500, 20);
 }

@@ -3,7 +3,7 @@
  * so one's memory does not colour the next. Figures go to docs/benchmarks.md.
  *
  *   npm run bench                 all of them (about 6 hours)
- *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, busy, idle, requests, first-picture, fleet, scrape, slo-rules, probes, streams, simulator)
+ *   npm run bench -- metrics      only the metrics benchmark (also: logs, histogram, error-groups, busy, idle, requests, first-picture, fleet, scrape, slo-rules, probes, streams, simulator)
  */
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -18,6 +18,7 @@ const BENCHES: Record<string, string[][]> = {
     ["histogramParts.js", "400000", "5"],
     ["histogram.js", "2", "1000000", "16"],
   ],
+  "error-groups": [["errorGroups.js", "3", "1000000", "16"]],
   busy: [
     ["logs.js", "busy", "30", "120"],
     ["logs.js", "busy", "36", "120"],
@@ -56,6 +57,7 @@ const lean = process.env.SITEHOST_NODE_FLAGS !== "off";
 const DAEMON_FLAGS: Record<string, readonly string[]> = {
   logs: lean ? V8_FLAGS.logs : [],
   histogram: lean ? V8_FLAGS.logs : [],
+  "error-groups": lean ? V8_FLAGS.logs : [],
   busy: lean ? V8_FLAGS.logs : [],
   idle: lean ? V8_FLAGS.logs : [],
   // Heap after a full collection: the benchmark collects itself.

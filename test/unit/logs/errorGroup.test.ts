@@ -62,7 +62,23 @@ describe("PHP error groups: what varies between occurrences is taken out", () =>
   it("the normalised text and the fingerprint's form", () => {
     expect(
       normalisedError('PHP Warning:  Undefined array key "page" in /www/a.php on line 12', "/www/v2/a.php"),
-    ).toBe("PHP Warning: Undefined array key ?|/www/vN/a.php");
+    ).toBe("PHP Warning: Undefined array key ? in /www/a.php on line N|/www/vN/a.php");
     expect(errorGroupFingerprint("x", null)).toMatch(/^[0-9a-f]{16}$/);
+  });
+});
+
+describe("PHP error groups: the edges of the text", () => {
+  it.each([
+    ["a number of any length stays a number", "allocate 20480 bytes", "allocate 134217728 bytes", true],
+    ["a hash with letters and digits", "session 5f2a9c0d1e7b failed", "session 0a1b2c3d4e5f failed", true],
+    ["an unclosed quote is kept as written", "unexpected 'x", "unexpected 'y", false],
+    ["a stack trace without a newline before it is text", "x Stack trace: a", "x Stack trace: b", false],
+    ["the text past 4,096 characters", `${"a".repeat(4096)}1`, `${"a".repeat(4096)}2`, true],
+  ])("%s", (_what, a, b, same) => {
+    expect(errorGroupFingerprint(a, "/f.php") === errorGroupFingerprint(b, "/f.php")).toBe(same);
+  });
+
+  it("an empty message and no file still have a group", () => {
+    expect(normalisedError("", undefined)).toBe("|");
   });
 });
