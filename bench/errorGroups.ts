@@ -1,8 +1,8 @@
 /**
  * What grouping PHP errors costs the log path, side by side in one run: the backlog drain of
  * bench/logs.ts over the sites' PHP streams (1,000,000 records over 16 sites by default; the
- * simulator's mix: two thirds warnings, fatal and parse errors, which are grouped, a third notices
- * and deprecations, which are not) with groups on (what the exporter does: fingerprint, the site's
+ * simulator's mix: a third fatal and parse errors, which are grouped; warnings, notices and
+ * deprecations, which are not) with groups on (what the exporter does: fingerprint, the site's
  * table, two attributes) and off, alternating on/off in fresh processes so both see the same machine.
  *
  *   npx tsc -p tsconfig.json && node <logging flags> dist/bench/errorGroups.js [pairs=3] [backlog=1000000] [sites=16]

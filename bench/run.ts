@@ -18,7 +18,10 @@ const BENCHES: Record<string, string[][]> = {
     ["histogramParts.js", "400000", "5"],
     ["histogram.js", "2", "1000000", "16"],
   ],
-  "error-groups": [["errorGroups.js", "3", "1000000", "16"]],
+  "error-groups": [
+    ["errorGroupParts.js", "6000", "50"],
+    ["errorGroups.js", "5", "1000000", "16"],
+  ],
   busy: [
     ["logs.js", "busy", "30", "120"],
     ["logs.js", "busy", "36", "120"],

@@ -129,7 +129,7 @@ export function fleetDashboard(): Dashboard {
       description:
         "Sites with a change in the last 24 hours, by kind: deploys, plugin and theme changes, restores, PHP versions, conversions, maintenance toggles and access changes, each told by its webhook event, activity log entry or the polled lists.",
       unit: "none",
-      w: 6,
+      w: 8,
       h: 6,
       targets: [
         q(`count by (kind) (sitehost_site_change_timestamp_seconds${S})`, {
@@ -139,6 +139,22 @@ export function fleetDashboard(): Dashboard {
       ],
       show: "both",
     }),
+    timeSeries({
+      title: "New PHP error groups",
+      description:
+        "PHP errors the sites had not logged before (new error groups: message and file, numbers and quoted values aside), by severity, per interval. Fatal ones soon after a change fire SitehostSitePhpNewFatalErrorAfterChange.",
+      unit: "short",
+      w: 8,
+      h: 6,
+      targets: [
+        q(`sum by (severity) (increase(sitehost_php_error_groups_new_total${S}[$__rate_interval]))`, {
+          legend: "{{severity}}",
+        }),
+      ],
+      min: 0,
+    })
+      .drawStyle(GraphDrawStyle.Bars)
+      .fillOpacity(80),
     timeSeries({
       title: "Changes",
       description:
@@ -158,7 +174,7 @@ export function fleetDashboard(): Dashboard {
       description:
         "Each site's latest change of each kind in the last 24 hours, newest first. Turn on the Changes annotation (top of the dashboard) to see them on the graphs.",
       unit: "dateTimeAsIso",
-      w: 10,
+      w: 24,
       h: 6,
       targets: [q(`sort_desc(sitehost_site_change_timestamp_seconds${S} * 1000)`, { table: true })],
       siteLink: "column",

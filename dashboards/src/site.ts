@@ -134,10 +134,22 @@ export function siteDashboard(): Dashboard {
       description:
         "The site's latest change of each kind in the last 24 hours (deploy, plugin, theme, restore, php, conversion, maintenance, access), newest first, each counted once whichever of its webhook event, activity log entry and the polled lists told it. They are also the blue annotations on the graphs; the activity log in Loki has who did what.",
       unit: "dateTimeAsIso",
-      w: 24,
+      w: 12,
       h: 6,
       targets: [q(`sort_desc(sitehost_site_change_timestamp_seconds${S} * 1000)`, { table: true })],
       columns: { value: "When", hide: ["site_id", "site"] },
+    }),
+    table({
+      title: "New PHP errors in the last 24 h",
+      description:
+        "When the site's latest new PHP error group of each severity first appeared in the last 24 hours: an error (message and file, numbers and quoted values aside) the site had not logged before. Its records carry sitehost.php.error_group in the log store; a fatal one within an hour after a change fires SitehostSitePhpNewFatalErrorAfterChange.",
+      unit: "dateTimeAsIso",
+      w: 12,
+      h: 6,
+      targets: [
+        q(`sort_desc(sitehost_site_php_error_group_new_timestamp_seconds${S} * 1000)`, { table: true }),
+      ],
+      columns: { value: "First seen", hide: ["site_id", "site"] },
     }),
   ]);
 

@@ -160,6 +160,8 @@ export const SiteSchema = lenientObject({
     // Not published; a change asks the collectors that back off again (src/collectors/siteChanges.ts).
     domainsCount: int().optional(),
     cmsVersion: str().optional(),
+    // Not published; a change between two listings is an `access` change (src/changes/polled.ts).
+    collaboratorsCount: int().optional(),
   },
 });
 export type Site = z.infer<typeof SiteSchema>;

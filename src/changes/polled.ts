@@ -4,7 +4,8 @@
  * - `git`: the site's newest final deploy, when it succeeded, at the time it was asked for;
  * - `restores` (of the backups collector): the site's latest restore, when it completed, at the time it was asked for;
  * - `access`: a cms administrator login the previous read did not list (between the two reads);
- * - the site list: a PHP version or a conversion (staging, sandbox) between two listings.
+ * - the site list: a PHP version, a conversion (staging, sandbox) or a collaborator added or removed
+ *   (`collaboratorsCount`) between two listings.
  *
  * A first read has nothing to compare with: only the deploys and restores (which carry their own
  * times) are reported then, and those past 24 hours are dropped by the book.
@@ -83,6 +84,12 @@ export function changesOfListing(
   // A listing that left a flag out (schema drift) says nothing about a conversion.
   if (told(was) && told(site) && (was.staging !== site.staging || was.sandbox !== site.sandbox))
     kinds.push(["conversion", `${kindOfSite(was)}>${kindOfSite(site)}`]);
+  if (
+    was.collaboratorsCount !== undefined &&
+    site.collaboratorsCount !== undefined &&
+    was.collaboratorsCount !== site.collaboratorsCount
+  )
+    kinds.push(["access", `collaborators ${was.collaboratorsCount}>${site.collaboratorsCount}`]);
   return kinds.map(([kind, what]) =>
     betweenReads({ siteId: site.id, kind, source: "sites", key: `${what}@${atMs}`, atMs }, before.atMs),
   );

@@ -8,19 +8,15 @@
  * of 8 or more hexadecimal digits, `0x` first or with both digits and letters (an address, a hash),
  * becomes `H`; every other run of digits becomes `N` (ids, sizes, line numbers in the message's
  * location, release directories); runs of whitespace become one space. The file is kept, its digits as `N`. Only errors are grouped:
- * fatal, parse, error and warning (notices and deprecations are many and rarely break a site).
+ * fatal, parse and error (warnings, notices and deprecations are many, rarely break a site, and would
+ * cost the log path about as much again).
  *
  * The fingerprint is 16 hex characters: two 32-bit FNV-1a hashes of the normalised text. The text is
  * written into a scratch buffer, not a string: on the log path this runs once per grouped record.
  */
 import type { PhpSeverityLabel } from "./mapper.js";
 
-export const GROUPED_SEVERITIES: ReadonlySet<PhpSeverityLabel> = new Set([
-  "fatal",
-  "parse",
-  "error",
-  "warning",
-]);
+export const GROUPED_SEVERITIES: ReadonlySet<PhpSeverityLabel> = new Set(["fatal", "parse", "error"]);
 
 /** Characters of message and file read at most (what is past this is not part of the group). */
 const MAX_CHARS = 4096;

@@ -30,7 +30,7 @@ export const NEW_GROUP_SHOWN_MS = 24 * 3600_000;
 /** The store's collector name of the per-site series. */
 export const ERROR_GROUPS_COLLECTOR = "errorGroups";
 const SAVE_DELAY_MS = 5000;
-const SEVERITIES: readonly PhpSeverityLabel[] = ["fatal", "parse", "error", "warning"];
+const SEVERITIES: readonly PhpSeverityLabel[] = ["fatal", "parse", "error"];
 
 export interface SiteRefForGroups {
   id: number;

@@ -518,7 +518,7 @@ export const METRIC_FAMILIES = [
     "logs",
     "gauge",
     ["severity"],
-    "Time the site's latest new PHP error group of this severity (fatal, parse, error, warning) first appeared in its log, Unix seconds, for 24 hours after: a group is an error's message and file with numbers, quoted values and its line taken out, and a new one is first seen after the exporter began keeping the site's groups. A series only while there is one.",
+    "Time the site's latest new PHP error group of this severity (fatal, parse, error) first appeared in its log, Unix seconds, for 24 hours after: a group is an error's message and file with numbers, quoted values and the stack trace taken out, and a new one is first seen after the exporter began keeping the site's groups. A series only while there is one.",
     "phpLogs",
   ),
   f(

@@ -126,6 +126,15 @@ describe("change markers", () => {
     expect(marker(1, "php")).toBe((T + 2 * MIN) / 1000);
   });
 
+  it("a collaborator added or removed between two listings is an access change", () => {
+    const { book, total } = rig();
+    book.updateSites([makeSite(1, { collaboratorsCount: 2 })], T);
+    book.updateSites([makeSite(1, { collaboratorsCount: 3 })], T + 5 * MIN);
+    book.updateSites([makeSite(1, { collaboratorsCount: 3 })], T + 10 * MIN);
+    book.updateSites([makeSite(1)], T + 15 * MIN);
+    expect(total("access")).toBe(1);
+  });
+
   it("a listing without a field (schema drift) is no conversion; a first listing is no change", () => {
     const { book, total } = rig();
     book.updateSites([makeSite(1)], T);

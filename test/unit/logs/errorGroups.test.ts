@@ -66,8 +66,8 @@ describe("PHP error groups by site", () => {
 
   it("errors older than the site's table (a first start's backlog) are learnt, not new", () => {
     const { book, value } = rig();
-    expect(book.observe(1, fp(1), "warning", T - 60_000, entryFp(1), 0)).toBe(true);
-    expect(value("sitehost_php_error_groups_new_total", 'severity="warning"')).toBe(0);
+    expect(book.observe(1, fp(1), "error", T - 60_000, entryFp(1), 0)).toBe(true);
+    expect(value("sitehost_php_error_groups_new_total", 'severity="error"')).toBe(0);
     expect(value("sitehost_site_php_error_group_new_timestamp_seconds", "shop")).toBeUndefined();
   });
 
