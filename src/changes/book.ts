@@ -9,6 +9,7 @@
  * site had in the last 24 hours (a series only while there is one), and `sitehost_changes_total{kind}`.
  */
 import type { Logger } from "pino";
+import { DebouncedSave } from "../util/debouncedSave.js";
 import type { Registry } from "prom-client";
 import type { Site } from "../api/schemas.js";
 import { counter } from "../metrics/selfMetric.js";
@@ -50,10 +51,19 @@ export class ChangeBook {
   private readonly now: () => number;
   /** When the site list was last read. */
   private listedAtMs: number | undefined;
-  private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly saves: DebouncedSave<Map<number, KnownChange[]>>;
 
   constructor(private readonly opts: ChangeBookOptions) {
+    this.saves = new DebouncedSave({
+      delayMs: SAVE_DELAY_MS,
+      snapshot: () => new Map([...this.changes].map(([id, list]) => [id, list.map((c) => ({ ...c }))])),
+      write: (state) => this.opts.file.save(state),
+      failed: (err) =>
+        this.opts.logger.warn(
+          { err, file: this.opts.file.location },
+          "could not save the sites' recent changes; they are written again at the next change",
+        ),
+    });
     this.now = opts.now ?? Date.now;
     this.reports = counter(opts.registry, {
       name: "sitehost_exporter_change_reports_total",
@@ -137,12 +147,7 @@ export class ChangeBook {
 
   /** Write what is pending now (at stop). */
   async flush(): Promise<void> {
-    if (this.saveTimer) {
-      clearTimeout(this.saveTimer);
-      this.saveTimer = undefined;
-      this.save();
-    }
-    await this.saving;
+    await this.saves.flush();
   }
 
   private apply(r: ChangeReport): ReportOutcome {
@@ -202,23 +207,6 @@ export class ChangeBook {
   }
 
   private scheduleSave(): void {
-    if (this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.save();
-    }, SAVE_DELAY_MS);
-    this.saveTimer.unref();
-  }
-
-  private save(): void {
-    const snapshot = new Map([...this.changes].map(([id, list]) => [id, list.map((c) => ({ ...c }))]));
-    this.saving = this.saving
-      .then(() => this.opts.file.save(snapshot))
-      .catch((err: unknown) =>
-        this.opts.logger.warn(
-          { err, file: this.opts.file.location },
-          "could not save the sites' recent changes; they are written again at the next change",
-        ),
-      );
+    this.saves.schedule();
   }
 }

@@ -13,6 +13,7 @@
  * of a site are remembered: one of them met again is kept again, not new.
  */
 import type { Logger } from "pino";
+import { DebouncedSave } from "../util/debouncedSave.js";
 import type { Registry } from "prom-client";
 import { counter, gauge } from "../metrics/selfMetric.js";
 import type { Sample } from "../metrics/sample.js";
@@ -61,8 +62,7 @@ export class ErrorGroupBook {
   private readonly evicted;
   private readonly held;
   private total = 0;
-  private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly saves: DebouncedSave<Map<number, KeptSite>>;
 
   constructor(
     private readonly opts: {
@@ -73,6 +73,26 @@ export class ErrorGroupBook {
       now: () => number;
     },
   ) {
+    this.saves = new DebouncedSave({
+      delayMs: SAVE_DELAY_MS,
+      snapshot: () =>
+        new Map(
+          [...this.sites].map(([id, s]) => [
+            id,
+            {
+              sinceMs: s.sinceMs,
+              groups: new Map([...s.groups].map(([fp, g]) => [fp, { ...g }])),
+              ...(s.evicted ? { evicted: [...s.evicted] } : {}),
+            },
+          ]),
+        ),
+      write: (state) => this.opts.file.save(state),
+      failed: (err) =>
+        this.opts.logger.warn(
+          { err, file: this.opts.file.location },
+          "could not save the sites' PHP error groups; they are written again at the next new group",
+        ),
+    });
     this.evicted = counter(opts.registry, {
       name: "sitehost_exporter_php_error_groups_evicted_total",
       help: `PHP error groups dropped to keep at most ${MAX_GROUPS} per site (the newest ${NEWEST_KEPT} are kept, then the most seen); the last ${EVICTED_REMEMBERED} of a site are remembered, so one met again is not new.`,
@@ -180,12 +200,7 @@ export class ErrorGroupBook {
   }
 
   async flush(): Promise<void> {
-    if (this.saveTimer) {
-      clearTimeout(this.saveTimer);
-      this.saveTimer = undefined;
-      this.save();
-    }
-    await this.saving;
+    await this.saves.flush();
   }
 
   private count(): void {
@@ -246,32 +261,6 @@ export class ErrorGroupBook {
   }
 
   private scheduleSave(): void {
-    if (this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.save();
-    }, SAVE_DELAY_MS);
-    this.saveTimer.unref();
-  }
-
-  private save(): void {
-    const snapshot = new Map(
-      [...this.sites].map(([id, s]) => [
-        id,
-        {
-          sinceMs: s.sinceMs,
-          groups: new Map([...s.groups].map(([fp, g]) => [fp, { ...g }])),
-          ...(s.evicted ? { evicted: [...s.evicted] } : {}),
-        },
-      ]),
-    );
-    this.saving = this.saving
-      .then(() => this.opts.file.save(snapshot))
-      .catch((err: unknown) =>
-        this.opts.logger.warn(
-          { err, file: this.opts.file.location },
-          "could not save the sites' PHP error groups; they are written again at the next new group",
-        ),
-      );
+    this.saves.schedule();
   }
 }

@@ -8,6 +8,7 @@
  * `sitehost_exporter_site_state_corrections_total`.
  */
 import type { Logger } from "pino";
+import { DebouncedSave } from "../util/debouncedSave.js";
 import type { Registry } from "prom-client";
 import type { Site } from "../api/schemas.js";
 import { counter } from "../metrics/selfMetric.js";
@@ -57,10 +58,19 @@ export class SiteStateBook {
   private readonly sites = new Map<number, Site>();
   private readonly corrections;
   private readonly unclear;
-  private saveTimer: NodeJS.Timeout | undefined;
-  private saving: Promise<void> = Promise.resolve();
+  private readonly saves: DebouncedSave<Map<number, SiteFacts>>;
 
   constructor(private readonly opts: SiteStateBookOptions) {
+    this.saves = new DebouncedSave({
+      delayMs: SAVE_DELAY_MS,
+      snapshot: () => new Map(this.facts),
+      write: (state) => this.opts.file.save(state),
+      failed: (err) =>
+        this.opts.logger.warn(
+          { err, file: this.opts.file.location },
+          "could not save the sites' maintenance and hacked states; they are written again at the next change",
+        ),
+    });
     this.corrections = counter(opts.registry, {
       name: "sitehost_exporter_site_state_corrections_total",
       help: "Site states (maintenance, hacked) that the activity log or the site list changed with webhooks on: each one an event the platform did not deliver (lost during a restart, standby, a full queue or an outage of the receiver), made good from polling.",
@@ -139,12 +149,7 @@ export class SiteStateBook {
 
   /** Write what is pending now (at stop). */
   async flush(): Promise<void> {
-    if (this.saveTimer) {
-      clearTimeout(this.saveTimer);
-      this.saveTimer = undefined;
-      this.save();
-    }
-    await this.saving;
+    await this.saves.flush();
   }
 
   private apply(
@@ -185,23 +190,6 @@ export class SiteStateBook {
   }
 
   private scheduleSave(): void {
-    if (this.saveTimer) return;
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
-      this.save();
-    }, SAVE_DELAY_MS);
-    this.saveTimer.unref();
-  }
-
-  private save(): void {
-    const snapshot = new Map(this.facts);
-    this.saving = this.saving
-      .then(() => this.opts.file.save(snapshot))
-      .catch((err: unknown) =>
-        this.opts.logger.warn(
-          { err, file: this.opts.file.location },
-          "could not save the sites' maintenance and hacked states; they are written again at the next change",
-        ),
-      );
+    this.saves.schedule();
   }
 }

@@ -8,9 +8,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator } from "../../src/simulator/index.js";
-import { startDaemonProcess, waitReady } from "../helpers/daemon.js";
+import { startActivityDaemon } from "../helpers/activityDaemon.js";
+import { waitReady } from "../helpers/daemon.js";
 import { startOtlpReceiver, type ReceivedRecord } from "../helpers/otlp-receiver.js";
 import { freePort } from "../helpers/ports.js";
 import { waitFor } from "../helpers/wait.js";
@@ -42,29 +42,13 @@ it("reads a site's activity log on its event, and not before the safety poll wit
     () => rm(checkpointDir, { recursive: true, force: true }),
   );
   sim.control.setWebhookUrl(`http://127.0.0.1:${port}/webhook?token=${TOKEN}`);
-  const daemon = await startDaemonProcess({
+  const daemon = await startActivityDaemon({
     sim,
+    receiver,
     port,
     checkpointDir,
-    config: {
-      webhooks: { enabled: true },
-      logs: {
-        ship: true,
-        streams: ["activity"],
-        startFrom: "now",
-        pollInterval: "1s",
-        maxPollInterval: "2s",
-        activityPollInterval: "10m",
-      },
-      collectors: Object.fromEntries(
-        COLLECTOR_NAMES.filter((c) => c !== "inventory").map((c) => [c, { enabled: false }]),
-      ),
-    },
-    env: {
-      SITEHOST_WEBHOOK_TOKEN: TOKEN,
-      OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint,
-      OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf",
-    },
+    webhookToken: TOKEN,
+    activityPollInterval: "10m",
   });
   cleanups.push(() => daemon.kill());
   await waitReady(daemon.url, 30_000);

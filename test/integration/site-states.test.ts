@@ -10,9 +10,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, expect, it } from "vitest";
-import { COLLECTOR_NAMES } from "../../src/config/schema.js";
 import { startSimulator } from "../../src/simulator/index.js";
-import { metricValue, scrape, startDaemonProcess, waitReady, type DaemonProcess } from "../helpers/daemon.js";
+import { startActivityDaemon } from "../helpers/activityDaemon.js";
+import { metricValue, scrape, waitReady, type DaemonProcess } from "../helpers/daemon.js";
 import { startOtlpReceiver } from "../helpers/otlp-receiver.js";
 import { freePort } from "../helpers/ports.js";
 import { waitFor } from "../helpers/wait.js";
@@ -38,29 +38,13 @@ it("shows a site's maintenance mode and hacked state from its activity log when 
   );
   const port = await freePort();
   const start = () =>
-    startDaemonProcess({
+    startActivityDaemon({
       sim,
+      receiver,
       port,
       checkpointDir,
-      config: {
-        webhooks: { enabled: true },
-        logs: {
-          ship: true,
-          streams: ["activity"],
-          startFrom: "now",
-          pollInterval: "1s",
-          maxPollInterval: "2s",
-          activityPollInterval: "3s",
-        },
-        collectors: Object.fromEntries(
-          COLLECTOR_NAMES.filter((c) => c !== "inventory").map((c) => [c, { enabled: false }]),
-        ),
-      },
-      env: {
-        SITEHOST_WEBHOOK_TOKEN: TOKEN,
-        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: receiver.logsEndpoint,
-        OTEL_EXPORTER_OTLP_LOGS_PROTOCOL: "http/protobuf",
-      },
+      webhookToken: TOKEN,
+      activityPollInterval: "3s",
     });
   let daemon = await start();
   cleanups.push(() => daemon.kill());
