@@ -158,7 +158,9 @@ and on (${c.byWith("site_id")}) (sitehost_site_cms_users{${c.sel}} offset 1h)`,
       comment:
         "A PHP error group of severity fatal or parse first seen on a site within the given minutes after one of its changes (the nearest one before it names the change); it fires for that long after the error's first entry, once.",
       params: { minutes: 60 },
-      paramDocs: { minutes: "How soon after a change a new fatal error counts, and how long the alert fires." },
+      paramDocs: {
+        minutes: "How soon after a change a new fatal error counts, and how long the alert fires.",
+      },
       expr: (c) =>
         `bottomk by (${c.byWith("site_id")}) (1,
   (
