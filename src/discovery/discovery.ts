@@ -123,7 +123,7 @@ export class SiteDiscovery {
           this.accountFailure = reason;
           return undefined;
         }),
-      ]).then(([sites, , acc]) => [sites, acc] as const);
+      ]).then(([allSites, , accountView]) => [allSites, accountView] as const);
       // Not one usable site: the platform's format changed under us. Keep the last good list (and
       // every series and tailer built on it) rather than go blind, and fail the run naming the field.
       if (listed.items.length === 0 && listed.rejected > 0)
