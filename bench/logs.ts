@@ -149,7 +149,14 @@ async function setup(
   // As the daemon does: PHP error records grouped by site (off: the baseline of bench/errorGroups.ts).
   const groups =
     stream === "php" && errorGroups
-      ? new ErrorGroupBook({ store, registry, file: UNKEPT_ERROR_GROUPS, logger, now: Date.now })
+      ? new ErrorGroupBook({
+          store,
+          registry,
+          file: UNKEPT_ERROR_GROUPS,
+          logger,
+          now: Date.now,
+          learnForMs: 0,
+        })
       : undefined;
   groups?.updateSites(served.sites);
   const pipeline = new LogPipeline({

@@ -32,6 +32,8 @@ import { UNKEPT_SITE_STATE } from "../src/siteState/file.js";
 import { MetricStore } from "../src/metrics/store.js";
 import { ChangeBook } from "../src/changes/book.js";
 import { UNKEPT_CHANGES } from "../src/changes/file.js";
+import { ErrorGroupBook } from "../src/logs/errorGroups.js";
+import { UNKEPT_ERROR_GROUPS } from "../src/logs/errorGroupsFile.js";
 
 interface Row {
   name: string;
@@ -178,6 +180,20 @@ async function selfMetricGroups(): Promise<Array<{ title: string; rows: Row[] }>
             file: UNKEPT_SITE_STATE,
             logger: pino({ level: "silent" }),
             webhooks: true,
+          }),
+      ),
+    },
+    {
+      title: "PHP error groups",
+      rows: await read(
+        (registry) =>
+          void new ErrorGroupBook({
+            store: new MetricStore(METRIC_FAMILIES),
+            registry,
+            file: UNKEPT_ERROR_GROUPS,
+            logger: pino({ level: "silent" }),
+            now: () => 0,
+            learnForMs: 0,
           }),
       ),
     },

@@ -292,6 +292,8 @@ export const ConfigSchema = z.strictObject({
       maxPollInterval: positiveDuration.default("5m"),
       /** With webhooks enabled, activity logs are read on events and at least this often. */
       activityPollInterval: positiveDuration.default("30m"),
+      /** PHP error groups first seen within this long after a site is first watched are learnt, not new. */
+      errorGroupsLearnFor: duration.default("1h"),
       startFrom: startFrom.default("now"),
       checkpointDir: z.string().min(1).default("./checkpoints"),
       /** Entries this close to the high-water mark are remembered by fingerprint. */

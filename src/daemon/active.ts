@@ -170,6 +170,7 @@ export async function activate(
           logger,
           // Entries are stamped by the platform.
           now: () => Date.now() + (api.clockOffset()?.offsetMs ?? 0),
+          learnForMs: durationMs(config.logs.errorGroupsLearnFor),
         })
       : undefined;
   const logs = config.logs.enabled

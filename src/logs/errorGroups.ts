@@ -4,8 +4,9 @@
  * `sitehost_php_error_groups_new_total{severity}` and shown for 24 hours in
  * `sitehost_site_php_error_group_new_timestamp_seconds{severity}` (the time its first entry was
  * written). A site's groups are kept from when it is first listed (kept across restarts): groups
- * first seen in what its first reads catch up on (entries older than that) are learnt, not new, so a
- * first start does not make every old error new, and a site's very first error after it is.
+ * first seen in what its first reads catch up on (entries older than that), or within
+ * `logs.errorGroupsLearnFor` after it (an error the site logs only now and then), are learnt, not new,
+ * so a first start does not make every old error new.
  *
  * At most MAX_GROUPS groups per site: when a new one comes, the newest NEWEST_KEPT are kept whatever
  * their count, and of the others the one seen least (the oldest last seen among equals) goes, counted
@@ -71,6 +72,8 @@ export class ErrorGroupBook {
       file: ErrorGroupStore;
       logger: Logger;
       now: () => number;
+      /** Groups first seen within this long after a site is first watched are learnt, not new. */
+      learnForMs: number;
     },
   ) {
     this.saves = new DebouncedSave({
@@ -145,7 +148,7 @@ export class ErrorGroupBook {
     }
     if (site.groups.size >= MAX_GROUPS) this.evict(site);
     // A group evicted lately and met again is not new.
-    const isNew = timeMs >= site.sinceMs && !forgetEvicted(site, fp);
+    const isNew = timeMs >= site.sinceMs + this.opts.learnForMs && !forgetEvicted(site, fp);
     const group: KeptGroup = {
       severity,
       count: 1,

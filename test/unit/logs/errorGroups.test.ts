@@ -23,7 +23,7 @@ const T = Date.parse("2026-11-29T10:00:00Z");
 const fp = (n: number) => n.toString(16).padStart(16, "0");
 const entryFp = (n: number) => n.toString(16).padStart(32, "0");
 
-function rig(file: ErrorGroupStore = UNKEPT_ERROR_GROUPS) {
+function rig(file: ErrorGroupStore = UNKEPT_ERROR_GROUPS, learnForMs = 0) {
   const store = new MetricStore(METRIC_FAMILIES);
   const registry = new Registry();
   const errors: string[] = [];
@@ -34,6 +34,7 @@ function rig(file: ErrorGroupStore = UNKEPT_ERROR_GROUPS) {
     file,
     logger: pino({ level: "warn" }, { write: (l: string) => void errors.push(l) }),
     now: () => now,
+    learnForMs,
   });
   book.updateSites([{ id: 1, name: "shop" }]);
   const line = (name: string, labels: string) =>
@@ -69,6 +70,14 @@ describe("PHP error groups by site", () => {
     expect(book.observe(1, fp(1), "error", T - 60_000, entryFp(1), 0)).toBe(true);
     expect(value("sitehost_php_error_groups_new_total", 'severity="error"')).toBe(0);
     expect(value("sitehost_site_php_error_group_new_timestamp_seconds", "shop")).toBeUndefined();
+  });
+
+  it("within logs.errorGroupsLearnFor after the site is first watched, a group is learnt; after it, new", () => {
+    const { book, value } = rig(UNKEPT_ERROR_GROUPS, 3600_000);
+    book.observe(1, fp(1), "fatal", T + 1800_000, entryFp(1), 0);
+    expect(value("sitehost_php_error_groups_new_total", 'severity="fatal"')).toBe(0);
+    book.observe(1, fp(2), "fatal", T + 3700_000, entryFp(2), 0);
+    expect(value("sitehost_php_error_groups_new_total", 'severity="fatal"')).toBe(1);
   });
 
   it(`keeps at most ${MAX_GROUPS} a site: the newest ${NEWEST_KEPT} whatever their count, then the most seen`, async () => {
