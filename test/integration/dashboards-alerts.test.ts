@@ -121,8 +121,11 @@ beforeAll(async () => {
   daemonLogs = captureOutput(daemon);
   await waitForReady(`http://${instance}/-/ready`, daemon, daemonLogs, 45_000);
   sim.control.setWebhookUrl(`http://${instance}/webhook?token=${webhookToken}`);
-  // A change (its event and activity entry) for the change panels and annotations.
-  sim.control.installPlugin(sim.control.sites()[0]?.site.id as number, { path: "hello-dolly/hello.php" });
+  // A change (its event and activity entry) for the change panels and annotations, and the fatal PHP
+  // error it causes, which the site never logged before (the new-error panels, and an alert below).
+  const firstSite = sim.control.sites()[0]?.site.id as number;
+  sim.control.installPlugin(firstSite, { path: "hello-dolly/hello.php" });
+  sim.control.appendLog(firstSite, "php", brokenPluginError("hello-dolly", 12));
 
   // A test copy of the rules with SitehostSiteDisabled's `for` shortened so the test stays short.
   const rules = parse(
@@ -302,10 +305,9 @@ describe("dashboards and alert rules against a live exporter", () => {
   }, 90_000);
 
   it("a fatal PHP error the site never logged, after a plugin install, pages naming the change", async () => {
-    // The plugin was installed on the first site at the start (its event and activity entry): now the
-    // error it causes appears in the site's PHP log.
+    // The plugin was installed on the first site at the start (its event and activity entry), then the
+    // error it causes appeared in the site's PHP log.
     const first = sim.control.sites()[0]?.site;
-    sim.control.appendLog(first?.id as number, "php", brokenPluginError("hello-dolly", 12));
     const alert = await am.waitForAlert(
       (x) => x.labels.alertname === "SitehostSitePhpNewFatalErrorAfterChange" && x.status === "firing",
       60_000,

@@ -156,18 +156,21 @@ and on (${c.byWith("site_id")}) (sitehost_site_cms_users{${c.sel}} offset 1h)`,
       alert: "SitehostSitePhpNewFatalErrorAfterChange",
       severity: "warning",
       comment:
-        "A PHP error group of severity fatal or parse first seen on a site within the given minutes after one of its changes (the nearest one before it names the change); it fires for that long after the error's first entry, once.",
+        "A PHP error group of severity fatal or parse first seen on a site within the given minutes after one of its changes (the nearest one before it names the change; a change stamped up to a minute after the error counts too: entry times have one-second precision and the change's may come from another clock); it fires for that long after the error's first entry, once.",
       params: { minutes: 60 },
       paramDocs: {
         minutes: "How soon after a change a new fatal error counts, and how long the alert fires.",
       },
       expr: (c) =>
         `bottomk by (${c.byWith("site_id")}) (1,
-  (
-    max by (${c.byWith("site_id", "site")}) (sitehost_site_php_error_group_new_timestamp_seconds{${c.sel}, severity=~"fatal|parse"})
-    - on (${c.byWith("site_id")}) group_right ()
-    sitehost_site_change_timestamp_seconds{${c.sel}}
-  ) >= 0 < ${c.p.minutes} * 60
+  clamp_min(
+    (
+      max by (${c.byWith("site_id", "site")}) (sitehost_site_php_error_group_new_timestamp_seconds{${c.sel}, severity=~"fatal|parse"})
+      - on (${c.byWith("site_id")}) group_right ()
+      sitehost_site_change_timestamp_seconds{${c.sel}}
+    ) > -60 < ${c.p.minutes} * 60,
+    0
+  )
 )
 and on (${c.byWith("site_id")})
   time() - max by (${c.byWith("site_id")}) (sitehost_site_php_error_group_new_timestamp_seconds{${c.sel}, severity=~"fatal|parse"}) < ${c.p.minutes} * 60`,
