@@ -39,15 +39,8 @@ import type { SiteCollectedListener } from "../scheduling/runs.js";
 import { Scheduler } from "../scheduling/scheduler.js";
 import type { ActiveStatus } from "../server/status.js";
 import { ComponentGroup } from "../util/components.js";
+import { SiteBooks } from "./siteBooks.js";
 import type { CheckpointMemory } from "../logs/checkpointMemory.js";
-import { SiteStateBook } from "../siteState/book.js";
-import { ChangeBook } from "../changes/book.js";
-import { collectedChanges, reportActivity, reportEvent } from "../changes/feeds.js";
-import { changesFile, UNKEPT_CHANGES } from "../changes/file.js";
-import { ErrorGroupBook } from "../logs/errorGroups.js";
-import { errorGroupsFile, UNKEPT_ERROR_GROUPS } from "../logs/errorGroupsFile.js";
-import { factsOfActivity, factsOfEvent } from "../siteState/facts.js";
-import { siteStateFile, UNKEPT_SITE_STATE } from "../siteState/file.js";
 import { collectorsWokenBy } from "../webhooks/collectorWakes.js";
 import type { WebhookReceiver } from "../webhooks/receiver.js";
 
@@ -145,34 +138,19 @@ export async function activate(
   holdsLock: boolean,
 ): Promise<ActiveExporter> {
   const { registry, api, store, webhooks, exportHealth, volume, fence, checkpointMemory } = core;
-  // Maintenance mode and hacked, by site: from events, activity logs and the site list.
-  const siteStates = new SiteStateBook({
-    store,
-    registry,
-    file: holdsLock && config.logs.enabled ? siteStateFile(config.logs.checkpointDir) : UNKEPT_SITE_STATE,
-    logger,
-    webhooks: webhooks !== undefined,
-  });
-  // Changes by site (deploys, plugins, restores, ...): from events, activity logs and polling.
-  const changes = new ChangeBook({
-    store,
-    registry,
-    file: holdsLock && config.logs.enabled ? changesFile(config.logs.checkpointDir) : UNKEPT_CHANGES,
-    logger,
-  });
-  // PHP error groups by site: a new one after a change is what broke.
-  const errorGroups =
-    config.logs.enabled && config.logs.streams.includes("php")
-      ? new ErrorGroupBook({
-          store,
-          registry,
-          file: holdsLock ? errorGroupsFile(config.logs.checkpointDir) : UNKEPT_ERROR_GROUPS,
-          logger,
-          // Entries are stamped by the platform.
-          now: () => Date.now() + (api.clockOffset()?.offsetMs ?? 0),
-          learnForMs: durationMs(config.logs.errorGroupsLearnFor),
-        })
-      : undefined;
+  // Maintenance mode and hacked, changes and PHP error groups, by site.
+  const books = new SiteBooks(
+    config,
+    {
+      store,
+      registry,
+      logger,
+      webhooks: webhooks !== undefined,
+      platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
+    },
+    holdsLock,
+  );
+  const { errorGroups } = books;
   const logs = config.logs.enabled
     ? new LogPipeline({
         config,
@@ -187,10 +165,7 @@ export async function activate(
         // Entries are stamped by the platform: the tailers work in its time.
         platformOffsetMs: () => api.clockOffset()?.offsetMs ?? 0,
         ...(errorGroups ? { errorGroups } : {}),
-        onSiteActivity: (siteId, entry, atMs) => {
-          siteStates.observe(siteId, factsOfActivity(entry), atMs, "activity");
-          reportActivity(changes, siteId, entry, atMs);
-        },
+        onSiteActivity: (siteId, entry, atMs) => books.siteActivity(siteId, entry, atMs),
       })
     : undefined;
   // V8's memory saver mode while the log path is quiet, where the exporter chose the heap flags.
@@ -217,14 +192,12 @@ export async function activate(
       registry,
       logger,
       trafficState,
-      onSiteCollected: siteCollected(domains, logs, collectedChanges(changes)),
+      onSiteCollected: siteCollected(domains, logs, books.collected),
     },
   );
   if (logs) discovery.onSites((sites) => logs.updateSites(sites));
   discovery.onSites((sites) => domains.retain(sites));
-  discovery.onSites((sites) => siteStates.updateSites(sites, Date.now()));
-  discovery.onSites((sites) => changes.updateSites(sites, Date.now()));
-  if (errorGroups) discovery.onSites((sites) => errorGroups.updateSites(sites));
+  discovery.onSites((sites) => books.updateSites(sites));
   // The sites' SLO objectives, for the rules that compare the log-based and probe SLIs with them.
   const objectives = new SloObjectives(store, config.slos, objectivesInUse(config));
   discovery.onSites((sites) => objectives.update(sites));
@@ -303,13 +276,7 @@ export async function activate(
           },
         ),
     },
-    { name: "site states", start: () => siteStates.load(), stop: () => siteStates.flush() },
-    { name: "site changes", start: () => changes.load(), stop: () => changes.flush() },
-    errorGroups && {
-      name: "PHP error groups",
-      start: () => errorGroups.load(),
-      stop: () => errorGroups.flush(),
-    },
+    ...books.components(),
     { name: "measured rates", start: () => measured.start(), stop: () => measured.stop() },
     // Weights follow the start-up work as it gets done (and the sites once discovered), then settle on the plan.
     {
@@ -340,8 +307,7 @@ export async function activate(
             logs?.siteEvent(siteId);
             wakeCollectors(collectors, collectorsWokenBy(payload.event, siteId), siteId);
             if (siteId === undefined) return;
-            siteStates.observe(siteId, factsOfEvent(payload), Date.now(), "webhook");
-            reportEvent(changes, payload, Date.now());
+            books.event(siteId, payload);
           },
         }),
       stop: () => webhooks.stop(),
