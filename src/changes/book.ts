@@ -100,7 +100,7 @@ export class ChangeBook {
         this.publishCounts();
       }
       this.publish(r.siteId);
-      this.scheduleSave();
+      this.saves.schedule();
     }
     return outcome;
   }
@@ -142,7 +142,7 @@ export class ChangeBook {
     }
     for (const id of [...this.changes.keys()])
       if (!listed.has(id)) dropped = this.changes.delete(id) || dropped;
-    if (dropped) this.scheduleSave();
+    if (dropped) this.saves.schedule();
   }
 
   /** Write what is pending now (at stop). */
@@ -204,9 +204,5 @@ export class ChangeBook {
       CHANGES_COLLECTOR,
       [...this.counted].map(([kind, value]) => ({ name: "sitehost_changes_total", labels: { kind }, value })),
     );
-  }
-
-  private scheduleSave(): void {
-    this.saves.schedule();
   }
 }

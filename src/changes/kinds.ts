@@ -10,7 +10,8 @@
  * `maintenance` (turned on or off), `access` (collaborators, cms administrators, basic authentication).
  */
 import type { ActivityEntry } from "../api/logSchemas.js";
-import { siteIdOf, type WebhookPayload } from "../webhooks/payload.js";
+import { apiTimeMs } from "../api/times.js";
+import { field, siteIdOf, type WebhookPayload } from "../webhooks/payload.js";
 
 export const CHANGE_KINDS = [
   "deploy",
@@ -70,24 +71,11 @@ export function changeOfActivity(entry: ActivityEntry): ChangeKind | undefined {
   return kindOfWords(about);
 }
 
-function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
-}
-
 /** A reported change: its site, kind, and when it took effect where the payload says (ms). */
 export interface EventChange {
   siteId: number;
   kind: ChangeKind;
   atMs?: number;
-}
-
-/** A Unix time in seconds or milliseconds, as the payloads give them. */
-function epochMs(value: unknown): number | undefined {
-  const n = typeof value === "string" && /^\d+(?:\.\d+)?$/.test(value) ? Number(value) : value;
-  if (typeof n !== "number" || !Number.isFinite(n) || n <= 0) return undefined;
-  return n < 1e11 ? n * 1000 : n;
 }
 
 const EVENT_KINDS: Readonly<Record<string, ChangeKind>> = {
@@ -112,6 +100,6 @@ export function changeOfEvent(payload: WebhookPayload): EventChange | undefined 
   const kind = EVENT_KINDS[payload.event];
   if (!kind) return undefined;
   const completed =
-    kind === "restore" ? epochMs(field(payload.restore, "completed_at_timestamp")) : undefined;
+    kind === "restore" ? apiTimeMs(field(payload.restore, "completed_at_timestamp")) : undefined;
   return completed === undefined ? { siteId, kind } : { siteId, kind, atMs: completed };
 }

@@ -59,6 +59,8 @@ function forgetEvicted(site: KeptSite, fp: string): boolean {
 export class ErrorGroupBook {
   private readonly sites = new Map<number, KeptSite>();
   private readonly named = new Map<number, SiteRefForGroups>();
+  /** Sites publishing a series now (a new group within 24 hours). */
+  private readonly shown = new Set<number>();
   private readonly newCounts = new Map<PhpSeverityLabel, number>(SEVERITIES.map((s) => [s, 0]));
   private readonly evicted;
   private readonly held;
@@ -165,7 +167,7 @@ export class ErrorGroupBook {
       this.publishCounts();
       this.publish(siteId);
     }
-    this.scheduleSave();
+    this.saves.schedule();
     return true;
   }
 
@@ -180,25 +182,28 @@ export class ErrorGroupBook {
     let added = false;
     for (const site of sites) {
       listed.add(site.id);
+      const before = this.named.get(site.id);
       this.named.set(site.id, site);
       // Its groups are kept from now: what its log already holds is learnt, what comes is new.
       if (!this.sites.has(site.id)) {
         this.sites.set(site.id, { sinceMs: this.opts.now(), groups: new Map() });
         added = true;
       }
-      this.publish(site.id);
+      // A new or renamed site, or one whose series may have passed its 24 hours.
+      if (!before || before.name !== site.name || this.shown.has(site.id)) this.publish(site.id);
     }
-    if (added) this.scheduleSave();
+    if (added) this.saves.schedule();
     for (const id of [...this.named.keys()]) {
       if (listed.has(id)) continue;
       this.named.delete(id);
+      this.shown.delete(id);
       this.opts.store.replaceSite(ERROR_GROUPS_COLLECTOR, String(id), []);
     }
     let dropped = false;
     for (const id of [...this.sites.keys()]) if (!listed.has(id)) dropped = this.sites.delete(id) || dropped;
     if (dropped) {
       this.count();
-      this.scheduleSave();
+      this.saves.schedule();
     }
   }
 
@@ -250,6 +255,8 @@ export class ErrorGroupBook {
       ),
     );
     this.opts.store.replaceSite(ERROR_GROUPS_COLLECTOR, String(siteId), samples);
+    if (samples.length > 0) this.shown.add(siteId);
+    else this.shown.delete(siteId);
   }
 
   private publishCounts(): void {
@@ -261,9 +268,5 @@ export class ErrorGroupBook {
         value,
       })),
     );
-  }
-
-  private scheduleSave(): void {
-    this.saves.schedule();
   }
 }

@@ -139,7 +139,7 @@ export class SiteStateBook {
     // Saved states of sites no longer watched (deleted, filtered out, another shard's) are dropped.
     let forgot = false;
     for (const id of [...this.facts.keys()]) if (!listed.has(id)) forgot = this.facts.delete(id) || forgot;
-    if (forgot) this.scheduleSave();
+    if (forgot) this.saves.schedule();
   }
 
   /** The state of a site now (false when nothing said otherwise). */
@@ -177,7 +177,7 @@ export class SiteStateBook {
 
   private changed(siteId: number): void {
     this.publish(siteId);
-    this.scheduleSave();
+    this.saves.schedule();
   }
 
   private publish(siteId: number): void {
@@ -187,9 +187,5 @@ export class SiteStateBook {
       sampleFor(site, FAMILY[state], {}, this.isOn(siteId, state) ? 1 : 0),
     );
     this.opts.store.replaceSite(STATE_COLLECTOR, String(siteId), samples);
-  }
-
-  private scheduleSave(): void {
-    this.saves.schedule();
   }
 }

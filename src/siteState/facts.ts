@@ -12,7 +12,7 @@
  *   compromised) sets it; the site enabled again (only support can mark it safe) clears it.
  */
 import type { ActivityEntry } from "../api/logSchemas.js";
-import type { WebhookPayload } from "../webhooks/payload.js";
+import { field, type WebhookPayload } from "../webhooks/payload.js";
 
 export const SITE_STATES = ["maintenance", "hacked"] as const;
 export type SiteStateName = (typeof SITE_STATES)[number];
@@ -69,12 +69,6 @@ export function factsOfActivity(entry: ActivityEntry): FactReading {
 
 function text(value: unknown): string | undefined {
   return typeof value === "string" ? value : undefined;
-}
-
-function field(value: unknown, key: string): unknown {
-  return typeof value === "object" && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
 }
 
 /** What a webhook event says of its site's maintenance mode and hacked state. */

@@ -50,7 +50,8 @@ function asId(value: unknown): number | undefined {
   return undefined;
 }
 
-function field(value: unknown, key: string): unknown {
+/** A payload's object `value`'s field `key`, or undefined when `value` is no object. */
+export function field(value: unknown, key: string): unknown {
   return typeof value === "object" && value !== null && !Array.isArray(value)
     ? (value as Record<string, unknown>)[key]
     : undefined;
