@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // dist/ emitted once, before any file (the CLI and integration tests run it).
+    globalSetup: ["test/globalSetup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -1,6 +1,6 @@
 /**
- * The built CLI (`dist/src/cli/main.js`) run as a child process, as a user runs it: emitted once
- * before the file's tests, each run in a scratch directory with only the environment given (nothing
+ * The built CLI (`dist/src/cli/main.js`) run as a child process, as a user runs it (emitted by
+ * test/globalSetup.ts before any test file), each run in a scratch directory with only the environment given (nothing
  * from the developer's shell leaks in).
  */
 import { spawnSync } from "node:child_process";
@@ -26,17 +26,13 @@ export interface BuiltCli {
   file(name: string, text: string): string;
 }
 
-/** Registers the build (beforeAll) and the scratch directory's removal (afterAll) of the calling file. */
+/** Registers the check that the build is there (beforeAll) and the scratch directory's removal (afterAll). */
 export function builtCli(name: string): BuiltCli {
   const dir = mkdtempSync(join(tmpdir(), `sitehost-${name}-`));
   beforeAll(() => {
-    // Emit dist/ (type errors elsewhere in the tree do not stop the emit).
-    spawnSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], {
-      cwd: root,
-      stdio: "ignore",
-    });
-    expect(existsSync(main)).toBe(true);
-  }, 120_000);
+    // Emitted by test/globalSetup.ts before any file runs.
+    expect(existsSync(main), `${main} missing: run npm run build`).toBe(true);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return {
     dir,
